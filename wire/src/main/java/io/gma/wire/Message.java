@@ -1,0 +1,214 @@
+package io.gma.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One GMA/1 message: command, flags, from, to, sequence and data (PROTOCOL.md section 1). Immutable.
+ *
+ * <p>A message keeps its packed form, the exact bytes on the wire, so encoding it is a copy and a router
+ * forwards it without re-encoding. The factories copy the caller's data; {@link #data()} returns a copy;
+ * {@link #dataBuffer()} is a read-only view that copies nothing.
+ *
+ * <p>The sequence is an unsigned 64-bit number held in a {@code long}: print it with
+ * {@link Long#toUnsignedString(long)}.
+ */
+public final class Message {
+    /** Flag bit 0: the sender expects a REPLY or ERROR. The only flag of version 1. */
+    public static final int REPLY_EXPECTED = 0x01;
+    /** The longest name, in UTF-8 bytes. */
+    public static final int MAX_NAME_BYTES = Layout.MAX_NAME_BYTES;
+    /** The longest data any message can carry (a receiver's limit is usually far lower). */
+    public static final int MAX_DATA_BYTES = Layout.MAX_DATA_BYTES;
+
+    private final byte[] packed;
+    private final Command command;
+    private final String from;
+    private final String to;
+
+    private Message(byte[] packed, Command command, String from, String to) {
+        this.packed = packed;
+        this.command = command;
+        this.from = from;
+        this.to = to;
+    }
+
+    /**
+     * A message with the usual flags: REPLY_EXPECTED for REQUEST, none otherwise.
+     *
+     * @param data the payload; copied, so the caller may reuse the array
+     * @throws IllegalArgumentException if a name is over 255 UTF-8 bytes or has an unpaired surrogate, or
+     *     the command needs names (DATA, REQUEST, REPLY, SUBSCRIBE, UNSUBSCRIBE, application) and one is
+     *     empty, or HELLO has a destination, or ACK data is not 8 bytes
+     */
+    public static Message of(Command command, String from, String to, long sequence, byte[] data) {
+        return of(command, command == Command.REQUEST ? REPLY_EXPECTED : 0, from, to, sequence, data);
+    }
+
+    /**
+     * A message with explicit flags.
+     *
+     * @param flags 0 or {@link #REPLY_EXPECTED}; REQUEST requires REPLY_EXPECTED
+     * @param data the payload; copied, so the caller may reuse the array
+     * @throws IllegalArgumentException as {@link #of(Command, String, String, long, byte[])}, or for other flags
+     */
+    public static Message of(Command command, int flags, String from, String to, long sequence, byte[] data) {
+        return new Message(pack(command, flags, from, to, sequence, data, 0, data.length), command, from, to);
+    }
+
+    /**
+     * An ERROR message whose data is {@code CODE sentence}.
+     *
+     * @param sequence the sequence of the message that failed
+     */
+    public static Message error(String from, String to, long sequence, ErrorCode code, String sentence) {
+        byte[] text = (code.name() + " " + sentence).getBytes(StandardCharsets.UTF_8);
+        return of(Command.ERROR, from, to, sequence, text);
+    }
+
+    /** Builds the packed array for the factories and {@link Packed#make}. */
+    static byte[] pack(Command command, int flags, String from, String to, long sequence,
+            byte[] data, int dataOffset, int dataLength) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(data, "data");
+        Objects.checkFromIndexSize(dataOffset, dataLength, data.length);
+        byte[] fromBytes = Utf8.encodeName("from", Objects.requireNonNull(from, "from"));
+        byte[] toBytes = Utf8.encodeName("to", Objects.requireNonNull(to, "to"));
+        if ((flags & ~REPLY_EXPECTED) != 0) {
+            throw new IllegalArgumentException(String.format(
+                    "flags 0x%02X has bits other than REPLY_EXPECTED (0x01)", flags));
+        }
+        if (command == Command.REQUEST && flags != REPLY_EXPECTED) {
+            throw new IllegalArgumentException("REQUEST needs the REPLY_EXPECTED flag");
+        }
+        if (dataLength > MAX_DATA_BYTES) {
+            throw new IllegalArgumentException(String.format(
+                    "data is %d bytes, over the limit of %d", dataLength, MAX_DATA_BYTES));
+        }
+        Layout.checkFields(command, fromBytes.length, toBytes.length, dataLength, IllegalArgumentException::new);
+
+        int dataStart = Layout.HEADER_BYTES + fromBytes.length + toBytes.length;
+        byte[] p = new byte[dataStart + dataLength];
+        p[0] = (byte) (Layout.MAGIC >>> 8);
+        p[1] = (byte) Layout.MAGIC;
+        p[Layout.OFF_VERSION] = Layout.VERSION;
+        p[Layout.OFF_COMMAND] = (byte) command.code();
+        p[Layout.OFF_FLAGS] = (byte) flags;
+        p[Layout.OFF_FROM_LENGTH] = (byte) fromBytes.length;
+        p[Layout.OFF_TO_LENGTH] = (byte) toBytes.length;
+        Layout.putU64(p, Layout.OFF_SEQUENCE, sequence);
+        Layout.putU32(p, Layout.OFF_DATA_LENGTH, dataLength);
+        System.arraycopy(fromBytes, 0, p, Layout.HEADER_BYTES, fromBytes.length);
+        System.arraycopy(toBytes, 0, p, Layout.HEADER_BYTES + fromBytes.length, toBytes.length);
+        System.arraycopy(data, dataOffset, p, dataStart, dataLength);
+        return p;
+    }
+
+    /**
+     * Wraps a packed array whose header has passed {@link Layout#checkHeader} and whose length is exactly the
+     * header's total. Takes ownership of the array; normalises the bits a receiver ignores (unknown flags,
+     * the reserved byte) so that equal messages have equal bytes.
+     */
+    static Message fromChecked(byte[] packed) throws ProtocolException {
+        int fromLength = packed[Layout.OFF_FROM_LENGTH] & 0xFF;
+        int toLength = packed[Layout.OFF_TO_LENGTH] & 0xFF;
+        String from = decodeName("from", packed, Layout.HEADER_BYTES, fromLength);
+        String to = decodeName("to", packed, Layout.HEADER_BYTES + fromLength, toLength);
+        packed[Layout.OFF_FLAGS] &= REPLY_EXPECTED;
+        packed[Layout.OFF_RESERVED] = 0;
+        return new Message(packed, Command.lookup(packed[Layout.OFF_COMMAND] & 0xFF), from, to);
+    }
+
+    static String decodeName(String field, byte[] b, int off, int len) throws ProtocolException {
+        String name = NameCache.decode(b, off, len);
+        if (name == null) {
+            int bad = Utf8.firstInvalid(b, off, len);
+            throw ProtocolException.malformed(String.format(
+                    "%s is not valid UTF-8: byte 0x%02X at offset %d of %d", field, b[bad] & 0xFF, bad - off, len));
+        }
+        return name;
+    }
+
+    /** The command. */
+    public Command command() {
+        return command;
+    }
+
+    /** The flags: 0 or {@link #REPLY_EXPECTED}. */
+    public int flags() {
+        return packed[Layout.OFF_FLAGS];
+    }
+
+    /** Whether the sender expects a REPLY or ERROR. */
+    public boolean replyExpected() {
+        return (packed[Layout.OFF_FLAGS] & REPLY_EXPECTED) != 0;
+    }
+
+    /** The sender's name; empty for a HELLO sent before registration. */
+    public String from() {
+        return from;
+    }
+
+    /** The destination's name; empty on connection-level commands such as HELLO. */
+    public String to() {
+        return to;
+    }
+
+    /** The sequence, an unsigned 64-bit number. */
+    public long sequence() {
+        return Layout.u64(packed, Layout.OFF_SEQUENCE);
+    }
+
+    /** The length of the data in bytes. */
+    public int dataLength() {
+        return (int) Layout.u32(packed, Layout.OFF_DATA_LENGTH);
+    }
+
+    /** A copy of the data. */
+    public byte[] data() {
+        return Arrays.copyOfRange(packed, dataOffset(), packed.length);
+    }
+
+    /** A read-only view of the data, without copying; position 0, limit {@link #dataLength()}. */
+    public ByteBuffer dataBuffer() {
+        return ByteBuffer.wrap(packed, dataOffset(), dataLength()).slice().asReadOnlyBuffer();
+    }
+
+    /** The data decoded as UTF-8 (malformed input becomes U+FFFD). */
+    public String dataAsString() {
+        return new String(packed, dataOffset(), dataLength(), StandardCharsets.UTF_8);
+    }
+
+    /** The length of this message on the wire: 20 + F + T + D. */
+    public int encodedLength() {
+        return packed.length;
+    }
+
+    int dataOffset() {
+        return packed.length - dataLength();
+    }
+
+    /** The packed bytes themselves, not a copy: callers inside the module must not change them. */
+    byte[] packed() {
+        return packed;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Message && Arrays.equals(packed, ((Message) o).packed);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(packed);
+    }
+
+    /** For example {@code DATA #42 cpu-agent-k3x9qz@dsg -> collector@dsg, 9 bytes}; never the data itself. */
+    @Override
+    public String toString() {
+        return command + " #" + Long.toUnsignedString(sequence()) + " " + from + " -> " + to + ", "
+                + dataLength() + " bytes";
+    }
+}

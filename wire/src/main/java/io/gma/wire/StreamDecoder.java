@@ -1,0 +1,141 @@
+package io.gma.wire;
+
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+
+/**
+ * Decodes a stream of messages back to back (a TCP connection, an HTTP body) from chunks of any size.
+ *
+ * <pre>
+ *  chunk 1            chunk 2                         chunk 3
+ * +---------+       +---------------------------+    +-----------------------+
+ * | GM 01 01|  ...  | header | from | to | da.. |    | ..ta | GM 01 02 .... |
+ * +---------+       +---------------------------+    +-----------------------+
+ *  header bytes are    the header is checked          the message is complete:
+ *  checked as they     (magic, version, command,      the sink gets it
+ *  arrive              lengths, limit) before the
+ *                      message's array is allocated
+ * </pre>
+ *
+ * <p>Memory: at most 20 header bytes plus one message's array, allocated only after its header passed the
+ * checks, so a peer cannot make the decoder allocate more than {@code 20 + 255 + 255 + maxMessageBytes}.
+ * A bad magic, version or command is refused as soon as its byte arrives.
+ *
+ * <p>Once {@link #feed} has thrown, the stream cannot be trusted: the decoder refuses every later call and
+ * the connection should be closed (PROTOCOL.md section 1). Not thread-safe: one decoder per stream.
+ */
+public final class StreamDecoder {
+    private final int maxMessageBytes;
+    private final byte[] header = new byte[Layout.HEADER_BYTES];
+    private int headerFilled;
+    /** The message being filled, allocated once its header passed; null between messages. */
+    private byte[] current;
+    private int currentFilled;
+    private boolean failed;
+
+    StreamDecoder(int maxMessageBytes) {
+        this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /**
+     * Decodes {@code chunk[offset, offset+length)}, handing each completed message to {@code sink} in order, and
+     * keeps any partial message for the next call. The chunk is not retained.
+     *
+     * @throws ProtocolException MALFORMED, UNSUPPORTED_VERSION or TOO_LARGE; messages completed before the bad
+     *     bytes have reached the sink, none after
+     * @throws IllegalStateException if an earlier call failed (or the sink threw)
+     */
+    public void feed(byte[] chunk, int offset, int length, Consumer<? super Message> sink)
+            throws ProtocolException {
+        if (failed) {
+            throw new IllegalStateException("this stream already failed; close it");
+        }
+        failed = true; // cleared on the normal way out: a throw from here or the sink leaves it set
+        int pos = offset;
+        int end = offset + length;
+        while (pos < end) {
+            if (current == null && headerFilled == 0 && end - pos >= Layout.HEADER_BYTES) {
+                // Fast path: a whole header in the chunk, read in place.
+                int total = Layout.checkHeader(chunk, pos, maxMessageBytes);
+                if (end - pos >= total) {
+                    byte[] packed = new byte[total];
+                    System.arraycopy(chunk, pos, packed, 0, total);
+                    pos += total;
+                    sink.accept(Message.fromChecked(packed));
+                    continue;
+                }
+                current = new byte[total];
+                currentFilled = 0;
+            }
+            if (current == null) {
+                int n = Math.min(Layout.HEADER_BYTES - headerFilled, end - pos);
+                System.arraycopy(chunk, pos, header, headerFilled, n);
+                Layout.checkPrefix(header, 0, headerFilled + n);
+                headerFilled += n;
+                pos += n;
+                if (headerFilled < Layout.HEADER_BYTES) {
+                    continue;
+                }
+                current = new byte[Layout.checkHeader(header, 0, maxMessageBytes)];
+                System.arraycopy(header, 0, current, 0, Layout.HEADER_BYTES);
+                currentFilled = Layout.HEADER_BYTES;
+                headerFilled = 0;
+            }
+            int n = Math.min(current.length - currentFilled, end - pos);
+            System.arraycopy(chunk, pos, current, currentFilled, n);
+            currentFilled += n;
+            pos += n;
+            if (currentFilled == current.length) {
+                byte[] packed = current;
+                current = null;
+                sink.accept(Message.fromChecked(packed));
+            }
+        }
+        failed = false;
+    }
+
+    /**
+     * Decodes the buffer's remaining bytes as {@link #feed(byte[], int, int, Consumer)} does, and advances its
+     * position to its limit.
+     */
+    public void feed(ByteBuffer chunk, Consumer<? super Message> sink) throws ProtocolException {
+        int length = chunk.remaining();
+        if (chunk.hasArray()) {
+            feed(chunk.array(), chunk.arrayOffset() + chunk.position(), length, sink);
+            chunk.position(chunk.limit());
+            return;
+        }
+        byte[] copy = new byte[Math.min(length, 64 * 1024)];
+        while (chunk.hasRemaining()) {
+            int n = Math.min(copy.length, chunk.remaining());
+            chunk.get(copy, 0, n);
+            feed(copy, 0, n, sink);
+        }
+    }
+
+    /** Whether the decoder sits between messages, holding no partial one. */
+    public boolean isIdle() {
+        return current == null && headerFilled == 0;
+    }
+
+    /** How many bytes of a partial message are held. */
+    public int bufferedBytes() {
+        return current != null ? currentFilled : headerFilled;
+    }
+
+    /**
+     * Declares the end of the stream (the connection closed, the body ended).
+     *
+     * @throws ProtocolException MALFORMED if the stream ended inside a message
+     */
+    public void finish() throws ProtocolException {
+        if (current != null) {
+            throw ProtocolException.malformed(String.format(
+                    "stream ended inside a message: %d of its %d bytes arrived", currentFilled, current.length));
+        }
+        if (headerFilled != 0) {
+            throw ProtocolException.malformed(String.format(
+                    "stream ended inside a header: %d of its %d bytes arrived", headerFilled, Layout.HEADER_BYTES));
+        }
+    }
+}

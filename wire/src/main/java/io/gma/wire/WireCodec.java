@@ -1,0 +1,124 @@
+package io.gma.wire;
+
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Encodes and decodes GMA/1 messages (PROTOCOL.md sections 1 and 2): the front door of this module.
+ *
+ * <pre>{@code
+ * WireCodec codec = WireCodec.standard();
+ * byte[] bytes = codec.encode(Message.of(Command.DATA, "cpu-k3x9qz@dsg", "collector@dsg", 1, payload));
+ * Message m = codec.decode(bytes);
+ * StreamDecoder in = codec.newStreamDecoder();   // for a socket or an HTTP body
+ * in.feed(chunk, 0, n, message -> deliver(message));
+ * }</pre>
+ *
+ * <p>A codec holds only its limit; it is immutable and may be shared by any number of threads. Stream
+ * decoders and writers it makes belong to one thread (or one connection) at a time.
+ */
+public final class WireCodec {
+    /** The default receive limit on a message's data: 16 MiB. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+    private static final WireCodec STANDARD = new WireCodec(DEFAULT_MAX_MESSAGE_BYTES);
+
+    private final int maxMessageBytes;
+
+    private WireCodec(int maxMessageBytes) {
+        this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /** A codec with the default limit, {@value #DEFAULT_MAX_MESSAGE_BYTES} bytes of data. */
+    public static WireCodec standard() {
+        return STANDARD;
+    }
+
+    /**
+     * A codec that refuses, with TOO_LARGE, messages whose data is longer than {@code maxMessageBytes}.
+     *
+     * @param maxMessageBytes 8 (an ACK's data) up to {@link Message#MAX_DATA_BYTES}; default 16 MiB
+     * @throws IllegalArgumentException outside that range
+     */
+    public static WireCodec withMaxMessageBytes(int maxMessageBytes) {
+        if (maxMessageBytes < Layout.ACK_DATA_BYTES || maxMessageBytes > Message.MAX_DATA_BYTES) {
+            throw new IllegalArgumentException(String.format("maxMessageBytes %d is outside %d..%d",
+                    maxMessageBytes, Layout.ACK_DATA_BYTES, Message.MAX_DATA_BYTES));
+        }
+        return new WireCodec(maxMessageBytes);
+    }
+
+    /** The longest data this codec accepts when decoding, in bytes. */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    /** The message's bytes on the wire, in a new array of {@link Message#encodedLength()} bytes. */
+    public byte[] encode(Message message) {
+        return message.packed().clone();
+    }
+
+    /**
+     * Writes the message's bytes at the buffer's position and advances it.
+     *
+     * @throws BufferOverflowException if fewer than {@link Message#encodedLength()} bytes remain; nothing is
+     *     written then
+     */
+    public void encode(Message message, ByteBuffer out) {
+        out.put(message.packed());
+    }
+
+    /**
+     * Decodes an array holding exactly one message.
+     *
+     * @throws ProtocolException MALFORMED, UNSUPPORTED_VERSION or TOO_LARGE with a sentence naming the field,
+     *     the value and the limit; also MALFORMED when the array is shorter or longer than the one message
+     */
+    public Message decode(byte[] bytes) throws ProtocolException {
+        return decode(bytes, 0, bytes.length);
+    }
+
+    /**
+     * Decodes {@code bytes[offset, offset+length)}, which must hold exactly one message. The bytes are copied;
+     * the caller keeps its array.
+     *
+     * @throws ProtocolException as {@link #decode(byte[])}
+     */
+    public Message decode(byte[] bytes, int offset, int length) throws ProtocolException {
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        Layout.checkPrefix(bytes, offset, Math.min(length, Layout.HEADER_BYTES));
+        if (length < Layout.HEADER_BYTES) {
+            throw ProtocolException.malformed(String.format(
+                    "truncated message: %d bytes, the header alone is %d", length, Layout.HEADER_BYTES));
+        }
+        int total = Layout.checkHeader(bytes, offset, maxMessageBytes);
+        if (total > length) {
+            throw ProtocolException.malformed(String.format(
+                    "truncated message: %d of the %d bytes its header announces", length, total));
+        }
+        if (total < length) {
+            throw ProtocolException.malformed(String.format(
+                    "%d bytes follow the %d-byte message; decode takes exactly one (use a StreamDecoder)",
+                    length - total, total));
+        }
+        return Message.fromChecked(Arrays.copyOfRange(bytes, offset, offset + total));
+    }
+
+    /** A new incremental decoder with this codec's limit, for one stream. */
+    public StreamDecoder newStreamDecoder() {
+        return new StreamDecoder(maxMessageBytes);
+    }
+
+    /**
+     * A new writer that packs messages back to back for one write.
+     *
+     * @param maxBatchBytes how many bytes a batch may hold; a first message longer than this is still taken
+     *     alone, so any message can be sent (PROTOCOL.md: maxBatchBytes plus one message)
+     * @throws IllegalArgumentException if maxBatchBytes is not positive
+     */
+    public MessageWriter newWriter(int maxBatchBytes) {
+        return new MessageWriter(maxBatchBytes);
+    }
+}
