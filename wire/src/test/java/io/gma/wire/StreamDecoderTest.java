@@ -1,0 +1,176 @@
+package io.gma.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class StreamDecoderTest {
+    private final List<Message> out = new ArrayList<>();
+
+    private static byte[] header(int command, int fromLength, int toLength, long dataLength) {
+        byte[] h = new byte[20];
+        h[0] = 0x47;
+        h[1] = 0x4D;
+        h[2] = 1;
+        h[3] = (byte) command;
+        h[5] = (byte) fromLength;
+        h[6] = (byte) toLength;
+        Layout.putU32(h, 16, dataLength);
+        return h;
+    }
+
+    @Test
+    void refusesHeaderClaiming2GiBAtOnceWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        byte[] h = header(1, 3, 3, Integer.MAX_VALUE);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 0, h.length, out::add));
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(ErrorCode.TOO_LARGE, e.code());
+        assertEquals("dataLength 2147483647 exceeds maxMessageBytes 16777216", e.getMessage());
+        assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes to refuse a header");
+    }
+
+    @Test
+    void refusesHeaderOverTheLimitFedByteByByte() {
+        byte[] h = header(1, 3, 3, 1025);
+        StreamDecoder decoder = WireCodec.withMaxMessageBytes(1024).newStreamDecoder();
+        for (int i = 0; i < 19; i++) {
+            assertDoesNotThrow(decoder, h, i);
+        }
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 19, 1, out::add));
+        assertEquals("dataLength 1025 exceeds maxMessageBytes 1024", e.getMessage());
+    }
+
+    private void assertDoesNotThrow(StreamDecoder decoder, byte[] bytes, int at) {
+        try {
+            decoder.feed(bytes, at, 1, out::add);
+        } catch (ProtocolException e) {
+            throw new AssertionError("refused at byte " + at, e);
+        }
+    }
+
+    @Test
+    void refusesBadMagicAtTheSecondByte() {
+        byte[] http = "GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        assertDoesNotThrow(decoder, http, 0);
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(http, 1, 1, out::add));
+        assertEquals("magic 0x4745 is not 0x474D (\"GM\"): this is not a GMA stream", e.getMessage());
+    }
+
+    @Test
+    void refusesReservedCommandAtTheFourthByte() {
+        byte[] h = header(0x30, 1, 1, 0);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 0, 4, out::add));
+        assertEquals("command 0x30 is reserved", e.getMessage());
+    }
+
+    @Test
+    void refusesEveryCallAfterAFailure() {
+        byte[] h = header(0x30, 1, 1, 0);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        assertThrows(ProtocolException.class, () -> decoder.feed(h, 0, 20, out::add));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> decoder.feed(Vectors.stream(), 0, 40, out::add));
+        assertEquals("this stream already failed; close it", e.getMessage());
+        assertTrue(out.isEmpty());
+    }
+
+    @Test
+    void deliversMessagesBeforeTheBadBytesAndNoneAfter() {
+        byte[] good = Packed.make(1, Command.DATA, "a@x", "b@x", "one");
+        byte[] bad = header(0, 1, 1, 0);
+        byte[] stream = new byte[good.length * 2 + bad.length];
+        System.arraycopy(good, 0, stream, 0, good.length);
+        System.arraycopy(bad, 0, stream, good.length, bad.length);
+        System.arraycopy(good, 0, stream, good.length + bad.length, good.length);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        assertThrows(ProtocolException.class, () -> decoder.feed(stream, 0, stream.length, out::add));
+        assertEquals(1, out.size());
+    }
+
+    @Test
+    void finishNamesWhereTheStreamEnded() throws ProtocolException {
+        byte[] m = Packed.make(1, Command.DATA, "a@x", "b@x", "hello");
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        decoder.feed(m, 0, 12, out::add);
+        assertFalse(decoder.isIdle());
+        assertEquals(12, decoder.bufferedBytes());
+        assertEquals("stream ended inside a header: 12 of its 20 bytes arrived",
+                assertThrows(ProtocolException.class, decoder::finish).getMessage());
+        decoder.feed(m, 12, 18, out::add);
+        assertEquals("stream ended inside a message: 30 of its 31 bytes arrived",
+                assertThrows(ProtocolException.class, decoder::finish).getMessage());
+        decoder.feed(m, 30, 1, out::add);
+        decoder.finish();
+        assertTrue(decoder.isIdle());
+        assertEquals(1, out.size());
+    }
+
+    @Test
+    void feedsDirectBuffers() throws ProtocolException {
+        byte[] stream = Vectors.stream();
+        ByteBuffer direct = ByteBuffer.allocateDirect(stream.length);
+        direct.put(stream).flip();
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        decoder.feed(direct, out::add);
+        assertEquals(4, out.size());
+        assertFalse(direct.hasRemaining());
+    }
+
+    @Test
+    void decodeRefusesTrailingBytes() {
+        byte[] m = Packed.make(1, Command.DATA, "a@x", "b@x", "x");
+        byte[] two = new byte[m.length * 2];
+        System.arraycopy(m, 0, two, 0, m.length);
+        System.arraycopy(m, 0, two, m.length, m.length);
+        ProtocolException e = assertThrows(ProtocolException.class, () -> WireCodec.standard().decode(two));
+        assertEquals("27 bytes follow the 27-byte message; decode takes exactly one (use a StreamDecoder)",
+                e.getMessage());
+    }
+
+    @Test
+    void decodeNamesTheTruncation() {
+        byte[] m = Packed.make(1, Command.DATA, "a@x", "b@x", "x");
+        assertEquals("truncated message: 26 of the 27 bytes its header announces", assertThrows(
+                ProtocolException.class, () -> WireCodec.standard().decode(m, 0, 26)).getMessage());
+        assertEquals("truncated message: 5 bytes, the header alone is 20", assertThrows(
+                ProtocolException.class, () -> WireCodec.standard().decode(m, 0, 5)).getMessage());
+    }
+
+    @Test
+    void refusesBadUtf8InTo() {
+        byte[] m = Packed.make(1, Command.DATA, "a@x", "bé@x", "x");
+        m[24] = (byte) 0xC3;
+        m[25] = (byte) 0x28;
+        ProtocolException e = assertThrows(ProtocolException.class, () -> WireCodec.standard().decode(m));
+        assertEquals(ErrorCode.MALFORMED, e.code());
+        assertEquals("to is not valid UTF-8: byte 0xC3 at offset 1 of 5", e.getMessage());
+    }
+
+    @Test
+    void refusesOverlongAndSurrogateUtf8() {
+        for (byte[] bad : new byte[][] {{(byte) 0xC0, (byte) 0x80}, {(byte) 0xE0, (byte) 0x80, (byte) 0x80},
+                {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80},
+                {(byte) 0xF0, (byte) 0x9F, (byte) 0x98}}) {
+            assertEquals(0, Utf8.firstInvalid(bad, 0, bad.length), java.util.HexFormat.of().formatHex(bad));
+        }
+        byte[] ok = "aé€😀".getBytes(StandardCharsets.UTF_8);
+        assertEquals(-1, Utf8.firstInvalid(ok, 0, ok.length));
+    }
+}
