@@ -1,0 +1,25 @@
+package io.gma.registry;
+
+/**
+ * Decides whether an authenticated identity may do something. The security module provides the rules;
+ * without an authorizer, everything is allowed. Called outside any lock and before any database work.
+ */
+@FunctionalInterface
+public interface Authorizer {
+    /** What an identity asks to do, and what the {@code target} of {@link #authorize} is for each. */
+    enum Action {
+        /** Register, renew or remove an endpoint; target {@code label@domain}. */
+        REGISTER,
+        /** Look up one endpoint; target its registered name. */
+        LOOKUP,
+        /** Register, renew or remove a domain; target the domain. */
+        REGISTER_DOMAIN,
+        /** Run a query; called once per table or view it reads, target the table's name in lower case. */
+        QUERY
+    }
+
+    /**
+     * @throws AccessDeniedException if the identity may not; the caller gets 403 with its message
+     */
+    void authorize(String identity, Action action, String target) throws AccessDeniedException;
+}

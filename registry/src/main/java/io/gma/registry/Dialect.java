@@ -1,0 +1,64 @@
+package io.gma.registry;
+
+import java.util.List;
+
+/**
+ * The schema, in the SQL that H2 and PostgreSQL share. Private tables ({@code gma_*}) hold the rows; the
+ * views that queries read ({@code endpoints}, {@code producers}, {@code consumers}, {@code attributes},
+ * {@code domains}) show only rows whose lease has not passed, so an expired endpoint vanishes from every one
+ * at the instant of expiry, whatever the sweeper has done yet.
+ *
+ * <p>All times come from the database's clock ({@code CURRENT_TIMESTAMP}), so several registry instances
+ * sharing one PostgreSQL agree on expiry whatever their own clocks say.
+ */
+enum Dialect {
+    H2, POSTGRESQL;
+
+    /** The tables and views a query may read. */
+    static final List<String> QUERYABLE = List.of("endpoints", "producers", "consumers", "attributes", "domains");
+
+    /** The expiry time {@code seconds} from now, by the database's clock; {@code seconds} is SQL, often "?". */
+    static String expiry(String seconds) {
+        return "CURRENT_TIMESTAMP + (INTERVAL '1' SECOND * " + seconds + ")";
+    }
+
+    static Dialect of(String jdbcUrl) {
+        if (jdbcUrl.startsWith("jdbc:h2:")) {
+            return H2;
+        }
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            return POSTGRESQL;
+        }
+        throw new IllegalArgumentException("jdbc URL " + jdbcUrl.replaceAll("password=[^;&]*", "password=***")
+                + " is not H2 (jdbc:h2:) or PostgreSQL (jdbc:postgresql:), the two databases GMA is tested on");
+    }
+
+    List<String> schema() {
+        String time = "TIMESTAMP WITH TIME ZONE";
+        String live = "expires_at > CURRENT_TIMESTAMP";
+        String endpointColumns = "name, label, kind, domain, host, port, registered_at, expires_at";
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS gma_endpoints (name VARCHAR(200) PRIMARY KEY, label VARCHAR(64) NOT NULL,"
+                        + " kind VARCHAR(8) NOT NULL, domain VARCHAR(64) NOT NULL, host VARCHAR(255) NOT NULL,"
+                        + " port INTEGER NOT NULL, lease_seconds INTEGER NOT NULL, owner VARCHAR(255) NOT NULL,"
+                        + " registered_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS gma_endpoints_expiry ON gma_endpoints (expires_at)",
+                "CREATE INDEX IF NOT EXISTS gma_endpoints_domain ON gma_endpoints (domain, kind)",
+                "CREATE TABLE IF NOT EXISTS gma_attributes (name VARCHAR(200) NOT NULL"
+                        + " REFERENCES gma_endpoints (name) ON DELETE CASCADE, attr_key VARCHAR(64) NOT NULL,"
+                        + " attr_value VARCHAR(1024) NOT NULL, PRIMARY KEY (name, attr_key))",
+                "CREATE INDEX IF NOT EXISTS gma_attributes_pair ON gma_attributes (attr_key, attr_value)",
+                "CREATE TABLE IF NOT EXISTS gma_domains (domain VARCHAR(64) PRIMARY KEY, url VARCHAR(2048),"
+                        + " via VARCHAR(64), owner VARCHAR(255) NOT NULL, lease_seconds INTEGER NOT NULL,"
+                        + " registered_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)",
+                "CREATE OR REPLACE VIEW endpoints AS SELECT " + endpointColumns + " FROM gma_endpoints WHERE " + live,
+                "CREATE OR REPLACE VIEW producers AS SELECT " + endpointColumns + " FROM gma_endpoints WHERE "
+                        + live + " AND kind = 'producer'",
+                "CREATE OR REPLACE VIEW consumers AS SELECT " + endpointColumns + " FROM gma_endpoints WHERE "
+                        + live + " AND kind = 'consumer'",
+                "CREATE OR REPLACE VIEW attributes AS SELECT a.name AS name, a.attr_key AS key, a.attr_value AS value"
+                        + " FROM gma_attributes a JOIN gma_endpoints e ON e.name = a.name WHERE e." + live,
+                "CREATE OR REPLACE VIEW domains AS SELECT domain, url, via, registered_at FROM gma_domains WHERE "
+                        + live);
+    }
+}

@@ -1,0 +1,271 @@
+package io.gma.registry;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * Endpoints and domains in the private tables: register, renew, look up, remove. Every statement is
+ * prepared with parameters; nothing a caller sends is spliced into SQL. Uniqueness of live names rests on
+ * the primary key, so it holds across threads and across registry instances sharing one database.
+ */
+final class EndpointStore {
+    private static final String UNIQUE_VIOLATION = "23505";
+    private static final int NONCE_ATTEMPTS = 8;
+
+    private final DataSource db;
+
+    EndpointStore(DataSource db) {
+        this.db = db;
+    }
+
+    /** A checked registration request; {@link RegistryServlet} builds it from JSON. */
+    record NewEndpoint(String label, Kind kind, String domain, String host, int port, boolean exact, int leaseSeconds,
+            Map<String, String> attributes) {
+    }
+
+    Lease register(NewEndpoint e, String owner) throws SQLException {
+        try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                for (int attempt = 1;; attempt++) {
+                    String name = e.exact() ? e.label() + "@" + e.domain()
+                            : e.label() + "-" + Names.nonce() + "@" + e.domain();
+                    try {
+                        Lease lease = insert(c, name, e, owner);
+                        c.commit();
+                        return lease;
+                    } catch (SQLException ex) {
+                        c.rollback();
+                        if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
+                            throw ex;
+                        }
+                        if (e.exact()) {
+                            throw ApiException.conflict("name \"" + name + "\" is taken by a live endpoint");
+                        }
+                        if (attempt == NONCE_ATTEMPTS) {
+                            throw new SQLException(NONCE_ATTEMPTS + " nonces in a row were taken for label "
+                                    + e.label() + "@" + e.domain(), ex);
+                        }
+                    }
+                }
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static Lease insert(Connection c, String name, NewEndpoint e, String owner) throws SQLException {
+        // a row whose lease passed but that the sweeper has not reached yet must not block the name
+        try (PreparedStatement stale = c.prepareStatement(
+                "DELETE FROM gma_endpoints WHERE name = ? AND expires_at <= CURRENT_TIMESTAMP")) {
+            stale.setString(1, name);
+            stale.executeUpdate();
+        }
+        try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_endpoints (name, label, kind, domain, host,"
+                + " port, lease_seconds, owner, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+                + " CURRENT_TIMESTAMP, " + Dialect.expiry("?") + ")")) {
+            ins.setString(1, name);
+            ins.setString(2, e.label());
+            ins.setString(3, e.kind().wireName());
+            ins.setString(4, e.domain());
+            ins.setString(5, e.host());
+            ins.setInt(6, e.port());
+            ins.setInt(7, e.leaseSeconds());
+            ins.setString(8, owner);
+            ins.setInt(9, e.leaseSeconds());
+            ins.executeUpdate();
+        }
+        if (!e.attributes().isEmpty()) {
+            try (PreparedStatement attr = c.prepareStatement(
+                    "INSERT INTO gma_attributes (name, attr_key, attr_value) VALUES (?, ?, ?)")) {
+                for (Map.Entry<String, String> a : e.attributes().entrySet()) {
+                    attr.setString(1, name);
+                    attr.setString(2, a.getKey());
+                    attr.setString(3, a.getValue());
+                    attr.addBatch();
+                }
+                attr.executeBatch();
+            }
+        }
+        return new Lease(name, expiresAt(c, "gma_endpoints", "name", name));
+    }
+
+    Lease renew(String name, String identity) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement up = c.prepareStatement(
+                "UPDATE gma_endpoints SET expires_at = " + Dialect.expiry("lease_seconds")
+                        + " WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            up.setString(1, name);
+            up.setString(2, identity);
+            if (up.executeUpdate() == 0) {
+                throw refusal(c, "gma_endpoints", "name", name, "endpoint", identity);
+            }
+            return new Lease(name, expiresAt(c, "gma_endpoints", "name", name));
+        }
+    }
+
+    void unregister(String name, String identity) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement del = c.prepareStatement(
+                "DELETE FROM gma_endpoints WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            del.setString(1, name);
+            del.setString(2, identity);
+            if (del.executeUpdate() == 0) {
+                throw refusal(c, "gma_endpoints", "name", name, "endpoint", identity);
+            }
+        }
+    }
+
+    EndpointInfo lookup(String name) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT e.label, e.kind, e.domain, e.host, e.port, e.registered_at, e.expires_at, a.attr_key,"
+                        + " a.attr_value FROM gma_endpoints e LEFT JOIN gma_attributes a ON a.name = e.name"
+                        + " WHERE e.name = ? AND e.expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, name);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    throw ApiException.notFound("no live endpoint is named \"" + name + "\"");
+                }
+                Map<String, String> attributes = new LinkedHashMap<>();
+                EndpointInfo first = new EndpointInfo(name, rs.getString(1), Kind.fromWireName(rs.getString(2)),
+                        rs.getString(3), rs.getString(4), rs.getInt(5), instant(rs, 6), instant(rs, 7), Map.of());
+                do {
+                    if (rs.getString(8) != null) {
+                        attributes.put(rs.getString(8), rs.getString(9));
+                    }
+                } while (rs.next());
+                return new EndpointInfo(name, first.label(), first.kind(), first.domain(), first.host(), first.port(),
+                        first.registeredAt(), first.expiresAt(), attributes);
+            }
+        }
+    }
+
+    /** Registers or renews a domain; true when it was new (or its previous registration had expired). */
+    boolean registerDomain(String domain, String url, String via, int leaseSeconds, String owner)
+            throws SQLException {
+        for (int attempt = 0;; attempt++) {
+            try (Connection c = db.getConnection()) {
+                try (PreparedStatement up = c.prepareStatement("UPDATE gma_domains SET url = ?, via = ?, owner = ?,"
+                        + " lease_seconds = ?, registered_at = CASE WHEN expires_at > CURRENT_TIMESTAMP THEN"
+                        + " registered_at ELSE CURRENT_TIMESTAMP END, expires_at = " + Dialect.expiry("?")
+                        + " WHERE domain = ? AND (owner = ? OR expires_at <= CURRENT_TIMESTAMP)")) {
+                    up.setString(1, url);
+                    up.setString(2, via);
+                    up.setString(3, owner);
+                    up.setInt(4, leaseSeconds);
+                    up.setInt(5, leaseSeconds);
+                    up.setString(6, domain);
+                    up.setString(7, owner);
+                    if (up.executeUpdate() == 1) {
+                        return false;
+                    }
+                }
+                try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_domains (domain, url, via, owner,"
+                        + " lease_seconds, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, "
+                        + Dialect.expiry("?") + ")")) {
+                    ins.setString(1, domain);
+                    ins.setString(2, url);
+                    ins.setString(3, via);
+                    ins.setString(4, owner);
+                    ins.setInt(5, leaseSeconds);
+                    ins.setInt(6, leaseSeconds);
+                    ins.executeUpdate();
+                    return true;
+                } catch (SQLException ex) {
+                    if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
+                        throw ex;
+                    }
+                    if (attempt > 0) {
+                        // the row exists, is live, and the update above did not match: another owner holds it
+                        throw ApiException.conflict("domain \"" + domain + "\" is registered by another identity");
+                    }
+                }
+            }
+        }
+    }
+
+    DomainInfo lookupDomain(String domain) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT url, via, registered_at, expires_at FROM gma_domains WHERE domain = ?"
+                        + " AND expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, domain);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    throw ApiException.notFound("no live domain is named \"" + domain + "\"");
+                }
+                return new DomainInfo(domain, rs.getString(1), rs.getString(2), instant(rs, 3), instant(rs, 4));
+            }
+        }
+    }
+
+    void unregisterDomain(String domain, String identity) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement del = c.prepareStatement(
+                "DELETE FROM gma_domains WHERE domain = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            del.setString(1, domain);
+            del.setString(2, identity);
+            if (del.executeUpdate() == 0) {
+                throw refusal(c, "gma_domains", "domain", domain, "domain", identity);
+            }
+        }
+    }
+
+    /** Deletes rows whose lease has passed; the views hid them already. */
+    int sweep() throws SQLException {
+        try (Connection c = db.getConnection()) {
+            int removed = 0;
+            for (String table : new String[] {"gma_endpoints", "gma_domains"}) {
+                try (PreparedStatement del = c.prepareStatement(
+                        "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP")) {
+                    removed += del.executeUpdate();
+                }
+            }
+            return removed;
+        }
+    }
+
+    long liveEndpoints() throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT COUNT(*) FROM gma_endpoints WHERE expires_at > CURRENT_TIMESTAMP");
+                ResultSet rs = q.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Why an update by owner matched nothing: 404 when no live row has the key, 403 when another owns it. */
+    private static ApiException refusal(Connection c, String table, String column, String key, String what,
+            String identity) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT owner FROM " + table + " WHERE " + column
+                + " = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, key);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    return ApiException.notFound("no live " + what + " is named \"" + key + "\"");
+                }
+                return ApiException.forbidden(what + " \"" + key + "\" was registered by another identity than \""
+                        + identity + "\"");
+            }
+        }
+    }
+
+    private static Instant expiresAt(Connection c, String table, String column, String key) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement(
+                "SELECT expires_at FROM " + table + " WHERE " + column + " = ?")) {
+            q.setString(1, key);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return instant(rs, 1);
+            }
+        }
+    }
+
+    static Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
+        return time == null ? null : time.toInstant();
+    }
+}

@@ -1,0 +1,7 @@
+package io.gma.registry;
+
+import java.time.Instant;
+
+/** A registered name and when its lease ends unless renewed (by the registry's database clock). */
+public record Lease(String name, Instant expiresAt) {
+}

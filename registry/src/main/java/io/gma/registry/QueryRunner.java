@@ -1,0 +1,116 @@
+package io.gma.registry;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import javax.sql.DataSource;
+
+/**
+ * Runs a statement the {@link SqlGuard} passed, on a read-only connection, with the row cap and the
+ * statement timeout. Fetches one row past the cap to tell a full answer from a cut one.
+ */
+final class QueryRunner {
+    /** SQLSTATE for a statement cancelled by its timeout (H2 and PostgreSQL both use it). */
+    private static final String CANCELLED = "57014";
+
+    private final DataSource reader;
+    private final int maxRows;
+    private final int timeoutSeconds;
+
+    QueryRunner(DataSource reader, int maxRows, int timeoutSeconds) {
+        this.reader = reader;
+        this.maxRows = maxRows;
+        this.timeoutSeconds = timeoutSeconds;
+    }
+
+    QueryResult run(String sql) throws SQLException {
+        try (Connection c = reader.getConnection(); Statement s = c.createStatement()) {
+            s.setMaxRows(maxRows + 1);
+            s.setQueryTimeout(timeoutSeconds);
+            s.setFetchSize(Math.min(maxRows + 1, 1000));
+            try (ResultSet rs = s.executeQuery(sql)) {
+                ResultSetMetaData meta = rs.getMetaData();
+                int n = meta.getColumnCount();
+                List<String> columns = new ArrayList<>(n);
+                int[] types = new int[n];
+                for (int i = 1; i <= n; i++) {
+                    columns.add(label(meta.getColumnLabel(i)));
+                    types[i - 1] = meta.getColumnType(i);
+                }
+                List<List<Object>> rows = new ArrayList<>();
+                boolean truncated = false;
+                while (rs.next()) {
+                    if (rows.size() == maxRows) {
+                        truncated = true;
+                        break;
+                    }
+                    Object[] row = new Object[n];
+                    for (int i = 1; i <= n; i++) {
+                        row[i - 1] = value(rs, i, types[i - 1]);
+                    }
+                    rows.add(Arrays.asList(row));
+                }
+                return new QueryResult(columns, rows, truncated);
+            }
+        } catch (SQLTimeoutException e) {
+            throw timeout();
+        } catch (SQLException e) {
+            if (CANCELLED.equals(e.getSQLState())) {
+                throw timeout();
+            }
+            throw new ApiException(400, "QUERY_FAILED", "the database refused the query: " + firstLine(e));
+        }
+    }
+
+    private ApiException timeout() {
+        return new ApiException(400, "TIMEOUT", "the query ran longer than the statement timeout of "
+                + timeoutSeconds + " s; narrow it with WHERE or LIMIT");
+    }
+
+    /** H2 reports unquoted identifiers in upper case; answer them in lower case, as PostgreSQL does. */
+    private static String label(String label) {
+        return label.equals(label.toUpperCase(Locale.ROOT)) ? label.toLowerCase(Locale.ROOT) : label;
+    }
+
+    private static Object value(ResultSet rs, int i, int type) throws SQLException {
+        switch (type) {
+            case Types.TIMESTAMP_WITH_TIMEZONE:
+            case Types.TIMESTAMP:
+                OffsetDateTime time = rs.getObject(i, OffsetDateTime.class);
+                return time == null ? null : time.toInstant().toString();
+            case Types.TINYINT:
+            case Types.SMALLINT:
+            case Types.INTEGER:
+            case Types.BIGINT:
+                long whole = rs.getLong(i);
+                return rs.wasNull() ? null : whole;
+            case Types.REAL:
+            case Types.FLOAT:
+            case Types.DOUBLE:
+            case Types.NUMERIC:
+            case Types.DECIMAL:
+                return rs.getBigDecimal(i);
+            case Types.BOOLEAN:
+            case Types.BIT:
+                boolean b = rs.getBoolean(i);
+                return rs.wasNull() ? null : b;
+            default:
+                return rs.getString(i);
+        }
+    }
+
+    /** The database's own first line, which names the problem without a stack of internals. */
+    private static String firstLine(SQLException e) {
+        String message = e.getMessage() == null ? e.getSQLState() : e.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
+}

@@ -1,0 +1,82 @@
+package io.gma.registry;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What an endpoint asks the registry for (the body of {@code POST /endpoints}). The registry checks every
+ * field and answers 400 naming the one it refuses.
+ *
+ * @param label the suggested label, 1..64 of [A-Za-z0-9._-]
+ * @param domain the endpoint's domain, 1..64 of [A-Za-z0-9.-]
+ * @param host the address others connect to
+ * @param port the TCP port others connect to, 1..65535
+ * @param exact register as {@code label@domain} without a nonce (a well-known service); 409 if taken
+ * @param lease how long the registration lives unless renewed; null for the registry's default
+ * @param attributes free key/value pairs, queryable through the {@code attributes} view
+ */
+public record Registration(String label, Kind kind, String domain, String host, int port, boolean exact,
+        Duration lease, Map<String, String> attributes) {
+
+    public Registration {
+        Objects.requireNonNull(label, "label");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(domain, "domain");
+        Objects.requireNonNull(host, "host");
+        attributes = Map.copyOf(attributes);
+    }
+
+    /** Starts a registration of the given kind, label and domain; the rest has defaults. */
+    public static Builder builder(Kind kind, String label, String domain) {
+        return new Builder(kind, label, domain);
+    }
+
+    /** Builds a {@link Registration}. Defaults: host 127.0.0.1, port 0 (must be set), registry's lease. */
+    public static final class Builder {
+        private final Kind kind;
+        private final String label;
+        private final String domain;
+        private String host = "127.0.0.1";
+        private int port;
+        private boolean exact;
+        private Duration lease;
+        private final Map<String, String> attributes = new LinkedHashMap<>();
+
+        private Builder(Kind kind, String label, String domain) {
+            this.kind = kind;
+            this.label = label;
+            this.domain = domain;
+        }
+
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder exact(boolean exact) {
+            this.exact = exact;
+            return this;
+        }
+
+        public Builder lease(Duration lease) {
+            this.lease = lease;
+            return this;
+        }
+
+        public Builder attribute(String key, String value) {
+            attributes.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        public Registration build() {
+            return new Registration(label, kind, domain, host, port, exact, lease, attributes);
+        }
+    }
+}

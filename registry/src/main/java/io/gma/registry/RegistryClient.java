@@ -1,0 +1,242 @@
+package io.gma.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * A client of the registry's HTTP API, for endpoints, PC servlets and tools. Thread-safe; share one.
+ *
+ * <pre>{@code
+ * RegistryClient registry = RegistryClient.create("http://127.0.0.1:8080");
+ * Lease lease = registry.register(Registration.builder(Kind.PRODUCER, "cpu", "dsg").port(7000).build());
+ * QueryResult producers = registry.query("SELECT name FROM producers WHERE domain = 'dsg'");
+ * }</pre>
+ *
+ * <p>Every call throws {@link RegistryException}: with the registry's status and sentence when it refused,
+ * or status 0 and code {@code UNREACHABLE} when no answer came, in which case a registration or removal may
+ * or may not have taken effect.
+ */
+public final class RegistryClient {
+    private static final MediaType JSON = MediaType.get("application/json");
+    private static final MediaType SQL = MediaType.get("text/plain; charset=utf-8");
+
+    private final HttpUrl api;
+    private final OkHttpClient http;
+    private final Supplier<String> token;
+
+    private RegistryClient(Builder b) {
+        this.api = b.api;
+        this.http = b.http.newBuilder().socketFactory(NoDelaySocketFactory.INSTANCE).callTimeout(b.timeout)
+                .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
+        this.token = b.token;
+    }
+
+    /** A client with default options for the registry at {@code baseUrl} (e.g. http://host:8080). */
+    public static RegistryClient create(String baseUrl) {
+        return builder(baseUrl).build();
+    }
+
+    /**
+     * @throws IllegalArgumentException if baseUrl is not an http or https URL
+     */
+    public static Builder builder(String baseUrl) {
+        return new Builder(baseUrl);
+    }
+
+    /** Registers an endpoint. A CONFLICT (409) means an exact name is taken. */
+    public Lease register(Registration r) throws RegistryException {
+        ObjectNode body = Json.MAPPER.createObjectNode().put("label", r.label()).put("kind", r.kind().wireName())
+                .put("domain", r.domain()).put("host", r.host()).put("port", r.port()).put("exact", r.exact());
+        if (r.lease() != null) {
+            body.put("leaseSeconds", r.lease().toSeconds());
+        }
+        ObjectNode attributes = body.putObject("attributes");
+        r.attributes().forEach(attributes::put);
+        JsonNode answer = call(request(url("endpoints")).post(json(body)));
+        return new Lease(answer.get("name").asText(), Instant.parse(answer.get("expiresAt").asText()));
+    }
+
+    /** Renews a lease for its original length. NOT_FOUND (404) means it had expired: register again. */
+    public Lease renew(String name) throws RegistryException {
+        JsonNode answer = call(request(url("endpoints", name, "lease")).put(RequestBody.create(new byte[0], null)));
+        return new Lease(name, Instant.parse(answer.get("expiresAt").asText()));
+    }
+
+    /** Looks up a live endpoint; NOT_FOUND (404) when there is none by that name. */
+    public EndpointInfo lookup(String name) throws RegistryException {
+        JsonNode e = call(request(url("endpoints", name)).get());
+        Map<String, String> attributes = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = e.get("attributes").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> a = it.next();
+            attributes.put(a.getKey(), a.getValue().asText());
+        }
+        return new EndpointInfo(e.get("name").asText(), e.get("label").asText(),
+                Kind.fromWireName(e.get("kind").asText()), e.get("domain").asText(), e.get("host").asText(),
+                e.get("port").asInt(), Instant.parse(e.get("registeredAt").asText()),
+                Instant.parse(e.get("expiresAt").asText()), attributes);
+    }
+
+    /** Removes an endpoint at once; NOT_FOUND (404) if it had gone already. */
+    public void unregister(String name) throws RegistryException {
+        call(request(url("endpoints", name)).delete());
+    }
+
+    /**
+     * Registers or renews a domain: {@code url} for a PC servlet others can reach, or {@code via} for an
+     * outbound-only one. CONFLICT (409) when another identity holds the domain.
+     *
+     * @param lease null for the registry's default
+     */
+    public Lease registerDomain(String domain, String url, String via, Duration lease) throws RegistryException {
+        ObjectNode body = Json.MAPPER.createObjectNode().put("domain", domain).put("url", url).put("via", via);
+        if (lease != null) {
+            body.put("leaseSeconds", lease.toSeconds());
+        }
+        JsonNode answer = call(request(url("domains")).post(json(body)));
+        return new Lease(domain, Instant.parse(answer.get("expiresAt").asText()));
+    }
+
+    /** Looks up a live domain; NOT_FOUND (404) when there is none by that name. */
+    public DomainInfo lookupDomain(String domain) throws RegistryException {
+        JsonNode d = call(request(url("domains", domain)).get());
+        return new DomainInfo(d.get("domain").asText(), d.get("url").isNull() ? null : d.get("url").asText(),
+                d.get("via").isNull() ? null : d.get("via").asText(), Instant.parse(d.get("registeredAt").asText()),
+                Instant.parse(d.get("expiresAt").asText()));
+    }
+
+    /** Removes a domain's registration. */
+    public void unregisterDomain(String domain) throws RegistryException {
+        call(request(url("domains", domain)).delete());
+    }
+
+    /** Runs one SELECT over the registry's views (see PROTOCOL.md section 7). */
+    public QueryResult query(String sql) throws RegistryException {
+        JsonNode answer = call(request(url("query")).post(RequestBody.create(sql, SQL)));
+        List<String> columns = new ArrayList<>();
+        answer.get("columns").forEach(c -> columns.add(c.asText()));
+        List<List<Object>> rows = new ArrayList<>();
+        for (JsonNode row : answer.get("rows")) {
+            List<Object> values = new ArrayList<>(columns.size());
+            row.forEach(v -> values.add(v.isNull() ? null : v.isNumber() ? v.numberValue()
+                    : v.isBoolean() ? (Object) v.booleanValue() : v.asText()));
+            rows.add(values);
+        }
+        return new QueryResult(columns, rows, answer.path("truncated").asBoolean(false));
+    }
+
+    private HttpUrl url(String... segments) {
+        HttpUrl.Builder b = api.newBuilder();
+        for (String s : segments) {
+            b.addPathSegment(s);
+        }
+        return b.build();
+    }
+
+    private Request.Builder request(HttpUrl url) {
+        Request.Builder b = new Request.Builder().url(url).header("Accept", "application/json");
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token.get());
+        }
+        return b;
+    }
+
+    private static RequestBody json(ObjectNode body) {
+        try {
+            return RequestBody.create(Json.MAPPER.writeValueAsBytes(body), JSON);
+        } catch (IOException e) {
+            throw new IllegalStateException("a JSON tree failed to serialize", e);
+        }
+    }
+
+    private JsonNode call(Request.Builder builder) throws RegistryException {
+        Request request = builder.build();
+        String what = request.method() + " " + request.url().encodedPath();
+        try (Response response = http.newCall(request).execute()) {
+            ResponseBody body = response.body();
+            byte[] bytes = body == null ? new byte[0] : body.bytes();
+            if (response.isSuccessful()) {
+                return bytes.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(bytes);
+            }
+            String code = "HTTP_" + response.code();
+            String message = what + " answered " + response.code();
+            try {
+                JsonNode error = Json.MAPPER.readTree(bytes);
+                if (error != null && error.has("error")) {
+                    code = error.get("error").asText();
+                    message = error.path("message").asText(message);
+                }
+            } catch (IOException notJson) {
+                // keep the status line: the answer did not come from a GMA registry
+            }
+            throw new RegistryException(response.code(), code, message, null);
+        } catch (RegistryException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new RegistryException(0, "UNREACHABLE", "registry at " + api + " did not answer " + what + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Options for {@link RegistryClient}. */
+    public static final class Builder {
+        private final HttpUrl api;
+        private OkHttpClient http = new OkHttpClient();
+        private Duration timeout = Duration.ofSeconds(10);
+        private Supplier<String> token;
+
+        private Builder(String baseUrl) {
+            HttpUrl base = HttpUrl.parse(Objects.requireNonNull(baseUrl, "baseUrl"));
+            if (base == null) {
+                throw new IllegalArgumentException("registry URL \"" + baseUrl + "\" is not an http or https URL");
+            }
+            HttpUrl.Builder b = base.newBuilder();
+            for (String s : Registry.API_PATH.substring(1).split("/")) {
+                b.addPathSegment(s);
+            }
+            String path = base.encodedPath();
+            this.api = path.endsWith(Registry.API_PATH) || path.endsWith(Registry.API_PATH + "/") ? base : b.build();
+        }
+
+        /** The limit on each call, connect to last byte. Default 10 s; must exceed the registry's query timeout. */
+        public Builder timeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout " + timeout + " is not positive");
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Sends {@code Authorization: Bearer <token>} on every call, asking the supplier each time. */
+        public Builder bearerToken(Supplier<String> token) {
+            this.token = Objects.requireNonNull(token, "token");
+            return this;
+        }
+
+        /** Shares an OkHttpClient's connection pool and dispatcher. Default: a new one. */
+        public Builder okHttpClient(OkHttpClient http) {
+            this.http = Objects.requireNonNull(http, "http");
+            return this;
+        }
+
+        public RegistryClient build() {
+            return new RegistryClient(this);
+        }
+    }
+}

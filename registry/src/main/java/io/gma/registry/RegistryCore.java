@@ -1,0 +1,63 @@
+package io.gma.registry;
+
+import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Everything a registry servlet works with, opened together and closed together. */
+final class RegistryCore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RegistryCore.class);
+    /** How long JSqlParser may take over one statement. */
+    static final long PARSE_TIMEOUT_MILLIS = 2_000;
+
+    final Settings settings;
+    final Database database;
+    final EndpointStore store;
+    final SqlGuard guard;
+    final QueryRunner queries;
+    final Requests requests;
+    final Authenticator authenticator;
+    final Authorizer authorizer;
+    private final ThreadPoolExecutor parser;
+    private final LeaseSweeper sweeper;
+
+    RegistryCore(Settings settings, Authenticator authenticator, Authorizer authorizer) throws SQLException {
+        this.settings = settings;
+        this.authenticator = authenticator != null ? authenticator : request -> Authenticator.ANONYMOUS;
+        this.authorizer = authorizer != null ? authorizer : (identity, action, target) -> { };
+        this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
+                settings.maxConnections());
+        this.store = new EndpointStore(database.writer());
+        AtomicInteger threads = new AtomicInteger();
+        int cores = Runtime.getRuntime().availableProcessors();
+        // parsing is CPU work: a few threads, and a bounded queue so a flood of statements is refused, not kept
+        this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256), r -> {
+            Thread t = new Thread(r, "gma-registry-sql-parser-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.guard = new SqlGuard(settings.maxSqlChars(), PARSE_TIMEOUT_MILLIS, parser);
+        this.queries = new QueryRunner(database.reader(), settings.maxRows(),
+                (int) settings.queryTimeout().toSeconds());
+        this.requests = new Requests((int) settings.defaultLease().toSeconds(), (int) settings.maxLease().toSeconds());
+        this.sweeper = new LeaseSweeper(store, settings.sweepInterval());
+        if (authenticator == null) {
+            LOG.warn("registry is OPEN: no authenticator is configured, so every caller is \"{}\" and may register,"
+                    + " renew, remove and query", Authenticator.ANONYMOUS);
+        }
+        LOG.info("registry database {} ({}), row cap {}, statement timeout {} s, default lease {} s",
+                settings.safeJdbcUrl(), database.dialect(), settings.maxRows(), settings.queryTimeout().toSeconds(),
+                settings.defaultLease().toSeconds());
+    }
+
+    @Override
+    public void close() {
+        sweeper.close();
+        parser.shutdownNow();
+        database.close();
+    }
+}

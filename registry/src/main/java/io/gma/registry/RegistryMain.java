@@ -1,0 +1,109 @@
+package io.gma.registry;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/** The standalone registry's command line; {@link Registry#main} calls it. */
+final class RegistryMain {
+    static final String USAGE = String.join(System.lineSeparator(),
+            "Usage: java -jar gma-registry.jar [options]",
+            "Runs a GMA registry until stopped (Ctrl-C).",
+            "",
+            "  --host ADDRESS           address to listen on (default 127.0.0.1; 0.0.0.0 for all)",
+            "  --port PORT              TCP port, 0 for any free one (default 8080)",
+            "  --jdbc URL               database: jdbc:h2:mem:NAME (default, volatile), jdbc:h2:file:PATH,",
+            "                           or jdbc:postgresql://HOST/DB (shared by several registries)",
+            "  --jdbc-user USER         database user (default sa); the password is read from the",
+            "                           environment variable GMA_JDBC_PASSWORD (default empty)",
+            "  --max-rows N             rows a query may answer (default 10000)",
+            "  --query-timeout SECONDS  how long a query may run (default 5)",
+            "  --default-lease SECONDS  lease of a registration that asks for none (default 30)",
+            "  --max-lease SECONDS      longest lease a registration may ask for (default 3600)",
+            "  --help                   this text",
+            "",
+            "Exit status: 0 after a clean stop, 1 if the registry cannot start, 2 for bad arguments.");
+
+    private RegistryMain() {
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Registry registry;
+        try {
+            Registry.Builder b = parse(args, out);
+            if (b == null) {
+                return 0;
+            }
+            registry = b.build();
+        } catch (IllegalArgumentException e) {
+            err.println("gma-registry: " + e.getMessage());
+            err.println("Try --help.");
+            return 2;
+        }
+        try {
+            registry.start();
+        } catch (Exception e) {
+            err.println("gma-registry: cannot start: " + e.getMessage());
+            return 1;
+        }
+        out.println("GMA registry at " + registry.url() + Registry.API_PATH);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                registry.close();
+            } catch (Exception e) {
+                err.println("gma-registry: stopping: " + e.getMessage());
+            }
+            stopped.countDown();
+        }, "gma-registry-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    /** The builder for these arguments, or null when --help was asked for (and printed). */
+    static Registry.Builder parse(String[] args, PrintStream out) {
+        Registry.Builder b = Registry.builder().port(8080);
+        String password = System.getenv().getOrDefault("GMA_JDBC_PASSWORD", "");
+        String jdbc = null;
+        String user = "sa";
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (option.equals("--help") || option.equals("-h")) {
+                out.println(USAGE);
+                return null;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
+                        : "unknown argument " + option);
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--host" -> b.host(value);
+                case "--port" -> b.port(number(option, value));
+                case "--jdbc" -> jdbc = value;
+                case "--jdbc-user" -> user = value;
+                case "--max-rows" -> b.maxRows(number(option, value));
+                case "--query-timeout" -> b.queryTimeout(Duration.ofSeconds(number(option, value)));
+                case "--default-lease" -> b.defaultLease(Duration.ofSeconds(number(option, value)));
+                case "--max-lease" -> b.maxLease(Duration.ofSeconds(number(option, value)));
+                default -> throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        if (jdbc != null) {
+            b.jdbc(jdbc, user, password);
+        }
+        return b;
+    }
+
+    private static int number(String option, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " " + value + " is not a whole number");
+        }
+    }
+}

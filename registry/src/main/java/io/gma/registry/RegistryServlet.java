@@ -1,0 +1,306 @@
+package io.gma.registry;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registry's HTTP API (PROTOCOL.md section 7), as a plain Jakarta Servlet 6. Map it to
+ * {@code /registry/v1/*}.
+ *
+ * <p>In a servlet container, the no-argument constructor reads init parameters: {@code jdbcUrl} (default: a
+ * private in-memory H2), {@code jdbcUser}, {@code jdbcPassword}, {@code maxRows}, {@code queryTimeoutSeconds},
+ * {@code defaultLeaseSeconds}, {@code maxLeaseSeconds}. Such a registry is open (no authenticator). Embedded,
+ * {@link Registry} builds it with its settings and security hooks.
+ */
+public class RegistryServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(RegistryServlet.class);
+    private static final Set<String> SQL_TYPES = Set.of("text/plain", "application/sql");
+
+    private transient RegistryCore core;
+    private transient boolean ownsCore;
+
+    /** For servlet containers: settings come from init parameters. */
+    public RegistryServlet() {
+    }
+
+    RegistryServlet(RegistryCore core) {
+        this.core = core;
+    }
+
+    @Override
+    public void init(ServletConfig config) throws ServletException {
+        super.init(config);
+        if (core != null) {
+            return;
+        }
+        Settings d = Settings.defaults();
+        try {
+            Settings settings = new Settings(param(config, "jdbcUrl", null), param(config, "jdbcUser", "sa"),
+                    param(config, "jdbcPassword", ""), Integer.parseInt(param(config, "maxRows", "" + d.maxRows())),
+                    seconds(config, "queryTimeoutSeconds", d.queryTimeout()),
+                    seconds(config, "defaultLeaseSeconds", d.defaultLease()),
+                    seconds(config, "maxLeaseSeconds", d.maxLease()), d.sweepInterval(), d.maxSqlChars(),
+                    d.maxConnections());
+            core = new RegistryCore(settings, null, null);
+            ownsCore = true;
+        } catch (SQLException | IllegalArgumentException e) {
+            throw new ServletException("registry could not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static String param(ServletConfig config, String name, String otherwise) {
+        String value = config.getInitParameter(name);
+        return value != null ? value : otherwise;
+    }
+
+    private static Duration seconds(ServletConfig config, String name, Duration otherwise) {
+        String value = config.getInitParameter(name);
+        return value != null ? Duration.ofSeconds(Long.parseLong(value)) : otherwise;
+    }
+
+    @Override
+    public void destroy() {
+        if (ownsCore) {
+            core.close();
+        }
+    }
+
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        try {
+            String identity;
+            try {
+                identity = core.authenticator.authenticate(req);
+            } catch (AccessDeniedException e) {
+                resp.setHeader("WWW-Authenticate", "Bearer");
+                throw new ApiException(401, "UNAUTHORIZED", e.getMessage());
+            }
+            route(req, resp, identity);
+        } catch (ApiException e) {
+            error(resp, e.status(), e.code(), e.getMessage());
+        } catch (SQLTransientConnectionException | RejectedExecutionException e) {
+            resp.setHeader("Retry-After", "1");
+            error(resp, 503, "UNAVAILABLE", "the registry is busy; try again in a second");
+        } catch (SQLException e) {
+            LOG.error("database failure on {} {}", req.getMethod(), req.getRequestURI(), e);
+            error(resp, 500, "INTERNAL", "the registry's database failed (SQLSTATE " + e.getSQLState() + ")");
+        }
+    }
+
+    private void route(HttpServletRequest req, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        String path = req.getPathInfo() == null ? "/" : req.getPathInfo();
+        String method = req.getMethod();
+        String[] parts = path.substring(1).split("/", -1);
+        switch (parts[0]) {
+            case "endpoints":
+                if (parts.length == 1) {
+                    allow(method, "POST");
+                    register(req, resp, identity);
+                } else if (parts.length == 2) {
+                    allow(method, "GET", "DELETE");
+                    endpoint(method, Names.name(parts[1]), resp, identity);
+                } else if (parts.length == 3 && parts[2].equals("lease")) {
+                    allow(method, "PUT");
+                    String name = Names.name(parts[1]);
+                    authorize(identity, Authorizer.Action.REGISTER, baseName(name));
+                    Lease lease = core.store.renew(name, identity);
+                    json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
+                            .put("expiresAt", lease.expiresAt().toString()));
+                } else {
+                    throw unknown(method, req);
+                }
+                break;
+            case "domains":
+                if (parts.length == 1) {
+                    allow(method, "POST");
+                    registerDomain(req, resp, identity);
+                } else if (parts.length == 2) {
+                    allow(method, "GET", "DELETE");
+                    domain(method, Names.domain("domain", parts[1]), resp, identity);
+                } else {
+                    throw unknown(method, req);
+                }
+                break;
+            case "query":
+                if (parts.length != 1) {
+                    throw unknown(method, req);
+                }
+                allow(method, "GET", "POST");
+                query(req, resp, identity);
+                break;
+            case "health":
+                if (parts.length != 1) {
+                    throw unknown(method, req);
+                }
+                allow(method, "GET");
+                json(resp, 200, Json.MAPPER.createObjectNode().put("status", "up")
+                        .put("database", core.database.dialect().toString())
+                        .put("endpoints", core.store.liveEndpoints()));
+                break;
+            default:
+                throw unknown(method, req);
+        }
+    }
+
+    private void register(HttpServletRequest req, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        EndpointStore.NewEndpoint e = core.requests.endpoint(body(req, Settings.MAX_JSON_BYTES));
+        authorize(identity, Authorizer.Action.REGISTER, e.label() + "@" + e.domain());
+        Lease lease = core.store.register(e, identity);
+        resp.setHeader("Location", req.getContextPath() + req.getServletPath() + "/endpoints/" + lease.name());
+        json(resp, 201, Json.MAPPER.createObjectNode().put("name", lease.name())
+                .put("expiresAt", lease.expiresAt().toString()));
+    }
+
+    private void endpoint(String method, String name, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        if (method.equals("DELETE")) {
+            authorize(identity, Authorizer.Action.REGISTER, baseName(name));
+            core.store.unregister(name, identity);
+            resp.setStatus(204);
+            return;
+        }
+        authorize(identity, Authorizer.Action.LOOKUP, name);
+        EndpointInfo e = core.store.lookup(name);
+        ObjectNode out = Json.MAPPER.createObjectNode().put("name", e.name()).put("label", e.label())
+                .put("kind", e.kind().wireName()).put("domain", e.domain()).put("host", e.host()).put("port", e.port())
+                .put("registeredAt", e.registeredAt().toString()).put("expiresAt", e.expiresAt().toString());
+        ObjectNode attributes = out.putObject("attributes");
+        e.attributes().forEach(attributes::put);
+        json(resp, 200, out);
+    }
+
+    private void registerDomain(HttpServletRequest req, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        Requests.NewDomain d = core.requests.domain(body(req, Settings.MAX_JSON_BYTES));
+        authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
+        boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
+        DomainInfo info = core.store.lookupDomain(d.domain());
+        json(resp, created ? 201 : 200, Json.MAPPER.createObjectNode().put("domain", info.domain())
+                .put("expiresAt", info.expiresAt().toString()));
+    }
+
+    private void domain(String method, String domain, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        if (method.equals("DELETE")) {
+            authorize(identity, Authorizer.Action.REGISTER_DOMAIN, domain);
+            core.store.unregisterDomain(domain, identity);
+            resp.setStatus(204);
+            return;
+        }
+        DomainInfo d = core.store.lookupDomain(domain);
+        json(resp, 200, Json.MAPPER.createObjectNode().put("domain", d.domain()).put("url", d.url()).put("via", d.via())
+                .put("registeredAt", d.registeredAt().toString()).put("expiresAt", d.expiresAt().toString()));
+    }
+
+    private void query(HttpServletRequest req, HttpServletResponse resp, String identity)
+            throws IOException, SQLException {
+        String sql;
+        if (req.getMethod().equals("GET")) {
+            sql = req.getParameter("sql");
+            if (sql == null) {
+                throw ApiException.badRequest("the sql parameter is missing: GET /query?sql=SELECT...");
+            }
+        } else {
+            String type = req.getContentType() == null ? "text/plain"
+                    : req.getContentType().split(";")[0].trim().toLowerCase(Locale.ROOT);
+            if (!SQL_TYPES.contains(type)) {
+                throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", "content type " + Json.quote(type)
+                        + " is not text/plain or application/sql");
+            }
+            // UTF-8 is at most 4 bytes a character, so this bound lets every allowed statement through
+            sql = new String(body(req, core.settings.maxSqlChars() * 4), StandardCharsets.UTF_8);
+        }
+        for (String table : core.guard.check(sql)) {
+            authorize(identity, Authorizer.Action.QUERY, table);
+        }
+        QueryResult result = core.queries.run(sql);
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        result.columns().forEach(out.putArray("columns")::add);
+        out.set("rows", Json.MAPPER.valueToTree(result.rows()));
+        out.put("truncated", result.truncated());
+        if (result.truncated()) {
+            out.put("maxRows", core.settings.maxRows());
+        }
+        json(resp, 200, out);
+    }
+
+    /** The name without its nonce, {@code label@domain}: what registration rules are written against. */
+    static String baseName(String name) {
+        int at = name.lastIndexOf('@');
+        String label = name.substring(0, at);
+        int dash = label.lastIndexOf('-');
+        boolean nonce = dash >= 0 && label.length() - dash - 1 == Names.NONCE_LENGTH
+                && label.substring(dash + 1).chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '2' && c <= '7');
+        return (nonce ? label.substring(0, dash) : label) + name.substring(at);
+    }
+
+    private void authorize(String identity, Authorizer.Action action, String target) {
+        try {
+            core.authorizer.authorize(identity, action, target);
+        } catch (AccessDeniedException e) {
+            throw ApiException.forbidden(e.getMessage());
+        }
+    }
+
+    private static void allow(String method, String... allowed) {
+        for (String a : allowed) {
+            if (a.equals(method)) {
+                return;
+            }
+        }
+        throw new ApiException(405, "METHOD_NOT_ALLOWED", method + " is not allowed here; use "
+                + String.join(" or ", allowed));
+    }
+
+    private static ApiException unknown(String method, HttpServletRequest req) {
+        return ApiException.notFound("no such call: " + method + " " + req.getRequestURI());
+    }
+
+    /** Reads a body of at most {@code limit} bytes: 413 from Content-Length alone when it says more. */
+    private static byte[] body(HttpServletRequest req, int limit) throws IOException {
+        long declared = req.getContentLengthLong();
+        if (declared > limit) {
+            throw new ApiException(413, "TOO_LARGE", "body is " + declared + " bytes, over the limit of " + limit);
+        }
+        try (InputStream in = req.getInputStream()) {
+            byte[] bytes = in.readNBytes(limit + 1);
+            if (bytes.length > limit) {
+                throw new ApiException(413, "TOO_LARGE", "body is over the limit of " + limit + " bytes");
+            }
+            return bytes;
+        }
+    }
+
+    private static void json(HttpServletResponse resp, int status, ObjectNode body) throws IOException {
+        byte[] bytes = Json.MAPPER.writeValueAsBytes(body);
+        resp.setStatus(status);
+        resp.setContentType("application/json");
+        resp.setContentLength(bytes.length);
+        resp.getOutputStream().write(bytes);
+    }
+
+    private static void error(HttpServletResponse resp, int status, String code, String message) throws IOException {
+        if (resp.isCommitted()) {
+            return;
+        }
+        json(resp, status, Json.MAPPER.createObjectNode().put("error", code).put("message", message));
+    }
+}
