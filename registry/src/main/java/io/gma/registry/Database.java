@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.StringJoiner;
 import javax.sql.DataSource;
 
@@ -27,12 +28,14 @@ final class Database implements AutoCloseable {
         this.dialect = Dialect.of(jdbcUrl);
         String url = dialect == Dialect.H2 ? h2Url(jdbcUrl) : jdbcUrl;
         this.writer = pool("gma-registry-writer", url, user, password, maxConnections, false);
+        // a reader may not change database settings; it gets the session ones only
+        String readerUrl = dialect == Dialect.H2 ? url.replaceAll("(?i);DB_CLOSE_DELAY=[^;]*", "") : url;
         try {
             createSchema();
             if (dialect == Dialect.H2) {
                 String readerPassword = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
                 createH2Reader(readerPassword);
-                this.reader = pool("gma-registry-reader", url, H2_READER, readerPassword, maxConnections, true);
+                this.reader = pool("gma-registry-reader", readerUrl, H2_READER, readerPassword, maxConnections, true);
             } else {
                 this.reader = pool("gma-registry-reader", url, user, password, maxConnections, true);
             }
@@ -44,7 +47,7 @@ final class Database implements AutoCloseable {
 
     /** H2 needs KEY and VALUE as plain identifiers (the attributes view's columns), and a memory DB kept open. */
     static String h2Url(String url) {
-        String upper = url.toUpperCase(java.util.Locale.ROOT);
+        String upper = url.toUpperCase(Locale.ROOT);
         StringBuilder out = new StringBuilder(url);
         if (!upper.contains(";NON_KEYWORDS=")) {
             out.append(";NON_KEYWORDS=KEY,VALUE");

@@ -17,6 +17,9 @@ enum Dialect {
     /** The tables and views a query may read. */
     static final List<String> QUERYABLE = List.of("endpoints", "producers", "consumers", "attributes", "domains");
 
+    /** The expiry time as many seconds from now as the statement's parameter says. */
+    static final String EXPIRY_FROM_PARAMETER = expiry("CAST(? AS INTEGER)");
+
     /** The expiry time {@code seconds} from now, by the database's clock; {@code seconds} is SQL, often "?". */
     static String expiry(String seconds) {
         return "CURRENT_TIMESTAMP + (INTERVAL '1' SECOND * " + seconds + ")";

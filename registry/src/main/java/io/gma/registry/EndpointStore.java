@@ -70,7 +70,7 @@ final class EndpointStore {
         }
         try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_endpoints (name, label, kind, domain, host,"
                 + " port, lease_seconds, owner, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
-                + " CURRENT_TIMESTAMP, " + Dialect.expiry("?") + ")")) {
+                + " CURRENT_TIMESTAMP, " + Dialect.EXPIRY_FROM_PARAMETER + ")")) {
             ins.setString(1, name);
             ins.setString(2, e.label());
             ins.setString(3, e.kind().wireName());
@@ -152,7 +152,7 @@ final class EndpointStore {
             try (Connection c = db.getConnection()) {
                 try (PreparedStatement up = c.prepareStatement("UPDATE gma_domains SET url = ?, via = ?, owner = ?,"
                         + " lease_seconds = ?, registered_at = CASE WHEN expires_at > CURRENT_TIMESTAMP THEN"
-                        + " registered_at ELSE CURRENT_TIMESTAMP END, expires_at = " + Dialect.expiry("?")
+                        + " registered_at ELSE CURRENT_TIMESTAMP END, expires_at = " + Dialect.EXPIRY_FROM_PARAMETER
                         + " WHERE domain = ? AND (owner = ? OR expires_at <= CURRENT_TIMESTAMP)")) {
                     up.setString(1, url);
                     up.setString(2, via);
@@ -167,7 +167,7 @@ final class EndpointStore {
                 }
                 try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_domains (domain, url, via, owner,"
                         + " lease_seconds, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, "
-                        + Dialect.expiry("?") + ")")) {
+                        + Dialect.EXPIRY_FROM_PARAMETER + ")")) {
                     ins.setString(1, domain);
                     ins.setString(2, url);
                     ins.setString(3, via);

@@ -1,0 +1,312 @@
+package io.gma.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Every call of PROTOCOL.md section 7 and every documented error status, over a real Jetty on port 0. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RegistryApiTest {
+    private static Registry registry;
+    private static RegistryClient client;
+    private static String api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        registry = Registry.builder().port(0).maxRows(5).build().start();
+        client = RegistryClient.create(registry.url());
+        api = registry.url() + Registry.API_PATH;
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        registry.close();
+    }
+
+    private static Registration.Builder producer(String label, String domain) {
+        return Registration.builder(Kind.PRODUCER, label, domain).host("127.0.0.1").port(7000);
+    }
+
+    private static JsonNode json(Http.Answer a) throws IOException {
+        return Json.MAPPER.readTree(a.body());
+    }
+
+    private static void assertError(Http.Answer a, int status, String code, String message) throws IOException {
+        assertEquals(status, a.status(), a.toString());
+        assertEquals("application/json", a.response().headers().firstValue("Content-Type").orElse(""));
+        assertEquals(code, json(a).get("error").asText(), a.toString());
+        assertEquals(message, json(a).get("message").asText());
+    }
+
+    @Test
+    void registersLooksUpRenewsAndRemoves() throws Exception {
+        Lease lease = client.register(producer("cpu", "dsg").attribute("site", "cardiff").attribute("metric", "load")
+                .lease(Duration.ofSeconds(20)).build());
+        assertTrue(lease.name().matches("cpu-[a-z2-7]{6}@dsg"), lease.name());
+        assertTrue(lease.expiresAt().isAfter(Instant.now().plusSeconds(15)), lease.toString());
+
+        EndpointInfo e = client.lookup(lease.name());
+        assertEquals(new EndpointInfo(lease.name(), "cpu", Kind.PRODUCER, "dsg", "127.0.0.1", 7000, e.registeredAt(),
+                lease.expiresAt(), Map.of("site", "cardiff", "metric", "load")), e);
+
+        Thread.sleep(20);
+        Lease renewed = client.renew(lease.name());
+        assertTrue(renewed.expiresAt().isAfter(lease.expiresAt()), renewed + " after " + lease);
+
+        client.unregister(lease.name());
+        RegistryException gone = assertThrows(RegistryException.class, () -> client.lookup(lease.name()));
+        assertEquals(404, gone.status());
+        assertEquals("NOT_FOUND", gone.code());
+        assertEquals("no live endpoint is named \"" + lease.name() + "\"", gone.getMessage());
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.renew(lease.name())).status());
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.unregister(lease.name())).status());
+    }
+
+    @Test
+    void answersRegistrationWith201AndLocation() throws IOException {
+        Http.Answer a = Http.send("POST", api + "/endpoints", "application/json",
+                "{\"label\":\"mem\",\"kind\":\"consumer\",\"domain\":\"lan\",\"host\":\"::1\",\"port\":9}");
+        assertEquals(201, a.status(), a.toString());
+        String name = json(a).get("name").asText();
+        assertEquals(Registry.API_PATH + "/endpoints/" + name, a.response().headers().firstValue("Location").get());
+        assertEquals(200, Http.send("GET", api + "/endpoints/" + name, null, null).status());
+        assertEquals(200, Http.send("PUT", api + "/endpoints/" + name + "/lease", null, null).status());
+        assertEquals(204, Http.send("DELETE", api + "/endpoints/" + name, null, null).status());
+    }
+
+    @Test
+    void exactNameIsRefusedWith409WhenTaken() throws Exception {
+        Lease first = client.register(producer("pong", "lan").exact(true).build());
+        assertEquals("pong@lan", first.name());
+        RegistryException taken = assertThrows(RegistryException.class,
+                () -> client.register(producer("pong", "lan").exact(true).build()));
+        assertEquals(409, taken.status());
+        assertEquals("CONFLICT", taken.code());
+        assertEquals("name \"pong@lan\" is taken by a live endpoint", taken.getMessage());
+        client.unregister("pong@lan");
+        assertEquals("pong@lan", client.register(producer("pong", "lan").exact(true).build()).name());
+        client.unregister("pong@lan");
+    }
+
+    @Test
+    void refusesEachBadFieldWith400NamingIt() throws IOException {
+        String ok = "\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"d\",\"host\":\"h\"";
+        assertError(post("{" + ok + ",\"port\":70000}"), 400, "BAD_REQUEST", "port 70000 is outside 1..65535");
+        assertError(post("{" + ok + "}"), 400, "BAD_REQUEST", "port is missing");
+        assertError(post("{" + ok + ",\"port\":\"80\"}"), 400, "BAD_REQUEST", "port \"\"80\"\" is not a whole number");
+        assertError(post("{\"label\":\"a b\",\"kind\":\"producer\",\"domain\":\"d\",\"host\":\"h\",\"port\":1}"), 400,
+                "BAD_REQUEST", "label \"a b\" is not 1..64 of [A-Za-z0-9._-]");
+        assertError(post("{\"label\":\"a\",\"kind\":\"broker\",\"domain\":\"d\",\"host\":\"h\",\"port\":1}"), 400,
+                "BAD_REQUEST", "kind \"broker\" is not \"producer\" or \"consumer\"");
+        assertError(post("{\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"d@x\",\"host\":\"h\",\"port\":1}"), 400,
+                "BAD_REQUEST", "domain \"d@x\" is not 1..64 of [A-Za-z0-9.-]");
+        assertError(post("{" + ok + ",\"port\":1,\"leaseSeconds\":0}"), 400, "BAD_REQUEST",
+                "leaseSeconds 0 is outside 1..3600");
+        assertError(post("{" + ok + ",\"port\":1,\"lable\":\"x\"}"), 400, "BAD_REQUEST",
+                "unknown field \"lable\"; the fields are [attributes, domain, exact, host, kind, label, leaseSeconds,"
+                        + " port]");
+        assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":1}}"), 400, "BAD_REQUEST",
+                "attribute k is not a string");
+        assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":\"" + "v".repeat(1025) + "\"}}"), 400,
+                "BAD_REQUEST", "attribute k is 1025 characters, over the limit of 1024");
+        assertError(post("[1]"), 400, "BAD_REQUEST", "body is not a JSON object");
+        assertEquals(400, post("{\"label\":").status());
+        assertError(Http.send("GET", api + "/endpoints/no%20such", null, null), 400, "BAD_REQUEST",
+                "name \"no such\" is not <label>[-<nonce>]@<domain>");
+    }
+
+    private static Http.Answer post(String body) throws IOException {
+        return Http.send("POST", api + "/endpoints", "application/json", body);
+    }
+
+    @Test
+    void refusesBodyOverTheLimitWith413() throws IOException {
+        assertError(post("{\"label\":\"" + "x".repeat(Settings.MAX_JSON_BYTES) + "\"}"), 413, "TOO_LARGE",
+                "body is " + (Settings.MAX_JSON_BYTES + 12) + " bytes, over the limit of " + Settings.MAX_JSON_BYTES);
+    }
+
+    @Test
+    void answersUnknownCallsWith404And405() throws IOException {
+        assertError(Http.send("GET", api + "/nothing", null, null), 404, "NOT_FOUND",
+                "no such call: GET /registry/v1/nothing");
+        assertError(Http.send("PATCH", api + "/endpoints", "application/json", "{}"), 405, "METHOD_NOT_ALLOWED",
+                "PATCH is not allowed here; use POST");
+        assertError(Http.send("DELETE", api + "/query", null, null), 405, "METHOD_NOT_ALLOWED",
+                "DELETE is not allowed here; use GET or POST");
+    }
+
+    @Test
+    void registersRenewsAndRefusesDomains() throws Exception {
+        Lease d = client.registerDomain("cardiff", "http://127.0.0.1:8181/gma", null, Duration.ofSeconds(30));
+        assertEquals("cardiff", d.name());
+        DomainInfo info = client.lookupDomain("cardiff");
+        assertEquals("http://127.0.0.1:8181/gma", info.url());
+        assertEquals(null, info.via());
+        client.registerDomain("hidden", null, "cardiff", null);
+        assertEquals("cardiff", client.lookupDomain("hidden").via());
+
+        Http.Answer renew = Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"cardiff\",\"url\":\"https://gw.example/gma\"}");
+        assertEquals(200, renew.status(), renew.toString());
+        assertEquals("https://gw.example/gma", client.lookupDomain("cardiff").url());
+
+        assertError(Http.send("POST", api + "/domains", "application/json", "{\"domain\":\"x\"}"), 400, "BAD_REQUEST",
+                "give exactly one of url (a PC servlet others can reach) and via (the domain an outbound-only PC"
+                        + " servlet relays through)");
+        assertError(Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"x\",\"url\":\"ftp://h/\"}"), 400, "BAD_REQUEST",
+                "url \"ftp://h/\" is not an absolute http or https URL without query or fragment");
+        assertError(Http.send("POST", api + "/domains", "application/json", "{\"domain\":\"x\",\"via\":\"x\"}"), 400,
+                "BAD_REQUEST", "via \"x\" is the domain itself");
+
+        List<List<Object>> rows = client.query("SELECT domain, via FROM domains ORDER BY domain").rows();
+        assertTrue(rows.contains(java.util.Arrays.asList("hidden", "cardiff")), rows.toString());
+        client.unregisterDomain("hidden");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain("hidden")).status());
+    }
+
+    @Test
+    void domainHeldByAnotherIdentityIs409() throws Exception {
+        Authenticator byHeader = request -> {
+            String who = request.getHeader("X-Who");
+            if (who == null) {
+                throw new AccessDeniedException("no X-Who header");
+            }
+            return who;
+        };
+        try (Registry secured = Registry.builder().port(0).authenticator(byHeader).build().start()) {
+            String url = secured.url() + Registry.API_PATH;
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.util.function.BiFunction<String, String, Integer> register = (who, domain) -> {
+                try {
+                    return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/domains"))
+                            .header("X-Who", who).header("Content-Type", "application/json")
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                    "{\"domain\":\"" + domain + "\",\"url\":\"http://h/\"}")).build(),
+                            java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                } catch (IOException | InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            };
+            assertEquals(201, register.apply("alice", "shared"));
+            assertEquals(200, register.apply("alice", "shared"));
+            assertEquals(409, register.apply("bob", "shared"));
+            Http.Answer anonymous = Http.send("GET", url + "/health", null, null);
+            assertError(anonymous, 401, "UNAUTHORIZED", "no X-Who header");
+            assertEquals("Bearer", anonymous.response().headers().firstValue("WWW-Authenticate").orElse(""));
+        }
+    }
+
+    @Test
+    void authorizerRefusalsAre403() throws Exception {
+        Authorizer noAttributes = (identity, action, target) -> {
+            if (action == Authorizer.Action.QUERY && target.equals("attributes")) {
+                throw new AccessDeniedException(identity + " may not query attributes");
+            }
+            if (action == Authorizer.Action.REGISTER && target.startsWith("root@")) {
+                throw new AccessDeniedException(identity + " may not register " + target);
+            }
+        };
+        try (Registry secured = Registry.builder().port(0).authorizer(noAttributes).build().start()) {
+            RegistryClient c = RegistryClient.create(secured.url());
+            RegistryException q = assertThrows(RegistryException.class,
+                    () -> c.query("SELECT e.name FROM endpoints e JOIN attributes a ON a.name = e.name"));
+            assertEquals(403, q.status());
+            assertEquals("anonymous may not query attributes", q.getMessage());
+            assertEquals(0, c.query("SELECT name FROM endpoints").rows().size());
+            RegistryException r = assertThrows(RegistryException.class,
+                    () -> c.register(producer("root", "lan").build()));
+            assertEquals(403, r.status());
+            assertEquals("FORBIDDEN", r.code());
+        }
+    }
+
+    @Test
+    void queriesByPostAndGetWithCapAndColumns() throws Exception {
+        for (int i = 0; i < 7; i++) {
+            client.register(producer("cap", "capdomain").attribute("i", "" + i).build());
+        }
+        QueryResult r = client.query("SELECT name, port, registered_at FROM producers WHERE domain = 'capdomain'");
+        assertEquals(List.of("name", "port", "registered_at"), r.columns());
+        assertEquals(5, r.rows().size());
+        assertTrue(r.truncated());
+        assertEquals(7000L, ((Number) r.rows().get(0).get(1)).longValue());
+        Instant.parse((String) r.rows().get(0).get(2));
+
+        Http.Answer get = Http.send("GET", api + "/query?sql=" + URLEncoder.encode(
+                "SELECT COUNT(*) AS n FROM producers WHERE domain = 'capdomain'", StandardCharsets.UTF_8), null, null);
+        assertEquals(200, get.status(), get.toString());
+        assertEquals("{\"columns\":[\"n\"],\"rows\":[[7]],\"truncated\":false}", get.body());
+        Http.Answer sql = Http.send("POST", api + "/query", "application/sql",
+                "SELECT a.value FROM attributes a JOIN producers p ON p.name = a.name WHERE p.domain = 'capdomain'"
+                        + " AND a.key = 'i' ORDER BY a.value DESC LIMIT 1");
+        assertEquals("{\"columns\":[\"value\"],\"rows\":[[\"6\"]],\"truncated\":false}", sql.body());
+    }
+
+    @Test
+    void queryErrorsNameTheProblem() throws IOException {
+        assertError(Http.send("POST", api + "/query", "text/plain", "SELECT name FORM endpoints"), 400, "BAD_REQUEST",
+                "syntax error at line 1, column 18, near \"endpoints\"");
+        assertError(Http.send("POST", api + "/query", "text/plain", "SELECT * FROM gma_endpoints"), 403, "FORBIDDEN",
+                "table \"gma_endpoints\" is not allowed; the registry's views are endpoints, producers, consumers,"
+                        + " attributes, domains");
+        assertError(Http.send("POST", api + "/query", "text/plain", "DELETE FROM endpoints"), 400, "BAD_REQUEST",
+                "only SELECT is allowed, and this is DELETE");
+        assertError(Http.send("POST", api + "/query", "application/json", "{}"), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"application/json\" is not text/plain or application/sql");
+        assertError(Http.send("GET", api + "/query", null, null), 400, "BAD_REQUEST",
+                "the sql parameter is missing: GET /query?sql=SELECT...");
+        assertError(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"), 400,
+                "QUERY_FAILED", json(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"))
+                        .get("message").asText());
+        assertTrue(json(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"))
+                .get("message").asText().contains("NOSUCH"));
+    }
+
+    @Test
+    void healthSaysUp() throws IOException {
+        Http.Answer a = Http.send("GET", api + "/health", null, null);
+        assertEquals(200, a.status());
+        assertEquals("up", json(a).get("status").asText());
+        assertEquals("H2", json(a).get("database").asText());
+        assertFalse(json(a).get("endpoints").isMissingNode());
+    }
+
+    @Test
+    void clientReportsAnUnreachableRegistry() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        RegistryClient dead = RegistryClient.builder("http://127.0.0.1:" + port).timeout(Duration.ofSeconds(2)).build();
+        RegistryException e = assertThrows(RegistryException.class, () -> dead.lookup("a@b"));
+        assertEquals(0, e.status());
+        assertEquals("UNREACHABLE", e.code());
+        assertTrue(e.getMessage().startsWith("registry at http://127.0.0.1:" + port + "/registry/v1 did not answer"
+                + " GET /registry/v1/endpoints/a@b"), e.getMessage());
+    }
+
+    @Test
+    void baseNameDropsOnlyANonce() {
+        assertEquals("cpu@dsg", RegistryServlet.baseName("cpu-k3x7qz@dsg"));
+        assertEquals("pong@lan", RegistryServlet.baseName("pong@lan"));
+        assertEquals("my-service@lan", RegistryServlet.baseName("my-service@lan"));
+        assertNotEquals("a@b", RegistryServlet.baseName("a-ABCDEF@b"));
+    }
+}
