@@ -6,6 +6,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,8 @@ public class RegistryServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(RegistryServlet.class);
     private static final Set<String> SQL_TYPES = Set.of("text/plain", "application/sql");
+    /** The most of a refused body that is read and dropped before answering 413 (Tomcat's maxSwallowSize). */
+    static final long MAX_SWALLOW = 4 << 20;
 
     private transient RegistryCore core;
     private transient boolean ownsCore;
@@ -100,6 +103,9 @@ public class RegistryServlet extends HttpServlet {
         } catch (SQLException e) {
             LOG.error("database failure on {} {}", req.getMethod(), req.getRequestURI(), e);
             error(resp, 500, "INTERNAL", "the registry's database failed (SQLSTATE " + e.getSQLState() + ")");
+        } catch (RuntimeException e) {
+            LOG.error("failure on {} {}", req.getMethod(), req.getRequestURI(), e);
+            error(resp, 500, "INTERNAL", "the registry failed on this request (" + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -274,13 +280,24 @@ public class RegistryServlet extends HttpServlet {
         return ApiException.notFound("no such call: " + method + " " + req.getRequestURI());
     }
 
-    /** Reads a body of at most {@code limit} bytes: 413 from Content-Length alone when it says more. */
+    /**
+     * Reads a body of at most {@code limit} bytes, refusing a longer one with 413 from Content-Length alone. A
+     * refused body of up to {@link #MAX_SWALLOW} bytes is read and dropped so that the client, still sending,
+     * can read the answer on a connection that stays usable; past that the connection is simply closed.
+     */
     private static byte[] body(HttpServletRequest req, int limit) throws IOException {
         long declared = req.getContentLengthLong();
-        if (declared > limit) {
-            throw new ApiException(413, "TOO_LARGE", "body is " + declared + " bytes, over the limit of " + limit);
-        }
         try (InputStream in = req.getInputStream()) {
+            if (declared > limit) {
+                if (declared <= MAX_SWALLOW) {
+                    try {
+                        in.skipNBytes(declared);
+                    } catch (EOFException shorter) {
+                        // the client sent less than it declared; the answer is the same
+                    }
+                }
+                throw new ApiException(413, "TOO_LARGE", "body is " + declared + " bytes, over the limit of " + limit);
+            }
             byte[] bytes = in.readNBytes(limit + 1);
             if (bytes.length > limit) {
                 throw new ApiException(413, "TOO_LARGE", "body is over the limit of " + limit + " bytes");

@@ -128,6 +128,9 @@ final class SqlGuard {
         }
     };
 
+    /** Parentheses deeper than this are refused before parsing: no registry query needs them. */
+    static final int MAX_NESTING = 32;
+
     private final int maxSqlChars;
     private final long parseTimeoutMillis;
     private final ExecutorService parser;
@@ -153,7 +156,14 @@ final class SqlGuard {
             throw new ApiException(413, "TOO_LARGE",
                     "sql is " + sql.length() + " characters, over the limit of " + maxSqlChars);
         }
+        int depth = CCJSqlParserUtil.getNestingDepth(sql);
+        if (depth > MAX_NESTING) {
+            throw ApiException.badRequest("sql nests parentheses " + depth + " deep, over the limit of " + MAX_NESTING);
+        }
         Statements statements = parse(sql);
+        if (statements == null || statements.isEmpty()) {
+            throw ApiException.badRequest("sql holds no statement; send exactly one SELECT");
+        }
         if (statements.size() != 1) {
             throw ApiException.badRequest("sql holds " + statements.size() + " statements; send exactly one SELECT");
         }
@@ -189,6 +199,9 @@ final class SqlGuard {
             throw ApiException.badRequest("sql could not be parsed" + reason);
         } catch (StackOverflowError e) {
             throw ApiException.badRequest("sql is nested too deeply to parse");
+        } catch (RuntimeException e) {
+            // the parser's own failures on odd input: the statement is refused, never passed
+            throw ApiException.badRequest("sql could not be parsed (" + e.getClass().getSimpleName() + ")");
         }
     }
 
