@@ -1,7 +1,6 @@
 package io.gma.registry;
 
 import java.net.InetSocketAddress;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -126,6 +125,7 @@ public final class Registry implements AutoCloseable {
      * Exit status 2 for bad arguments, 1 when the registry cannot start. {@code --help} lists every option.
      */
     public static void main(String[] args) {
+        RegistryMain.quietLogging();
         System.exit(RegistryMain.run(args, System.out, System.err));
     }
 
@@ -238,8 +238,7 @@ public final class Registry implements AutoCloseable {
         }
     }
 
-    /** For tests: run a sweep now. */
-    int sweepNow() throws SQLException {
-        return core.store.sweep();
+    Settings settings() {
+        return settings;
     }
 }

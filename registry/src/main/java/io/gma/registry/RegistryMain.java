@@ -27,6 +27,25 @@ final class RegistryMain {
     private RegistryMain() {
     }
 
+    /**
+     * One line per event, without connection-pool and Jetty start-up chatter, for the standalone registry
+     * logging through slf4j-simple. Only where the user has not set these properties; a library user's own
+     * logging is never touched.
+     */
+    static void quietLogging() {
+        String[][] defaults = {{"org.slf4j.simpleLogger.showDateTime", "true"},
+            {"org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS"},
+            {"org.slf4j.simpleLogger.showThreadName", "false"},
+            {"org.slf4j.simpleLogger.showShortLogName", "true"},
+            {"org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn"},
+            {"org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn"}};
+        for (String[] d : defaults) {
+            if (System.getProperty(d[0]) == null) {
+                System.setProperty(d[0], d[1]);
+            }
+        }
+    }
+
     static int run(String[] args, PrintStream out, PrintStream err) {
         Registry registry;
         try {
@@ -69,7 +88,7 @@ final class RegistryMain {
         Registry.Builder b = Registry.builder().port(8080);
         String password = System.getenv().getOrDefault("GMA_JDBC_PASSWORD", "");
         String jdbc = null;
-        String user = "sa";
+        String user = null;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
@@ -93,8 +112,11 @@ final class RegistryMain {
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
         }
+        if (user != null && jdbc == null) {
+            throw new IllegalArgumentException("--jdbc-user needs --jdbc: the default in-memory database has its own");
+        }
         if (jdbc != null) {
-            b.jdbc(jdbc, user, password);
+            b.jdbc(jdbc, user != null ? user : "sa", password);
         }
         return b;
     }

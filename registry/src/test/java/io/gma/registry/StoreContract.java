@@ -1,0 +1,117 @@
+package io.gma.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What every database behind the registry must do, run once per database (H2 in memory, H2 on file,
+ * PostgreSQL). Each test works in a domain of its own, so a shared database needs no cleaning.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+abstract class StoreContract {
+    protected Registry registry;
+    protected RegistryClient client;
+    protected String domain;
+
+    /** The database URL, user and password; the same URL on every call means the same database. */
+    abstract String[] jdbc();
+
+    Registry.Builder newRegistry() {
+        String[] jdbc = jdbc();
+        return Registry.builder().port(0).jdbc(jdbc[0], jdbc[1], jdbc[2]).sweepInterval(Duration.ofMillis(200));
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        registry = newRegistry().build().start();
+        client = RegistryClient.create(registry.url());
+        domain = "t" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    Registration.Builder producer(String label) {
+        return Registration.builder(Kind.PRODUCER, label, domain).port(4000);
+    }
+
+    @Test
+    void registersLooksUpAndQueriesThroughTheViews() throws Exception {
+        Lease p = client.register(producer("cpu").attribute("site", "cardiff").build());
+        Lease c = client.register(Registration.builder(Kind.CONSUMER, "collector", domain).port(4001).build());
+        assertEquals("cpu", client.lookup(p.name()).label());
+        assertEquals(List.of(List.of(p.name())), client.query("SELECT p.name FROM producers p JOIN attributes a"
+                + " ON a.name = p.name WHERE p.domain = '" + domain + "' AND a.key = 'site' AND a.value = 'cardiff'")
+                .rows());
+        assertEquals(List.of(List.of(c.name())),
+                client.query("SELECT name FROM consumers WHERE domain = '" + domain + "'").rows());
+        assertEquals(List.of(List.of(2L)), client.query(
+                "SELECT COUNT(*) AS n FROM endpoints WHERE domain = '" + domain + "'").rows().stream()
+                .map(r -> List.<Object>of(((Number) r.get(0)).longValue())).toList());
+    }
+
+    @Test
+    void endpointNotRenewedIsGoneWithinLeasePlusOneSecondAndRenewedOneStays() throws Exception {
+        Lease lapsing = client.register(producer("lapsing").attribute("k", "v").lease(Duration.ofSeconds(2)).build());
+        Lease renewed = client.register(producer("renewed").lease(Duration.ofSeconds(2)).build());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3000);
+        while (System.nanoTime() < deadline) {
+            client.renew(renewed.name());
+            Thread.sleep(400);
+        }
+        // leaseSeconds + 1 s after registration: gone from every view, and from lookup
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookup(lapsing.name())).status());
+        for (String view : List.of("endpoints", "producers", "attributes")) {
+            assertEquals(List.of(), client.query("SELECT name FROM " + view + " WHERE name = '" + lapsing.name()
+                    + "'").rows(), view);
+        }
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.renew(lapsing.name())).status());
+        assertEquals(renewed.name(), client.lookup(renewed.name()).name());
+        assertEquals(1, client.query("SELECT name FROM producers WHERE name = '" + renewed.name() + "'").rows()
+                .size());
+    }
+
+    @Test
+    void expiredExactNameCanBeTakenAgain() throws Exception {
+        client.register(producer("svc").exact(true).lease(Duration.ofSeconds(1)).build());
+        assertEquals(409, assertThrows(RegistryException.class,
+                () -> client.register(producer("svc").exact(true).build())).status());
+        Thread.sleep(1100);
+        assertEquals("svc@" + domain, client.register(producer("svc").exact(true).build()).name());
+    }
+
+    @Test
+    void twoRegistriesOnOneDatabaseSeeTheSameEndpoints() throws Exception {
+        try (Registry second = newRegistry().build().start()) {
+            RegistryClient other = RegistryClient.create(second.url());
+            Lease lease = client.register(producer("shared").exact(true).build());
+            assertEquals(lease.name(), other.lookup(lease.name()).name());
+            assertEquals(409, assertThrows(RegistryException.class,
+                    () -> other.register(producer("shared").exact(true).build())).status());
+            other.unregister(lease.name());
+            assertEquals(404, assertThrows(RegistryException.class, () -> client.lookup(lease.name())).status());
+        }
+    }
+
+    @Test
+    void domainsLeaseAndExpire() throws Exception {
+        client.registerDomain(domain, "http://127.0.0.1:9/", null, Duration.ofSeconds(1));
+        assertEquals("http://127.0.0.1:9/", client.lookupDomain(domain).url());
+        Thread.sleep(1100);
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain(domain)).status());
+        assertEquals(List.of(), client.query("SELECT domain FROM domains WHERE domain = '" + domain + "'").rows());
+    }
+}
