@@ -47,9 +47,11 @@ enum Dialect {
                         + " registered_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)",
                 "CREATE INDEX IF NOT EXISTS gma_endpoints_expiry ON gma_endpoints (expires_at)",
                 "CREATE INDEX IF NOT EXISTS gma_endpoints_domain ON gma_endpoints (domain, kind)",
+                // expires_at is the endpoint's, kept equal by EndpointStore: the view then needs no join
                 "CREATE TABLE IF NOT EXISTS gma_attributes (name VARCHAR(200) NOT NULL"
                         + " REFERENCES gma_endpoints (name) ON DELETE CASCADE, attr_key VARCHAR(64) NOT NULL,"
-                        + " attr_value VARCHAR(1024) NOT NULL, PRIMARY KEY (name, attr_key))",
+                        + " attr_value VARCHAR(1024) NOT NULL, expires_at " + time + " NOT NULL,"
+                        + " PRIMARY KEY (name, attr_key))",
                 "CREATE INDEX IF NOT EXISTS gma_attributes_pair ON gma_attributes (attr_key, attr_value)",
                 "CREATE TABLE IF NOT EXISTS gma_domains (domain VARCHAR(64) PRIMARY KEY, url VARCHAR(2048),"
                         + " via VARCHAR(64), owner VARCHAR(255) NOT NULL, lease_seconds INTEGER NOT NULL,"
@@ -59,8 +61,8 @@ enum Dialect {
                         + live + " AND kind = 'producer'",
                 "CREATE OR REPLACE VIEW consumers AS SELECT " + endpointColumns + " FROM gma_endpoints WHERE "
                         + live + " AND kind = 'consumer'",
-                "CREATE OR REPLACE VIEW attributes AS SELECT a.name AS name, a.attr_key AS key, a.attr_value AS value"
-                        + " FROM gma_attributes a JOIN gma_endpoints e ON e.name = a.name WHERE e." + live,
+                "CREATE OR REPLACE VIEW attributes AS SELECT name, attr_key AS key, attr_value AS value"
+                        + " FROM gma_attributes WHERE " + live,
                 "CREATE OR REPLACE VIEW domains AS SELECT domain, url, via, registered_at FROM gma_domains WHERE "
                         + live);
     }

@@ -84,11 +84,13 @@ final class EndpointStore {
         }
         if (!e.attributes().isEmpty()) {
             try (PreparedStatement attr = c.prepareStatement(
-                    "INSERT INTO gma_attributes (name, attr_key, attr_value) VALUES (?, ?, ?)")) {
+                    "INSERT INTO gma_attributes (name, attr_key, attr_value, expires_at)"
+                            + " SELECT ?, ?, ?, expires_at FROM gma_endpoints WHERE name = ?")) {
                 for (Map.Entry<String, String> a : e.attributes().entrySet()) {
                     attr.setString(1, name);
                     attr.setString(2, a.getKey());
                     attr.setString(3, a.getValue());
+                    attr.setString(4, name);
                     attr.addBatch();
                 }
                 attr.executeBatch();
@@ -98,15 +100,31 @@ final class EndpointStore {
     }
 
     Lease renew(String name, String identity) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement up = c.prepareStatement(
-                "UPDATE gma_endpoints SET expires_at = " + Dialect.expiry("lease_seconds")
-                        + " WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
-            up.setString(1, name);
-            up.setString(2, identity);
-            if (up.executeUpdate() == 0) {
-                throw refusal(c, "gma_endpoints", "name", name, "endpoint", identity);
+        try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement up = c.prepareStatement("UPDATE gma_endpoints SET expires_at = "
+                    + Dialect.expiry("lease_seconds")
+                    + " WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP");
+                    PreparedStatement attributes = c.prepareStatement("UPDATE gma_attributes SET expires_at ="
+                            + " (SELECT expires_at FROM gma_endpoints e WHERE e.name = ?) WHERE name = ?")) {
+                up.setString(1, name);
+                up.setString(2, identity);
+                if (up.executeUpdate() == 0) {
+                    c.rollback();
+                    throw refusal(c, "gma_endpoints", "name", name, "endpoint", identity);
+                }
+                attributes.setString(1, name);
+                attributes.setString(2, name);
+                attributes.executeUpdate();
+                Lease lease = new Lease(name, expiresAt(c, "gma_endpoints", "name", name));
+                c.commit();
+                return lease;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
             }
-            return new Lease(name, expiresAt(c, "gma_endpoints", "name", name));
         }
     }
 

@@ -1,6 +1,5 @@
 package io.gma.registry;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -13,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -185,11 +186,16 @@ public class RegistryServlet extends HttpServlet {
         }
         authorize(identity, Authorizer.Action.LOOKUP, name);
         EndpointInfo e = core.store.lookup(name);
-        ObjectNode out = Json.MAPPER.createObjectNode().put("name", e.name()).put("label", e.label())
-                .put("kind", e.kind().wireName()).put("domain", e.domain()).put("host", e.host()).put("port", e.port())
-                .put("registeredAt", e.registeredAt().toString()).put("expiresAt", e.expiresAt().toString());
-        ObjectNode attributes = out.putObject("attributes");
-        e.attributes().forEach(attributes::put);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("name", e.name());
+        out.put("label", e.label());
+        out.put("kind", e.kind().wireName());
+        out.put("domain", e.domain());
+        out.put("host", e.host());
+        out.put("port", e.port());
+        out.put("registeredAt", e.registeredAt().toString());
+        out.put("expiresAt", e.expiresAt().toString());
+        out.put("attributes", e.attributes());
         json(resp, 200, out);
     }
 
@@ -238,9 +244,9 @@ public class RegistryServlet extends HttpServlet {
             authorize(identity, Authorizer.Action.QUERY, table);
         }
         QueryResult result = core.queries.run(sql);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        result.columns().forEach(out.putArray("columns")::add);
-        out.set("rows", Json.MAPPER.valueToTree(result.rows()));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("columns", result.columns());
+        out.put("rows", result.rows());
         out.put("truncated", result.truncated());
         if (result.truncated()) {
             out.put("maxRows", core.settings.maxRows());
@@ -306,7 +312,8 @@ public class RegistryServlet extends HttpServlet {
         }
     }
 
-    private static void json(HttpServletResponse resp, int status, ObjectNode body) throws IOException {
+    /** Writes a JSON answer: a tree, or maps and lists that Jackson serializes without building a tree. */
+    private static void json(HttpServletResponse resp, int status, Object body) throws IOException {
         byte[] bytes = Json.MAPPER.writeValueAsBytes(body);
         resp.setStatus(status);
         resp.setContentType("application/json");

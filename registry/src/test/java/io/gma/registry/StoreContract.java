@@ -66,7 +66,8 @@ abstract class StoreContract {
     @Test
     void endpointNotRenewedIsGoneWithinLeasePlusOneSecondAndRenewedOneStays() throws Exception {
         Lease lapsing = client.register(producer("lapsing").attribute("k", "v").lease(Duration.ofSeconds(2)).build());
-        Lease renewed = client.register(producer("renewed").lease(Duration.ofSeconds(2)).build());
+        Lease renewed = client.register(producer("renewed").attribute("k", "kept").lease(Duration.ofSeconds(2))
+                .build());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3000);
         while (System.nanoTime() < deadline) {
             client.renew(renewed.name());
@@ -82,6 +83,8 @@ abstract class StoreContract {
         assertEquals(renewed.name(), client.lookup(renewed.name()).name());
         assertEquals(1, client.query("SELECT name FROM producers WHERE name = '" + renewed.name() + "'").rows()
                 .size());
+        assertEquals(List.of(List.of("kept")), client.query("SELECT value FROM attributes WHERE name = '"
+                + renewed.name() + "'").rows());
     }
 
     @Test
