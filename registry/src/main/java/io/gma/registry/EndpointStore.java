@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
@@ -129,14 +130,7 @@ final class EndpointStore {
     }
 
     void unregister(String name, String identity) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement del = c.prepareStatement(
-                "DELETE FROM gma_endpoints WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
-            del.setString(1, name);
-            del.setString(2, identity);
-            if (del.executeUpdate() == 0) {
-                throw refusal(c, "gma_endpoints", "name", name, "endpoint", identity);
-            }
-        }
+        deleteOwned("gma_endpoints", "name", name, "endpoint", identity);
     }
 
     EndpointInfo lookup(String name) throws SQLException {
@@ -163,47 +157,60 @@ final class EndpointStore {
         }
     }
 
-    /** Registers or renews a domain; true when it was new (or its previous registration had expired). */
+    /**
+     * Registers or renews a domain.
+     *
+     * @return true when the domain is new to its holder (never registered, or its last lease had passed)
+     */
     boolean registerDomain(String domain, String url, String via, int leaseSeconds, String owner)
             throws SQLException {
+        String set = "UPDATE gma_domains SET url = ?, via = ?, owner = ?, lease_seconds = ?, expires_at = "
+                + Dialect.EXPIRY_FROM_PARAMETER;
         for (int attempt = 0;; attempt++) {
             try (Connection c = db.getConnection()) {
-                try (PreparedStatement up = c.prepareStatement("UPDATE gma_domains SET url = ?, via = ?, owner = ?,"
-                        + " lease_seconds = ?, registered_at = CASE WHEN expires_at > CURRENT_TIMESTAMP THEN"
-                        + " registered_at ELSE CURRENT_TIMESTAMP END, expires_at = " + Dialect.EXPIRY_FROM_PARAMETER
-                        + " WHERE domain = ? AND (owner = ? OR expires_at <= CURRENT_TIMESTAMP)")) {
-                    up.setString(1, url);
-                    up.setString(2, via);
-                    up.setString(3, owner);
-                    up.setInt(4, leaseSeconds);
-                    up.setInt(5, leaseSeconds);
-                    up.setString(6, domain);
-                    up.setString(7, owner);
-                    if (up.executeUpdate() == 1) {
-                        return false;
-                    }
+                // the holder renews
+                if (execute(c, set + " WHERE domain = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP",
+                        url, via, owner, leaseSeconds, leaseSeconds, domain, owner) == 1) {
+                    return false;
                 }
-                try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_domains (domain, url, via, owner,"
-                        + " lease_seconds, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, "
-                        + Dialect.EXPIRY_FROM_PARAMETER + ")")) {
-                    ins.setString(1, domain);
-                    ins.setString(2, url);
-                    ins.setString(3, via);
-                    ins.setString(4, owner);
-                    ins.setInt(5, leaseSeconds);
-                    ins.setInt(6, leaseSeconds);
-                    ins.executeUpdate();
+                // a registration whose lease passed, whoever held it, is taken over as new
+                if (execute(c, set + ", registered_at = CURRENT_TIMESTAMP WHERE domain = ?"
+                        + " AND expires_at <= CURRENT_TIMESTAMP", url, via, owner, leaseSeconds, leaseSeconds,
+                        domain) == 1) {
+                    return true;
+                }
+                try {
+                    execute(c, "INSERT INTO gma_domains (domain, url, via, owner, lease_seconds, registered_at,"
+                            + " expires_at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, " + Dialect.EXPIRY_FROM_PARAMETER
+                            + ")", domain, url, via, owner, leaseSeconds, leaseSeconds);
                     return true;
                 } catch (SQLException ex) {
                     if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
                         throw ex;
                     }
                     if (attempt > 0) {
-                        // the row exists, is live, and the update above did not match: another owner holds it
+                        // the row exists and is live, and the holder's update did not match: another owns it
                         throw ApiException.conflict("domain \"" + domain + "\" is registered by another identity");
                     }
                 }
             }
+        }
+    }
+
+    /** Runs an update with its parameters (strings, which may be null, and integers). */
+    private static int execute(Connection c, String sql, Object... parameters) throws SQLException {
+        try (PreparedStatement statement = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                Object p = parameters[i];
+                if (p instanceof Integer) {
+                    statement.setInt(i + 1, (Integer) p);
+                } else if (p == null) {
+                    statement.setNull(i + 1, Types.VARCHAR);
+                } else {
+                    statement.setString(i + 1, (String) p);
+                }
+            }
+            return statement.executeUpdate();
         }
     }
 
@@ -222,12 +229,18 @@ final class EndpointStore {
     }
 
     void unregisterDomain(String domain, String identity) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement del = c.prepareStatement(
-                "DELETE FROM gma_domains WHERE domain = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
-            del.setString(1, domain);
+        deleteOwned("gma_domains", "domain", domain, "domain", identity);
+    }
+
+    /** Deletes the live row {@code key} if {@code identity} registered it; else 404 or 403 as {@link #refusal}. */
+    private void deleteOwned(String table, String column, String key, String what, String identity)
+            throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement del = c.prepareStatement("DELETE FROM " + table
+                + " WHERE " + column + " = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            del.setString(1, key);
             del.setString(2, identity);
             if (del.executeUpdate() == 0) {
-                throw refusal(c, "gma_domains", "domain", domain, "domain", identity);
+                throw refusal(c, table, column, key, what, identity);
             }
         }
     }

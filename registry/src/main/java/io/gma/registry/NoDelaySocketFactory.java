@@ -6,11 +6,16 @@ import java.net.Socket;
 import javax.net.SocketFactory;
 
 /**
- * Plain sockets with TCP_NODELAY on. OkHttp leaves Nagle's algorithm on, and a small request then waits for
- * the peer's delayed ACK: tens of milliseconds per call (NOTES.md measured 44 ms for a 32 KB POST).
+ * Plain sockets with TCP_NODELAY on, for OkHttp ({@code builder.socketFactory(NoDelaySocketFactory.INSTANCE)}).
+ * OkHttp leaves Nagle's algorithm on, and a small request then waits for the peer's delayed ACK: tens of
+ * milliseconds per call (a 32 KB POST took 44 ms instead of 0.24 ms when measured).
  */
-final class NoDelaySocketFactory extends SocketFactory {
-    static final NoDelaySocketFactory INSTANCE = new NoDelaySocketFactory();
+public final class NoDelaySocketFactory extends SocketFactory {
+    /** The one instance; it holds no state. */
+    public static final NoDelaySocketFactory INSTANCE = new NoDelaySocketFactory();
+
+    private NoDelaySocketFactory() {
+    }
 
     private static Socket noDelay(Socket socket) throws IOException {
         socket.setTcpNoDelay(true);

@@ -116,5 +116,10 @@ abstract class StoreContract {
         Thread.sleep(1100);
         assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain(domain)).status());
         assertEquals(List.of(), client.query("SELECT domain FROM domains WHERE domain = '" + domain + "'").rows());
+        // an expired domain is taken over as new: 201, not 200
+        Http.Answer again = Http.send("POST", registry.url() + Registry.API_PATH + "/domains", "application/json",
+                "{\"domain\":\"" + domain + "\",\"via\":\"elsewhere\"}");
+        assertEquals(201, again.status(), again.toString());
+        assertEquals("elsewhere", client.lookupDomain(domain).via());
     }
 }

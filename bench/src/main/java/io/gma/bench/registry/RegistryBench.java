@@ -1,6 +1,7 @@
 package io.gma.bench.registry;
 
 import io.gma.registry.Kind;
+import io.gma.registry.NoDelaySocketFactory;
 import io.gma.registry.Registration;
 import io.gma.registry.Registry;
 import io.gma.registry.RegistryClient;
@@ -8,8 +9,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +16,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import javax.net.SocketFactory;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -70,7 +68,7 @@ public final class RegistryBench {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         int endpoints = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
-        OkHttpClient http = new OkHttpClient.Builder().socketFactory(new NoDelay())
+        OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE)
                 .callTimeout(Duration.ofSeconds(30)).build();
         Server plain = plainServer();
         String plainUrl = "http://127.0.0.1:" + ((ServerConnector) plain.getConnectors()[0]).getLocalPort() + "/plain";
@@ -186,38 +184,4 @@ public final class RegistryBench {
         server.start();
         return server;
     }
-
-    /** TCP_NODELAY on every socket, as the registry client does (NOTES.md: OkHttp leaves Nagle on). */
-    static final class NoDelay extends SocketFactory {
-        private static Socket on(Socket s) throws IOException {
-            s.setTcpNoDelay(true);
-            return s;
-        }
-
-        @Override
-        public Socket createSocket() throws IOException {
-            return on(new Socket());
-        }
-
-        @Override
-        public Socket createSocket(String host, int port) throws IOException {
-            return on(new Socket(host, port));
-        }
-
-        @Override
-        public Socket createSocket(String host, int port, InetAddress local, int localPort) throws IOException {
-            return on(new Socket(host, port, local, localPort));
-        }
-
-        @Override
-        public Socket createSocket(InetAddress host, int port) throws IOException {
-            return on(new Socket(host, port));
-        }
-
-        @Override
-        public Socket createSocket(InetAddress host, int port, InetAddress local, int localPort) throws IOException {
-            return on(new Socket(host, port, local, localPort));
-        }
-    }
-
 }
