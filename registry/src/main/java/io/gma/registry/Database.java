@@ -12,10 +12,12 @@ import java.util.StringJoiner;
 import javax.sql.DataSource;
 
 /**
- * The two connection pools: a writer for registrations, and a reader that runs user queries. The reader
- * connections are read-only; on H2 they also log in as a user that holds SELECT on the five views and
- * nothing else, so even a statement the SQL guard let through by mistake could not write, read the private
- * tables, or call an administrator's function (files, scripts, links).
+ * The two connection pools: a writer for registrations, and a reader that runs user queries. The reader is
+ * the second line behind the SQL guard. On H2 it logs in as a user that holds SELECT on the five views and
+ * nothing else, so even a statement the guard let through by mistake could not write, read the private
+ * tables, or call an administrator's function (files, scripts, links). On PostgreSQL every reader transaction
+ * is read-only, and with a query role of its own (SELECT on the views only) it cannot read the private
+ * tables either.
  */
 final class Database implements AutoCloseable {
     static final String H2_READER = "GMA_READER";
@@ -24,7 +26,8 @@ final class Database implements AutoCloseable {
     private final HikariDataSource writer;
     private final HikariDataSource reader;
 
-    Database(String jdbcUrl, String user, String password, int maxConnections) throws SQLException {
+    Database(String jdbcUrl, String user, String password, int maxConnections, String queryUser,
+            String queryPassword) throws SQLException {
         this.dialect = Dialect.of(jdbcUrl);
         String url = dialect == Dialect.H2 ? h2Url(jdbcUrl) : jdbcUrl;
         this.writer = pool("gma-registry-writer", url, user, password, maxConnections, false);
@@ -37,7 +40,8 @@ final class Database implements AutoCloseable {
                 createH2Reader(readerPassword);
                 this.reader = pool("gma-registry-reader", readerUrl, H2_READER, readerPassword, maxConnections, true);
             } else {
-                this.reader = pool("gma-registry-reader", url, user, password, maxConnections, true);
+                this.reader = pool("gma-registry-reader", url, queryUser != null ? queryUser : user,
+                        queryUser != null ? queryPassword : password, maxConnections, true);
             }
         } catch (SQLException | RuntimeException e) {
             writer.close();
@@ -69,6 +73,12 @@ final class Database implements AutoCloseable {
         config.setMinimumIdle(Math.min(2, size));
         config.setReadOnly(readOnly);
         config.setConnectionTimeout(5_000);
+        if (readOnly && url.startsWith("jdbc:postgresql:")) {
+            // every statement in a read-only transaction, even in what would be autocommit: writes fail in the
+            // server; and autocommit off so that rows stream in batches of the fetch size
+            config.addDataSourceProperty("readOnlyMode", "always");
+            config.setAutoCommit(false);
+        }
         return new HikariDataSource(config);
     }
 

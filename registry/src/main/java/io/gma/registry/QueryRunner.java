@@ -15,12 +15,18 @@ import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
- * Runs a statement the {@link SqlGuard} passed, on a read-only connection, with the row cap and the
- * statement timeout. Fetches one row past the cap to tell a full answer from a cut one.
+ * Runs a statement the {@link SqlGuard} passed, on a read-only connection, with the row cap, the statement
+ * timeout and a budget on the answer's size. Fetches one row past the cap to tell a full answer from a cut
+ * one. Rows are read as they come (PostgreSQL streams them in batches), so the budget stops a wide answer
+ * before it is all in memory.
  */
 final class QueryRunner {
     /** SQLSTATE for a statement cancelled by its timeout (H2 and PostgreSQL both use it). */
     private static final String CANCELLED = "57014";
+
+    /** The most characters an answer may hold (about 32 MiB of text): 10,000 rows of 1.6 KB each. */
+    static final long MAX_ANSWER_CHARS = 16L << 20;
+    private static final int MAX_ERROR_CHARS = 200;
 
     private final DataSource reader;
     private final int maxRows;
@@ -32,8 +38,13 @@ final class QueryRunner {
         this.timeoutSeconds = timeoutSeconds;
     }
 
+    /**
+     * @param sql a statement the guard approved ({@link SqlGuard.Approved#sql()}), never a caller's own text
+     * @throws SQLException only when no connection could be had (the caller answers 503)
+     */
     QueryResult run(String sql) throws SQLException {
-        try (Connection c = reader.getConnection(); Statement s = c.createStatement()) {
+        Connection c = reader.getConnection();
+        try (c; Statement s = c.createStatement()) {
             s.setMaxRows(maxRows + 1);
             s.setQueryTimeout(timeoutSeconds);
             s.setFetchSize(Math.min(maxRows + 1, 1000));
@@ -48,6 +59,7 @@ final class QueryRunner {
                 }
                 List<List<Object>> rows = new ArrayList<>();
                 boolean truncated = false;
+                long chars = 0;
                 while (rs.next()) {
                     if (rows.size() == maxRows) {
                         truncated = true;
@@ -56,10 +68,19 @@ final class QueryRunner {
                     Object[] row = new Object[n];
                     for (int i = 1; i <= n; i++) {
                         row[i - 1] = value(rs, i, types[i - 1]);
+                        chars += row[i - 1] == null ? 4 : row[i - 1].toString().length();
+                    }
+                    if (chars > MAX_ANSWER_CHARS) {
+                        throw new ApiException(400, "TOO_LARGE", "the answer passed " + MAX_ANSWER_CHARS
+                                + " characters at row " + (rows.size() + 1) + "; select fewer columns or rows");
                     }
                     rows.add(Arrays.asList(row));
                 }
                 return new QueryResult(columns, rows, truncated);
+            } finally {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
             }
         } catch (SQLTimeoutException e) {
             throw timeout();
@@ -67,7 +88,9 @@ final class QueryRunner {
             if (CANCELLED.equals(e.getSQLState())) {
                 throw timeout();
             }
-            throw new ApiException(400, "QUERY_FAILED", "the database refused the query: " + firstLine(e));
+            String reason = firstLine(e);
+            throw new ApiException(400, "QUERY_FAILED", "the database refused the query: "
+                    + (reason.length() > MAX_ERROR_CHARS ? reason.substring(0, MAX_ERROR_CHARS) + "..." : reason));
         }
     }
 
@@ -96,6 +119,9 @@ final class QueryRunner {
             case Types.REAL:
             case Types.FLOAT:
             case Types.DOUBLE:
+                double d = rs.getDouble(i);
+                // JSON has no NaN or infinity: those go as strings
+                return rs.wasNull() ? null : Double.isFinite(d) ? (Object) d : Double.toString(d);
             case Types.NUMERIC:
             case Types.DECIMAL:
                 return rs.getBigDecimal(i);

@@ -40,7 +40,7 @@ public final class Registry implements AutoCloseable {
         this.host = b.host;
         this.requestedPort = b.port;
         this.settings = new Settings(b.jdbcUrl, b.jdbcUser, b.jdbcPassword, b.maxRows, b.queryTimeout, b.defaultLease,
-                b.maxLease, b.sweepInterval, b.maxSqlChars, b.maxConnections);
+                b.maxLease, b.sweepInterval, b.maxSqlChars, b.maxConnections, b.queryUser, b.queryPassword);
         this.authenticator = b.authenticator;
         this.authorizer = b.authorizer;
     }
@@ -143,6 +143,8 @@ public final class Registry implements AutoCloseable {
         private Duration sweepInterval = Settings.DEFAULT_SWEEP_INTERVAL;
         private int maxSqlChars = Settings.DEFAULT_MAX_SQL_CHARS;
         private int maxConnections = Settings.DEFAULT_MAX_CONNECTIONS;
+        private String queryUser;
+        private String queryPassword;
         private Authenticator authenticator;
         private Authorizer authorizer;
 
@@ -173,6 +175,17 @@ public final class Registry implements AutoCloseable {
             this.jdbcUrl = url;
             this.jdbcUser = Objects.requireNonNull(user, "user");
             this.jdbcPassword = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * PostgreSQL only: the role that runs queries, which should hold SELECT on the five views and nothing
+         * else, as the second line behind the SQL guard. Default: the {@link #jdbc} user, on connections whose
+         * every transaction is read-only.
+         */
+        public Builder queryCredentials(String user, String password) {
+            this.queryUser = Objects.requireNonNull(user, "user");
+            this.queryPassword = Objects.requireNonNull(password, "password");
             return this;
         }
 

@@ -36,6 +36,8 @@ import okhttp3.ResponseBody;
 public final class RegistryClient {
     private static final MediaType JSON = MediaType.get("application/json");
     private static final MediaType SQL = MediaType.get("text/plain; charset=utf-8");
+    /** The largest answer read: a full query answer (10,000 rows within the registry's size budget) fits. */
+    static final int MAX_ANSWER_BYTES = 64 << 20;
 
     private final HttpUrl api;
     private final OkHttpClient http;
@@ -70,27 +72,32 @@ public final class RegistryClient {
         ObjectNode attributes = body.putObject("attributes");
         r.attributes().forEach(attributes::put);
         JsonNode answer = call(request(url("endpoints")).post(json(body)));
-        return new Lease(answer.get("name").asText(), Instant.parse(answer.get("expiresAt").asText()));
+        return new Lease(field(answer, "name").asText(), instant(answer, "expiresAt"));
     }
 
     /** Renews a lease for its original length. NOT_FOUND (404) means it had expired: register again. */
     public Lease renew(String name) throws RegistryException {
         JsonNode answer = call(request(url("endpoints", name, "lease")).put(RequestBody.create(new byte[0], null)));
-        return new Lease(name, Instant.parse(answer.get("expiresAt").asText()));
+        return new Lease(name, instant(answer, "expiresAt"));
     }
 
     /** Looks up a live endpoint; NOT_FOUND (404) when there is none by that name. */
     public EndpointInfo lookup(String name) throws RegistryException {
         JsonNode e = call(request(url("endpoints", name)).get());
         Map<String, String> attributes = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = e.get("attributes").fields(); it.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = field(e, "attributes").fields(); it.hasNext();) {
             Map.Entry<String, JsonNode> a = it.next();
             attributes.put(a.getKey(), a.getValue().asText());
         }
-        return new EndpointInfo(e.get("name").asText(), e.get("label").asText(),
-                Kind.fromWireName(e.get("kind").asText()), e.get("domain").asText(), e.get("host").asText(),
-                e.get("port").asInt(), Instant.parse(e.get("registeredAt").asText()),
-                Instant.parse(e.get("expiresAt").asText()), attributes);
+        Kind kind;
+        try {
+            kind = Kind.fromWireName(field(e, "kind").asText());
+        } catch (IllegalArgumentException bad) {
+            throw new RegistryException(200, "MALFORMED_ANSWER", bad.getMessage(), bad);
+        }
+        return new EndpointInfo(field(e, "name").asText(), field(e, "label").asText(), kind,
+                field(e, "domain").asText(), field(e, "host").asText(), field(e, "port").asInt(),
+                instant(e, "registeredAt"), instant(e, "expiresAt"), attributes);
     }
 
     /** Removes an endpoint at once; NOT_FOUND (404) if it had gone already. */
@@ -110,15 +117,15 @@ public final class RegistryClient {
             body.put("leaseSeconds", lease.toSeconds());
         }
         JsonNode answer = call(request(url("domains")).post(json(body)));
-        return new Lease(domain, Instant.parse(answer.get("expiresAt").asText()));
+        return new Lease(domain, instant(answer, "expiresAt"));
     }
 
     /** Looks up a live domain; NOT_FOUND (404) when there is none by that name. */
     public DomainInfo lookupDomain(String domain) throws RegistryException {
         JsonNode d = call(request(url("domains", domain)).get());
-        return new DomainInfo(d.get("domain").asText(), d.get("url").isNull() ? null : d.get("url").asText(),
-                d.get("via").isNull() ? null : d.get("via").asText(), Instant.parse(d.get("registeredAt").asText()),
-                Instant.parse(d.get("expiresAt").asText()));
+        return new DomainInfo(field(d, "domain").asText(), field(d, "url").isNull() ? null : d.get("url").asText(),
+                field(d, "via").isNull() ? null : d.get("via").asText(), instant(d, "registeredAt"),
+                instant(d, "expiresAt"));
     }
 
     /** Removes a domain's registration. */
@@ -130,15 +137,24 @@ public final class RegistryClient {
     public QueryResult query(String sql) throws RegistryException {
         JsonNode answer = call(request(url("query")).post(RequestBody.create(sql, SQL)));
         List<String> columns = new ArrayList<>();
-        answer.get("columns").forEach(c -> columns.add(c.asText()));
+        field(answer, "columns").forEach(c -> columns.add(c.asText()));
         List<List<Object>> rows = new ArrayList<>();
-        for (JsonNode row : answer.get("rows")) {
+        for (JsonNode row : field(answer, "rows")) {
             List<Object> values = new ArrayList<>(columns.size());
             row.forEach(v -> values.add(v.isNull() ? null : v.isNumber() ? v.numberValue()
                     : v.isBoolean() ? (Object) v.booleanValue() : v.asText()));
             rows.add(values);
         }
         return new QueryResult(columns, rows, answer.path("truncated").asBoolean(false));
+    }
+
+    private static Instant instant(JsonNode answer, String name) throws RegistryException {
+        try {
+            return Instant.parse(field(answer, name).asText());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new RegistryException(200, "MALFORMED_ANSWER", "the registry's \"" + name + "\" is not a time: "
+                    + e.getParsedString(), e);
+        }
     }
 
     private HttpUrl url(String... segments) {
@@ -165,14 +181,33 @@ public final class RegistryClient {
         }
     }
 
+    /** Reads one answer's field, turning an answer that lacks it into a RegistryException, not an NPE. */
+    private static JsonNode field(JsonNode answer, String name) throws RegistryException {
+        JsonNode value = answer.get(name);
+        if (value == null) {
+            throw new RegistryException(200, "MALFORMED_ANSWER", "the registry's answer has no \"" + name + "\"",
+                    null);
+        }
+        return value;
+    }
+
     private JsonNode call(Request.Builder builder) throws RegistryException {
         Request request = builder.build();
         String what = request.method() + " " + request.url().encodedPath();
         try (Response response = http.newCall(request).execute()) {
             ResponseBody body = response.body();
-            byte[] bytes = body == null ? new byte[0] : body.bytes();
+            byte[] bytes = body == null ? new byte[0] : body.byteStream().readNBytes(MAX_ANSWER_BYTES + 1);
+            if (bytes.length > MAX_ANSWER_BYTES) {
+                throw new RegistryException(response.code(), "TOO_LARGE", what + " answered more than "
+                        + MAX_ANSWER_BYTES + " bytes", null);
+            }
             if (response.isSuccessful()) {
-                return bytes.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(bytes);
+                JsonNode answer = bytes.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(bytes);
+                if (answer == null || !answer.isObject()) {
+                    throw new RegistryException(response.code(), "MALFORMED_ANSWER", what
+                            + " answered something that is not a JSON object", null);
+                }
+                return answer;
             }
             String code = "HTTP_" + response.code();
             String message = what + " answered " + response.code();

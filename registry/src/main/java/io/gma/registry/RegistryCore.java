@@ -30,7 +30,7 @@ final class RegistryCore implements AutoCloseable {
         this.authenticator = authenticator != null ? authenticator : request -> Authenticator.ANONYMOUS;
         this.authorizer = authorizer != null ? authorizer : (identity, action, target) -> { };
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
-                settings.maxConnections());
+                settings.maxConnections(), settings.queryUser(), settings.queryPassword());
         this.store = new EndpointStore(database.writer());
         AtomicInteger threads = new AtomicInteger();
         int cores = Runtime.getRuntime().availableProcessors();

@@ -16,6 +16,8 @@ final class RegistryMain {
             "                           or jdbc:postgresql://HOST/DB (shared by several registries)",
             "  --jdbc-user USER         database user (default sa); the password is read from the",
             "                           environment variable GMA_JDBC_PASSWORD (default empty)",
+            "  --jdbc-query-user USER   PostgreSQL: the role that runs queries (SELECT on the views only);",
+            "                           its password from GMA_JDBC_QUERY_PASSWORD",
             "  --max-rows N             rows a query may answer (default 10000)",
             "  --query-timeout SECONDS  how long a query may run (default 5)",
             "  --default-lease SECONDS  lease of a registration that asks for none (default 30)",
@@ -89,6 +91,7 @@ final class RegistryMain {
         String password = System.getenv().getOrDefault("GMA_JDBC_PASSWORD", "");
         String jdbc = null;
         String user = null;
+        String queryUser = null;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
@@ -105,6 +108,7 @@ final class RegistryMain {
                 case "--port" -> b.port(number(option, value));
                 case "--jdbc" -> jdbc = value;
                 case "--jdbc-user" -> user = value;
+                case "--jdbc-query-user" -> queryUser = value;
                 case "--max-rows" -> b.maxRows(number(option, value));
                 case "--query-timeout" -> b.queryTimeout(Duration.ofSeconds(number(option, value)));
                 case "--default-lease" -> b.defaultLease(Duration.ofSeconds(number(option, value)));
@@ -117,6 +121,9 @@ final class RegistryMain {
         }
         if (jdbc != null) {
             b.jdbc(jdbc, user != null ? user : "sa", password);
+        }
+        if (queryUser != null) {
+            b.queryCredentials(queryUser, System.getenv().getOrDefault("GMA_JDBC_QUERY_PASSWORD", ""));
         }
         return b;
     }

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In a servlet container, the no-argument constructor reads init parameters: {@code jdbcUrl} (default: a
  * private in-memory H2), {@code jdbcUser}, {@code jdbcPassword}, {@code maxRows}, {@code queryTimeoutSeconds},
- * {@code defaultLeaseSeconds}, {@code maxLeaseSeconds}. Such a registry is open (no authenticator). Embedded,
- * {@link Registry} builds it with its settings and security hooks.
+ * {@code defaultLeaseSeconds}, {@code maxLeaseSeconds}, and on PostgreSQL {@code queryUser} and
+ * {@code queryPassword} (see {@link Registry.Builder#queryCredentials}). Such a registry is open (no
+ * authenticator). Embedded, {@link Registry} builds it with its settings and security hooks.
  */
 public class RegistryServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -60,7 +61,7 @@ public class RegistryServlet extends HttpServlet {
                     seconds(config, "queryTimeoutSeconds", d.queryTimeout()),
                     seconds(config, "defaultLeaseSeconds", d.defaultLease()),
                     seconds(config, "maxLeaseSeconds", d.maxLease()), d.sweepInterval(), d.maxSqlChars(),
-                    d.maxConnections());
+                    d.maxConnections(), param(config, "queryUser", null), param(config, "queryPassword", null));
             core = new RegistryCore(settings, null, null);
             ownsCore = true;
         } catch (SQLException | IllegalArgumentException e) {
@@ -104,7 +105,8 @@ public class RegistryServlet extends HttpServlet {
         } catch (SQLException e) {
             LOG.error("database failure on {} {}", req.getMethod(), req.getRequestURI(), e);
             error(resp, 500, "INTERNAL", "the registry's database failed (SQLSTATE " + e.getSQLState() + ")");
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+            // the request fails; the registry goes on serving the others
             LOG.error("failure on {} {}", req.getMethod(), req.getRequestURI(), e);
             error(resp, 500, "INTERNAL", "the registry failed on this request (" + e.getClass().getSimpleName() + ")");
         }
@@ -205,7 +207,8 @@ public class RegistryServlet extends HttpServlet {
         authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
         boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
         DomainInfo info = core.store.lookupDomain(d.domain());
-        json(resp, created ? 201 : 200, Json.MAPPER.createObjectNode().put("domain", info.domain())
+        // 201 either way, as PROTOCOL.md section 7 says; "created" tells a renewal from a new registration
+        json(resp, 201, Json.MAPPER.createObjectNode().put("domain", info.domain()).put("created", created)
                 .put("expiresAt", info.expiresAt().toString()));
     }
 
@@ -240,10 +243,11 @@ public class RegistryServlet extends HttpServlet {
             // UTF-8 is at most 4 bytes a character, so this bound lets every allowed statement through
             sql = new String(body(req, core.settings.maxSqlChars() * 4), StandardCharsets.UTF_8);
         }
-        for (String table : core.guard.check(sql)) {
+        SqlGuard.Approved approved = core.guard.check(sql);
+        for (String table : approved.tables()) {
             authorize(identity, Authorizer.Action.QUERY, table);
         }
-        QueryResult result = core.queries.run(sql);
+        QueryResult result = core.queries.run(approved.sql());
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("columns", result.columns());
         out.put("rows", result.rows());

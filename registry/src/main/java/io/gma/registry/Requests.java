@@ -149,6 +149,9 @@ final class Requests {
                 throw ApiException.badRequest("attribute " + key + " is not a string");
             }
             String value = e.getValue().textValue();
+            if (value.indexOf('\u0000') >= 0) {
+                throw ApiException.badRequest("attribute " + key + " contains a NUL character");
+            }
             if (value.length() > MAX_ATTRIBUTE_VALUE) {
                 throw ApiException.badRequest("attribute " + key + " is " + value.length()
                         + " characters, over the limit of " + MAX_ATTRIBUTE_VALUE);

@@ -8,7 +8,8 @@ import java.util.UUID;
  * init parameters both end here.
  */
 record Settings(String jdbcUrl, String jdbcUser, String jdbcPassword, int maxRows, Duration queryTimeout,
-        Duration defaultLease, Duration maxLease, Duration sweepInterval, int maxSqlChars, int maxConnections) {
+        Duration defaultLease, Duration maxLease, Duration sweepInterval, int maxSqlChars, int maxConnections,
+        String queryUser, String queryPassword) {
 
     static final int DEFAULT_MAX_ROWS = 10_000;
     static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
@@ -38,11 +39,17 @@ record Settings(String jdbcUrl, String jdbcUser, String jdbcPassword, int maxRow
         }
         positive("maxSqlChars", maxSqlChars, 1 << 20);
         positive("maxConnections", maxConnections, 1000);
+        if ((queryUser == null) != (queryPassword == null)) {
+            throw new IllegalArgumentException("the query user and its password go together");
+        }
+        if (queryUser != null && Dialect.of(jdbcUrl) != Dialect.POSTGRESQL) {
+            throw new IllegalArgumentException("a query user is for PostgreSQL; on H2 the registry makes its own");
+        }
     }
 
     static Settings defaults() {
         return new Settings(null, "sa", "", DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_LEASE,
-                DEFAULT_SWEEP_INTERVAL, DEFAULT_MAX_SQL_CHARS, DEFAULT_MAX_CONNECTIONS);
+                DEFAULT_SWEEP_INTERVAL, DEFAULT_MAX_SQL_CHARS, DEFAULT_MAX_CONNECTIONS, null, null);
     }
 
     /** A private in-memory H2 database, volatile as jGMA's registry was. */

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
@@ -20,10 +21,14 @@ import net.sf.jsqlparser.parser.ParseException;
 import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
+import net.sf.jsqlparser.expression.Alias;
+import net.sf.jsqlparser.expression.DoubleValue;
 import net.sf.jsqlparser.expression.Function;
+import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.operators.relational.LikeExpression;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
+import net.sf.jsqlparser.statement.create.table.ColDataType;
 import net.sf.jsqlparser.statement.select.AllTableColumns;
 import net.sf.jsqlparser.statement.select.Select;
 
@@ -103,6 +108,14 @@ final class SqlGuard {
 
     /** LIKE and ILIKE; not the regular-expression forms, whose cost a caller controls. */
     private static final Set<String> LIKE_KEYWORDS = Set.of("LIKE", "ILIKE");
+    static final int MAX_LIKE_WILDCARDS = 2;
+    static final Set<String> CAST_TYPES = Set.of("VARCHAR", "CHAR", "CHARACTER", "TEXT", "INT", "INTEGER",
+            "BIGINT", "SMALLINT", "DECIMAL", "NUMERIC", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT", "BOOLEAN",
+            "DATE", "TIMESTAMP");
+    static final int MAX_CAST_LENGTH = 4096;
+    /** The columns of the five views; with the aliases a statement defines, the only names a column may have. */
+    static final Set<String> VIEW_COLUMNS = Set.of("name", "label", "kind", "domain", "host", "port",
+            "registered_at", "expires_at", "key", "value", "url", "via", "true", "false");
 
     /** Plain words for the fields a caller is most likely to hit. */
     private static final Map<String, String> SQL_WORDS = Map.of("intoTables", "SELECT ... INTO", "withItemsList",
@@ -141,16 +154,27 @@ final class SqlGuard {
     private final int maxSqlChars;
     private final long parseTimeoutMillis;
     private final ExecutorService parser;
-    /** Exact statement text to the views it reads. Approval depends on the text alone, so it never goes stale. */
-    private final Map<String, Set<String>> approved = Collections.synchronizedMap(
+    /** Exact statement text to its approval. Approval depends on the text alone, so it never goes stale. */
+    private final Map<String, Approved> approved = Collections.synchronizedMap(
             new LinkedHashMap<>(64, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
 
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Set<String>> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<String, Approved> eldest) {
                     return size() > APPROVED_CACHE_SIZE;
                 }
             });
+
+    /**
+     * A statement the guard passed.
+     *
+     * @param sql the statement as the guard parsed and checked it, printed again from its syntax tree: this,
+     *     never the caller's text, is what the database runs, so the database cannot read the text differently
+     *     from the guard (nested comments, say, which JSqlParser ends at the first {@code *}{@code /})
+     * @param tables the views it reads, in lower case
+     */
+    record Approved(String sql, Set<String> tables) {
+    }
 
     SqlGuard(int maxSqlChars, long parseTimeoutMillis, ExecutorService parser) {
         this.maxSqlChars = maxSqlChars;
@@ -161,27 +185,28 @@ final class SqlGuard {
     /**
      * Checks one statement.
      *
-     * @return the views it reads, in lower case
-     * @throws ApiException 400 (not one SELECT, a syntax error with its position, a construct or function not
-     *     allowed), 403 (a table that is not one of the views), 413 (longer than maxSqlChars)
+     * @return the statement to run and the views it reads
+     * @throws ApiException 400 (not one SELECT, a syntax error with its position, a construct, column or
+     *     function not allowed), 403 (a table that is not one of the views), 413 (longer than maxSqlChars),
+     *     503 (the parser's queue is full)
      */
-    Set<String> check(String sql) {
-        Set<String> known = sql == null ? null : approved.get(sql);
+    Approved check(String sql) {
+        Approved known = sql == null ? null : approved.get(sql);
         if (known != null) {
             return known;
         }
-        Set<String> tables = Collections.unmodifiableSet(parseAndWalk(sql));
+        Approved checked = parseAndWalk(sql);
         if (sql.length() <= APPROVED_CACHE_MAX_CHARS) {
-            approved.put(sql, tables);
+            approved.put(sql, checked);
         }
-        return tables;
+        return checked;
     }
 
     int approvedCount() {
         return approved.size();
     }
 
-    private Set<String> parseAndWalk(String sql) {
+    private Approved parseAndWalk(String sql) {
         if (sql == null || sql.isBlank()) {
             throw ApiException.badRequest("sql is empty");
         }
@@ -207,9 +232,14 @@ final class SqlGuard {
         if (((Select) statement).getWithItemsList() != null) {
             throw ApiException.badRequest("WITH is not allowed; use a subquery over the views");
         }
-        Set<String> tables = new TreeSet<>();
-        walk(statement, tables, new IdentityHashMap<>());
-        return tables;
+        Walk walk = new Walk();
+        try {
+            walk.node(statement);
+        } catch (StackOverflowError e) {
+            throw ApiException.badRequest("sql is nested too deeply to check");
+        }
+        walk.checkColumns();
+        return new Approved(statement.toString(), Collections.unmodifiableSet(walk.tables));
     }
 
     private Statements parse(String sql) {
@@ -227,68 +257,181 @@ final class SqlGuard {
                 if (cause instanceof TimeoutException) {
                     throw ApiException.badRequest("sql took longer than " + parseTimeoutMillis + " ms to parse");
                 }
+                if (cause instanceof RejectedExecutionException) {
+                    throw busy();
+                }
             }
             String reason = e.getMessage() == null ? "" : ": " + e.getMessage().lines().findFirst().orElse("");
             throw ApiException.badRequest("sql could not be parsed" + reason);
         } catch (StackOverflowError e) {
             throw ApiException.badRequest("sql is nested too deeply to parse");
+        } catch (RejectedExecutionException e) {
+            throw busy();
         } catch (RuntimeException e) {
             // the parser's own failures on odd input: the statement is refused, never passed
             throw ApiException.badRequest("sql could not be parsed (" + e.getClass().getSimpleName() + ")");
         }
     }
 
+    private static ApiException busy() {
+        return new ApiException(503, "UNAVAILABLE", "the registry is parsing too many statements; try again");
+    }
+
     private static String kind(Statement statement) {
         return statement.getClass().getSimpleName().toUpperCase(Locale.ROOT);
     }
 
-    private static void walk(Object node, Set<String> tables, Map<Object, Boolean> seen) {
-        if (node == null || seen.put(node, Boolean.TRUE) != null) {
-            return;
-        }
-        if (node instanceof Collection) {
-            for (Object element : (Collection<?>) node) {
-                if (!isLeaf(element)) {
-                    walk(element, tables, seen);
+    /** One walk over a syntax tree: what it has seen, the views it reads, the names it defines and uses. */
+    private static final class Walk {
+        final Set<String> tables = new TreeSet<>();
+        final Map<Object, Boolean> seen = new IdentityHashMap<>();
+        /** Table aliases and select-item aliases: names a column or a qualifier may use besides the views'. */
+        final Set<String> aliases = new java.util.HashSet<>();
+        final List<Column> columns = new ArrayList<>();
+
+        void node(Object node) {
+            if (node == null || seen.put(node, Boolean.TRUE) != null) {
+                return;
+            }
+            if (node instanceof Collection) {
+                for (Object element : (Collection<?>) node) {
+                    if (!isLeaf(element)) {
+                        node(element);
+                    }
                 }
+                return;
             }
-            return;
-        }
-        Class<?> type = node.getClass();
-        Set<String> fields = ALLOWED.get(type.getSimpleName());
-        if (fields == null || !ALLOWED_PACKAGES.contains(type.getPackageName())) {
-            throw ApiException.badRequest("the query uses " + describe(node) + ", which the registry does not allow");
-        }
-        if (node instanceof Table) {
-            table((Table) node, tables);
-        } else if (node instanceof Column || node instanceof AllTableColumns) {
-            // a column's qualifier names a table or an alias in FROM; it may not reach into another schema
-            Table qualifier = node instanceof Column ? ((Column) node).getTable() : ((AllTableColumns) node).getTable();
-            if (qualifier != null && (qualifier.getSchemaName() != null || qualifier.getDatabaseName() != null)) {
-                throw ApiException.forbidden("column " + Json.quote(node.toString())
-                        + " names another schema; only the registry's views can be read");
-            }
-        } else if (node instanceof Function) {
-            function((Function) node);
-        } else if (node instanceof LikeExpression
-                && !LIKE_KEYWORDS.contains(String.valueOf(((LikeExpression) node).getLikeKeyWord()))) {
-            throw ApiException.badRequest("the query uses " + ((LikeExpression) node).getLikeKeyWord()
-                    + ", which the registry does not allow; LIKE and ILIKE are allowed");
-        }
-        for (Field f : FIELDS.get(type)) {
-            Object value = read(f, node);
-            if (isDefault(value)) {
-                continue;
-            }
-            if (!fields.contains(f.getName())) {
-                String word = SQL_WORDS.get(f.getName());
-                throw ApiException.badRequest("the query uses " + (word != null ? word + " (" : "")
-                        + type.getSimpleName() + "." + f.getName() + (word != null ? ")" : "")
+            Class<?> type = node.getClass();
+            Set<String> fields = ALLOWED.get(type.getSimpleName());
+            if (fields == null || !ALLOWED_PACKAGES.contains(type.getPackageName())) {
+                throw ApiException.badRequest("the query uses " + describe(node)
                         + ", which the registry does not allow");
             }
-            boolean qualifier = f.getName().equals("table") && !(node instanceof Table);
-            if (!qualifier && !isLeaf(value)) {
-                walk(value, tables, seen);
+            special(node);
+            for (Field f : FIELDS.get(type)) {
+                Object value = read(f, node);
+                if (isDefault(value)) {
+                    continue;
+                }
+                if (!fields.contains(f.getName())) {
+                    String word = SQL_WORDS.get(f.getName());
+                    throw ApiException.badRequest("the query uses " + (word != null ? word + " (" : "")
+                            + type.getSimpleName() + "." + f.getName() + (word != null ? ")" : "")
+                            + ", which the registry does not allow");
+                }
+                boolean qualifier = f.getName().equals("table") && !(node instanceof Table);
+                if (!qualifier && !isLeaf(value)) {
+                    node(value);
+                }
+            }
+        }
+
+        /** The checks that depend on a node's values, not only on its shape. */
+        private void special(Object node) {
+            if (node instanceof Table) {
+                table((Table) node, tables);
+            } else if (node instanceof Column) {
+                Column column = (Column) node;
+                Table qualifier = column.getTable();
+                if (qualifier != null && (qualifier.getSchemaName() != null || qualifier.getDatabaseName() != null)) {
+                    throw ApiException.forbidden("column " + Json.quote(node.toString())
+                            + " names another schema; only the registry's views can be read");
+                }
+                columns.add(column);
+            } else if (node instanceof AllTableColumns) {
+                Table qualifier = ((AllTableColumns) node).getTable();
+                if (qualifier.getSchemaName() != null || qualifier.getDatabaseName() != null) {
+                    throw ApiException.forbidden("column " + Json.quote(node.toString())
+                            + " names another schema; only the registry's views can be read");
+                }
+            } else if (node instanceof Alias) {
+                aliases.add(unquote(((Alias) node).getName()));
+            } else if (node instanceof Function) {
+                function((Function) node);
+            } else if (node instanceof LikeExpression) {
+                like((LikeExpression) node);
+            } else if (node instanceof ColDataType) {
+                castType((ColDataType) node);
+            } else if (node instanceof DoubleValue && !Double.isFinite(((DoubleValue) node).getValue())) {
+                throw ApiException.badRequest("number " + Json.quote(node.toString()) + " is out of range");
+            }
+        }
+
+        /**
+         * Every column must be a column of the views, or an alias the statement defines; a qualifier must be a
+         * view or an alias. So names a database would read as functions or variables ({@code current_user},
+         * {@code ROWNUM}, PostgreSQL's {@code e.row_to_json}) are refused.
+         */
+        void checkColumns() {
+            for (Column column : columns) {
+                String name = unquote(column.getColumnName());
+                if (!VIEW_COLUMNS.contains(name) && !aliases.contains(name)) {
+                    throw ApiException.badRequest("column " + Json.quote(column.getColumnName())
+                            + " is not a column of the views: " + new TreeSet<>(VIEW_COLUMNS));
+                }
+                Table qualifier = column.getTable();
+                if (qualifier != null && qualifier.getName() != null) {
+                    String q = unquote(qualifier.getName());
+                    if (!Dialect.QUERYABLE.contains(q) && !aliases.contains(q)) {
+                        throw ApiException.badRequest("column " + Json.quote(column.toString())
+                                + " names " + Json.quote(qualifier.getName())
+                                + ", which is neither a view nor an alias in the query");
+                    }
+                }
+            }
+        }
+    }
+
+    private static String unquote(String name) {
+        String n = name.length() >= 2 && (name.startsWith("\"") && name.endsWith("\"")
+                || name.startsWith("`") && name.endsWith("`")) ? name.substring(1, name.length() - 1) : name;
+        return n.toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * LIKE patterns must be literals with at most {@link #MAX_LIKE_WILDCARDS} '%': H2 matches them by
+     * backtracking, without checking the statement timeout, so a pattern such as {@code %a%a%a%a%b} against a
+     * long value could hold a connection and a core for minutes.
+     */
+    private static void like(LikeExpression like) {
+        if (!LIKE_KEYWORDS.contains(String.valueOf(like.getLikeKeyWord()))) {
+            throw ApiException.badRequest("the query uses " + like.getLikeKeyWord()
+                    + ", which the registry does not allow; LIKE and ILIKE are allowed");
+        }
+        if (!(like.getRightExpression() instanceof StringValue)
+                || like.getEscape() != null && !(like.getEscape() instanceof StringValue)) {
+            throw ApiException.badRequest("a LIKE pattern must be a string literal: " + Json.quote(like.toString()));
+        }
+        String pattern = ((StringValue) like.getRightExpression()).getValue();
+        long wildcards = pattern.chars().filter(c -> c == '%').count();
+        if (wildcards > MAX_LIKE_WILDCARDS) {
+            throw ApiException.badRequest("LIKE pattern " + Json.quote(pattern) + " has " + wildcards
+                    + " '%', over the limit of " + MAX_LIKE_WILDCARDS);
+        }
+    }
+
+    /** CAST only to plain types, of bounded length ({@code CHAR (1000000)} keeps its length in the type). */
+    private static void castType(ColDataType type) {
+        String written = type.getDataType().toUpperCase(Locale.ROOT).trim();
+        int open = written.indexOf('(');
+        String name = (open < 0 ? written : written.substring(0, open)).trim();
+        if (!CAST_TYPES.contains(name)) {
+            throw ApiException.badRequest("CAST to " + Json.quote(type.getDataType()) + " is not allowed; the types"
+                    + " are " + new TreeSet<>(CAST_TYPES));
+        }
+        List<String> arguments = new ArrayList<>();
+        if (open >= 0) {
+            arguments.addAll(List.of(written.substring(open + 1, written.lastIndexOf(')') < open ? written.length()
+                    : written.lastIndexOf(')')).split(",")));
+        }
+        if (type.getArgumentsStringList() != null) {
+            arguments.addAll(type.getArgumentsStringList());
+        }
+        for (String argument : arguments) {
+            String a = argument.trim();
+            if (!a.matches("\\d{1,7}") || Integer.parseInt(a) > MAX_CAST_LENGTH) {
+                throw ApiException.badRequest("CAST length " + Json.quote(a) + " is not a whole number up to "
+                        + MAX_CAST_LENGTH);
             }
         }
     }

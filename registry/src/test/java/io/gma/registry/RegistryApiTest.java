@@ -126,6 +126,8 @@ class RegistryApiTest {
         assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":\"" + "v".repeat(1025) + "\"}}"), 400,
                 "BAD_REQUEST", "attribute k is 1025 characters, over the limit of 1024");
         assertError(post("[1]"), 400, "BAD_REQUEST", "body is not a JSON object");
+        assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":\"a\\u0000b\"}}"), 400, "BAD_REQUEST",
+                "attribute k contains a NUL character");
         assertEquals(400, post("{\"label\":").status());
         assertError(Http.send("GET", api + "/endpoints/no%20such", null, null), 400, "BAD_REQUEST",
                 "name \"no such\" is not <label>[-<nonce>]@<domain>");
@@ -163,7 +165,8 @@ class RegistryApiTest {
 
         Http.Answer renew = Http.send("POST", api + "/domains", "application/json",
                 "{\"domain\":\"cardiff\",\"url\":\"https://gw.example/gma\"}");
-        assertEquals(200, renew.status(), renew.toString());
+        assertEquals(201, renew.status(), renew.toString());
+        assertEquals(false, json(renew).get("created").asBoolean());
         assertEquals("https://gw.example/gma", client.lookupDomain("cardiff").url());
 
         assertError(Http.send("POST", api + "/domains", "application/json", "{\"domain\":\"x\"}"), 400, "BAD_REQUEST",
@@ -205,7 +208,7 @@ class RegistryApiTest {
                 }
             };
             assertEquals(201, register.apply("alice", "shared"));
-            assertEquals(200, register.apply("alice", "shared"));
+            assertEquals(201, register.apply("alice", "shared"));
             assertEquals(409, register.apply("bob", "shared"));
             Http.Answer anonymous = Http.send("GET", url + "/health", null, null);
             assertError(anonymous, 401, "UNAUTHORIZED", "no X-Who header");
@@ -273,10 +276,14 @@ class RegistryApiTest {
         assertError(Http.send("GET", api + "/query", null, null), 400, "BAD_REQUEST",
                 "the sql parameter is missing: GET /query?sql=SELECT...");
         assertError(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"), 400,
-                "QUERY_FAILED", json(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"))
-                        .get("message").asText());
-        assertTrue(json(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"))
-                .get("message").asText().contains("NOSUCH"));
+                "BAD_REQUEST", "column \"nosuch\" is not a column of the views: [domain, expires_at, false, host,"
+                        + " key, kind, label, name, port, registered_at, true, url, value, via]");
+        Http.Answer ambiguous = Http.send("POST", api + "/query", "text/plain",
+                "SELECT name FROM endpoints e, attributes a");
+        assertEquals(400, ambiguous.status());
+        assertEquals("QUERY_FAILED", json(ambiguous).get("error").asText());
+        assertTrue(json(ambiguous).get("message").asText().startsWith("the database refused the query: "),
+                ambiguous.body());
     }
 
     @Test

@@ -25,8 +25,8 @@ class SqlGuardTest {
     @Test
     void remembersApprovalsOnly() {
         String ok = "SELECT p.name FROM producers p JOIN attributes a ON a.name = p.name WHERE a.key = 'site'";
-        Set<String> first = guard.check(ok);
-        assertEquals(Set.of("attributes", "producers"), first);
+        SqlGuard.Approved first = guard.check(ok);
+        assertEquals(Set.of("attributes", "producers"), first.tables());
         assertSame(first, guard.check(ok));
         for (int i = 0; i < 2; i++) {
             ApiException e = assertThrows(ApiException.class, () -> guard.check("SELECT * FROM gma_endpoints"));
@@ -42,11 +42,57 @@ class SqlGuardTest {
     }
 
     @Test
+    void theDatabaseRunsTheCheckedStatementNotTheText() {
+        // JSqlParser ends a comment at the first */, H2 and PostgreSQL nest them: the raw text would run as
+        // SELECT ...; DROP VIEW domains. The approved text is the tree printed again, comments gone.
+        String smuggled = "SELECT name FROM endpoints /* /* */ WHERE name = ' */ ; DROP VIEW domains --'";
+        SqlGuard.Approved approved = guard.check(smuggled);
+        assertEquals("SELECT name FROM endpoints WHERE name = ' */ ; DROP VIEW domains --'", approved.sql());
+        assertEquals("SELECT name FROM endpoints WHERE port > 1",
+                guard.check("SELECT name -- x\n FROM endpoints /* y */ WHERE port > 1").sql());
+    }
+
+    @Test
+    void refusesNamesThatAreNotColumnsOfTheViews() {
+        for (String sql : new String[] {"SELECT current_user", "SELECT ROWNUM FROM endpoints",
+                "SELECT e.row_to_json FROM endpoints e", "SELECT name FROM endpoints WHERE secret = 1",
+                "SELECT x.name FROM endpoints e"}) {
+            assertEquals(400, assertThrows(ApiException.class, () -> guard.check(sql), sql).status(), sql);
+        }
+        guard.check("SELECT e.name AS n, COUNT(*) AS c FROM endpoints e GROUP BY e.name ORDER BY c DESC, n");
+        guard.check("SELECT t.n FROM (SELECT name AS n FROM endpoints) t WHERE t.n LIKE 'a%'");
+        guard.check("SELECT endpoints.name FROM endpoints WHERE \"port\" = 1");
+    }
+
+    @Test
+    void boundsLikePatternsCastsAndNumbers() {
+        assertEquals("LIKE pattern \"%a%a%b\" has 3 '%', over the limit of 2", assertThrows(ApiException.class,
+                () -> guard.check("SELECT name FROM endpoints WHERE name LIKE '%a%a%b'")).getMessage());
+        assertEquals(400, assertThrows(ApiException.class,
+                () -> guard.check("SELECT name FROM endpoints WHERE name LIKE CONCAT('%', host)")).status());
+        guard.check("SELECT name FROM endpoints WHERE name LIKE '%cpu%' AND host NOT ILIKE 'x_%'");
+        assertEquals("CAST length \"1000000\" is not a whole number up to 4096", assertThrows(ApiException.class,
+                () -> guard.check("SELECT CAST('a' AS CHAR(1000000)) FROM endpoints")).getMessage());
+        assertEquals(400, assertThrows(ApiException.class,
+                () -> guard.check("SELECT CAST(name AS regclass) FROM endpoints")).status());
+        guard.check("SELECT CAST(port AS VARCHAR(10)), CAST(port AS DOUBLE PRECISION) FROM endpoints");
+        assertEquals("number \"1e131000\" is out of range", assertThrows(ApiException.class,
+                () -> guard.check("SELECT 1e131000 FROM endpoints")).getMessage());
+    }
+
+    @Test
+    void refusesExpressionsTooDeepToWalk() {
+        String deep = "SELECT " + "1+".repeat(7000) + "1";
+        ApiException e = assertThrows(ApiException.class, () -> guard.check(deep));
+        assertEquals(400, e.status(), e.getMessage());
+    }
+
+    @Test
     void cacheStaysBounded() {
         for (int i = 0; i < SqlGuard.APPROVED_CACHE_SIZE * 2; i++) {
             guard.check("SELECT name FROM endpoints WHERE port = " + i);
         }
-        assertEquals(Set.of("endpoints"), guard.check("SELECT name FROM endpoints WHERE port = 0"));
+        assertEquals(Set.of("endpoints"), guard.check("SELECT name FROM endpoints WHERE port = 0").tables());
         assertEquals(SqlGuard.APPROVED_CACHE_SIZE, guard.approvedCount());
     }
 }

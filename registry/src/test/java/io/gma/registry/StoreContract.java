@@ -110,16 +110,51 @@ abstract class StoreContract {
     }
 
     @Test
+    void nestedCommentsCannotSmuggleStatements() throws Exception {
+        Lease lease = client.register(producer("victim").attribute("k", "v").build());
+        for (String payload : List.of("UPDATE gma_endpoints SET port = 1", "DELETE FROM gma_attributes",
+                "DROP VIEW domains")) {
+            Http.Answer a = Http.send("POST", registry.url() + Registry.API_PATH + "/query", "text/plain",
+                    "SELECT name FROM endpoints /* /* */ WHERE name = ' */ ; " + payload + " --'");
+            assertEquals(200, a.status(), a.toString());
+            assertEquals("{\"columns\":[\"name\"],\"rows\":[],\"truncated\":false}", a.body());
+        }
+        EndpointInfo after = client.lookup(lease.name());
+        assertEquals(4000, after.port());
+        assertEquals(java.util.Map.of("k", "v"), after.attributes());
+        client.query("SELECT domain FROM domains");
+    }
+
+    @Test
+    void readerConnectionCannotWriteEvenPastTheGuard() throws Exception {
+        String[] jdbc = jdbc();
+        Settings d = Settings.defaults();
+        RegistryCore core = new RegistryCore(new Settings(jdbc[0], jdbc[1], jdbc[2], 10, d.queryTimeout(),
+                d.defaultLease(), d.maxLease(), d.sweepInterval(), d.maxSqlChars(), 2, null, null), null, null);
+        try {
+            for (String sql : List.of("UPDATE gma_endpoints SET port = 1", "DELETE FROM gma_domains",
+                    "DROP VIEW domains", "CREATE TABLE stolen (a INT)")) {
+                ApiException e = assertThrows(ApiException.class, () -> core.queries.run(sql), sql);
+                assertEquals("QUERY_FAILED", e.code(), sql + ": " + e.getMessage());
+            }
+            assertEquals(List.of("domain"), core.queries.run("SELECT domain FROM domains").columns());
+        } finally {
+            core.close();
+        }
+    }
+
+    @Test
     void domainsLeaseAndExpire() throws Exception {
         client.registerDomain(domain, "http://127.0.0.1:9/", null, Duration.ofSeconds(1));
         assertEquals("http://127.0.0.1:9/", client.lookupDomain(domain).url());
         Thread.sleep(1100);
         assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain(domain)).status());
         assertEquals(List.of(), client.query("SELECT domain FROM domains WHERE domain = '" + domain + "'").rows());
-        // an expired domain is taken over as new: 201, not 200
+        // an expired domain is taken over as new
         Http.Answer again = Http.send("POST", registry.url() + Registry.API_PATH + "/domains", "application/json",
                 "{\"domain\":\"" + domain + "\",\"via\":\"elsewhere\"}");
         assertEquals(201, again.status(), again.toString());
+        assertEquals(true, Json.MAPPER.readTree(again.body()).get("created").asBoolean(), again.body());
         assertEquals("elsewhere", client.lookupDomain(domain).via());
     }
 }
