@@ -43,89 +43,6 @@ import net.sf.jsqlparser.statement.select.Select;
  * as one a newer parser version adds, is refused rather than passed: deny by default.
  */
 final class SqlGuard {
-    static final Set<String> FUNCTIONS = Set.of("COUNT", "SUM", "MIN", "MAX", "AVG", "LOWER", "UPPER", "LENGTH",
-            "CHAR_LENGTH", "CHARACTER_LENGTH", "SUBSTRING", "SUBSTR", "TRIM", "LTRIM", "RTRIM", "CONCAT", "COALESCE",
-            "NULLIF", "ABS", "ROUND", "FLOOR", "CEIL", "CEILING", "MOD", "GREATEST", "LEAST");
-
-    private static final String BINARY = "leftExpression rightExpression operator";
-
-    /**
-     * The syntax-tree classes a query may contain (by simple name; {@link #ALLOWED_PACKAGES} checks the rest),
-     * each with the fields that may differ from their default. Every other field must be null, false, 0 or
-     * empty: {@code SELECT ... INTO} is a Table in {@code PlainSelect.intoTables}, {@code FOR UPDATE} an enum in
-     * {@code forMode}, and both are refused because those fields are not listed.
-     */
-    private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
-            allow("PlainSelect", "distinct selectItems fromItem joins where groupBy having limit offset fetch"
-                    + " orderByElements alias"),
-            allow("SetOperationList", "selects operations orderByElements limit offset fetch alias"),
-            allow("ParenthesedSelect", "select alias orderByElements limit offset fetch"),
-            allow("ParenthesedFromItem", "fromItem joins alias"),
-            allow("SelectItem", "expression alias"),
-            allow("AllColumns", ""),
-            allow("AllTableColumns", "table"),
-            allow("Join", "onExpressions usingColumns outer right left natural full inner simple cross fromItem"),
-            allow("OrderByElement", "expression asc ascDescPresent nullOrdering"),
-            allow("GroupByElement", "groupByExpressions"),
-            allow("Limit", "rowCount offset"),
-            allow("Offset", "offsetExpression offsetParam"),
-            allow("Fetch", "fetchParameters expression isFetchParamFirst"),
-            allow("Distinct", ""),
-            allow("UnionOp", "distinct all type"),
-            allow("IntersectOp", "distinct all type"),
-            allow("ExceptOp", "distinct all type"),
-            allow("MinusOp", "distinct all type"),
-            allow("Table", "partItems partDelimiters alias"),
-            allow("Column", "table columnName tableDelimiter"),
-            allow("Alias", "name useAs"),
-            allow("LongValue", "stringValue"),
-            allow("DoubleValue", "value stringValue"),
-            allow("StringValue", "value"),
-            allow("NullValue", ""),
-            allow("TimeKeyExpression", "stringValue"),
-            allow("SignedExpression", "sign expression"),
-            allow("Function", "nameparts parameters allColumns distinct"),
-            allow("CaseExpression", "switchExpression whenClauses elseExpression"),
-            allow("WhenClause", "whenExpression thenExpression"),
-            allow("CastExpression", "keyword leftExpression colDataType isImplicitCast"),
-            allow("ColDataType", "dataType argumentsStringList"),
-            allow("NotExpression", "expression exclamationMark"),
-            allow("Addition", BINARY), allow("Subtraction", BINARY), allow("Multiplication", BINARY),
-            allow("Division", BINARY), allow("Modulo", BINARY), allow("Concat", BINARY),
-            allow("AndExpression", BINARY + " useOperator"), allow("OrExpression", BINARY),
-            allow("EqualsTo", BINARY), allow("NotEqualsTo", BINARY), allow("GreaterThan", BINARY),
-            allow("GreaterThanEquals", BINARY), allow("MinorThan", BINARY), allow("MinorThanEquals", BINARY),
-            allow("InExpression", "leftExpression rightExpression not"),
-            allow("IsNullExpression", "leftExpression not useIsNull useNotNull"),
-            allow("LikeExpression", "leftExpression rightExpression not likeKeyWord escapeExpression"),
-            allow("Between", "leftExpression not betweenExpressionStart betweenExpressionEnd"),
-            allow("ExistsExpression", "rightExpression not"));
-
-    private static final Set<String> ALLOWED_PACKAGES = Set.of("net.sf.jsqlparser.statement.select",
-            "net.sf.jsqlparser.schema", "net.sf.jsqlparser.expression", "net.sf.jsqlparser.statement.create.table",
-            "net.sf.jsqlparser.expression.operators.arithmetic", "net.sf.jsqlparser.expression.operators.conditional",
-            "net.sf.jsqlparser.expression.operators.relational");
-
-    /** LIKE and ILIKE; not the regular-expression forms, whose cost a caller controls. */
-    private static final Set<String> LIKE_KEYWORDS = Set.of("LIKE", "ILIKE");
-    static final int MAX_LIKE_WILDCARDS = 2;
-    static final Set<String> CAST_TYPES = Set.of("VARCHAR", "CHAR", "CHARACTER", "TEXT", "INT", "INTEGER",
-            "BIGINT", "SMALLINT", "DECIMAL", "NUMERIC", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT", "BOOLEAN",
-            "DATE", "TIMESTAMP");
-    static final int MAX_CAST_LENGTH = 4096;
-    /** The columns of the five views; with the aliases a statement defines, the only names a column may have. */
-    static final Set<String> VIEW_COLUMNS = Set.of("name", "label", "kind", "domain", "host", "port",
-            "registered_at", "expires_at", "key", "value", "url", "via", "true", "false");
-
-    /** Plain words for the fields a caller is most likely to hit. */
-    private static final Map<String, String> SQL_WORDS = Map.of("intoTables", "SELECT ... INTO", "withItemsList",
-            "WITH", "forMode", "FOR UPDATE", "forUpdateTable", "FOR UPDATE OF", "top", "TOP", "first", "FIRST",
-            "oracleHierarchical", "CONNECT BY", "pivot", "PIVOT");
-
-    private static Map.Entry<String, Set<String>> allow(String type, String fields) {
-        return Map.entry(type, fields.isEmpty() ? Set.of() : Set.of(fields.split(" ")));
-    }
-
     private static final ClassValue<List<Field>> FIELDS = new ClassValue<>() {
         @Override
         protected List<Field> computeValue(Class<?> type) {
@@ -302,8 +219,8 @@ final class SqlGuard {
                 return;
             }
             Class<?> type = node.getClass();
-            Set<String> fields = ALLOWED.get(type.getSimpleName());
-            if (fields == null || !ALLOWED_PACKAGES.contains(type.getPackageName())) {
+            Set<String> fields = SqlAllowlist.ALLOWED.get(type.getSimpleName());
+            if (fields == null || !SqlAllowlist.ALLOWED_PACKAGES.contains(type.getPackageName())) {
                 throw ApiException.badRequest("the query uses " + describe(node)
                         + ", which the registry does not allow");
             }
@@ -314,7 +231,7 @@ final class SqlGuard {
                     continue;
                 }
                 if (!fields.contains(f.getName())) {
-                    String word = SQL_WORDS.get(f.getName());
+                    String word = SqlAllowlist.SQL_WORDS.get(f.getName());
                     throw ApiException.badRequest("the query uses " + (word != null ? word + " (" : "")
                             + type.getSimpleName() + "." + f.getName() + (word != null ? ")" : "")
                             + ", which the registry does not allow");
@@ -365,9 +282,9 @@ final class SqlGuard {
         void checkColumns() {
             for (Column column : columns) {
                 String name = unquote(column.getColumnName());
-                if (!VIEW_COLUMNS.contains(name) && !aliases.contains(name)) {
+                if (!SqlAllowlist.VIEW_COLUMNS.contains(name) && !aliases.contains(name)) {
                     throw ApiException.badRequest("column " + Json.quote(column.getColumnName())
-                            + " is not a column of the views: " + new TreeSet<>(VIEW_COLUMNS));
+                            + " is not a column of the views: " + new TreeSet<>(SqlAllowlist.VIEW_COLUMNS));
                 }
                 Table qualifier = column.getTable();
                 if (qualifier != null && qualifier.getName() != null) {
@@ -389,12 +306,12 @@ final class SqlGuard {
     }
 
     /**
-     * LIKE patterns must be literals with at most {@link #MAX_LIKE_WILDCARDS} '%': H2 matches them by
+     * LIKE patterns must be literals with at most {@link SqlAllowlist#MAX_LIKE_WILDCARDS} '%': H2 matches them by
      * backtracking, without checking the statement timeout, so a pattern such as {@code %a%a%a%a%b} against a
      * long value could hold a connection and a core for minutes.
      */
     private static void like(LikeExpression like) {
-        if (!LIKE_KEYWORDS.contains(String.valueOf(like.getLikeKeyWord()))) {
+        if (!SqlAllowlist.LIKE_KEYWORDS.contains(String.valueOf(like.getLikeKeyWord()))) {
             throw ApiException.badRequest("the query uses " + like.getLikeKeyWord()
                     + ", which the registry does not allow; LIKE and ILIKE are allowed");
         }
@@ -404,9 +321,9 @@ final class SqlGuard {
         }
         String pattern = ((StringValue) like.getRightExpression()).getValue();
         long wildcards = pattern.chars().filter(c -> c == '%').count();
-        if (wildcards > MAX_LIKE_WILDCARDS) {
+        if (wildcards > SqlAllowlist.MAX_LIKE_WILDCARDS) {
             throw ApiException.badRequest("LIKE pattern " + Json.quote(pattern) + " has " + wildcards
-                    + " '%', over the limit of " + MAX_LIKE_WILDCARDS);
+                    + " '%', over the limit of " + SqlAllowlist.MAX_LIKE_WILDCARDS);
         }
     }
 
@@ -415,9 +332,9 @@ final class SqlGuard {
         String written = type.getDataType().toUpperCase(Locale.ROOT).trim();
         int open = written.indexOf('(');
         String name = (open < 0 ? written : written.substring(0, open)).trim();
-        if (!CAST_TYPES.contains(name)) {
+        if (!SqlAllowlist.CAST_TYPES.contains(name)) {
             throw ApiException.badRequest("CAST to " + Json.quote(type.getDataType()) + " is not allowed; the types"
-                    + " are " + new TreeSet<>(CAST_TYPES));
+                    + " are " + new TreeSet<>(SqlAllowlist.CAST_TYPES));
         }
         List<String> arguments = new ArrayList<>();
         if (open >= 0) {
@@ -429,9 +346,9 @@ final class SqlGuard {
         }
         for (String argument : arguments) {
             String a = argument.trim();
-            if (!a.matches("\\d{1,7}") || Integer.parseInt(a) > MAX_CAST_LENGTH) {
+            if (!a.matches("\\d{1,7}") || Integer.parseInt(a) > SqlAllowlist.MAX_CAST_LENGTH) {
                 throw ApiException.badRequest("CAST length " + Json.quote(a) + " is not a whole number up to "
-                        + MAX_CAST_LENGTH);
+                        + SqlAllowlist.MAX_CAST_LENGTH);
             }
         }
     }
@@ -463,9 +380,9 @@ final class SqlGuard {
 
     private static void function(Function f) {
         String name = f.getName() == null ? "" : f.getName().toUpperCase(Locale.ROOT);
-        if (!FUNCTIONS.contains(name)) {
+        if (!SqlAllowlist.FUNCTIONS.contains(name)) {
             throw ApiException.badRequest("function " + Json.quote(f.getName() == null ? "?" : f.getName())
-                    + " is not allowed; the allowed functions are " + new TreeSet<>(FUNCTIONS));
+                    + " is not allowed; the allowed functions are " + new TreeSet<>(SqlAllowlist.FUNCTIONS));
         }
     }
 

@@ -19,6 +19,9 @@ import java.util.Arrays;
  * fields allocate nothing; {@link #from} and {@link #to} allocate nothing for names seen recently.
  */
 public final class Packed {
+    /** Unmarshalling applies no limit but the array's own length. */
+    private static final WireCodec UNLIMITED = WireCodec.withMaxMessageBytes(Message.MAX_DATA_BYTES);
+
     private Packed() {
     }
 
@@ -50,7 +53,7 @@ public final class Packed {
      * @throws ProtocolException if the bytes are not exactly one valid message
      */
     public static Message unmarshal(byte[] packed) throws ProtocolException {
-        return WireCodec.withMaxMessageBytes(Message.MAX_DATA_BYTES).decode(packed);
+        return UNLIMITED.decode(packed);
     }
 
     /** The sender's name. */
