@@ -1,0 +1,16 @@
+package io.gma.client;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** The endpoint's counters, added to from any thread; {@link EndpointStats} is their snapshot. */
+final class Counters {
+    final LongAdder messagesOut = new LongAdder();
+    final LongAdder bytesOut = new LongAdder();
+    final LongAdder messagesIn = new LongAdder();
+    final LongAdder bytesIn = new LongAdder();
+    final LongAdder waits = new LongAdder();
+    final LongAdder drops = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+    final LongAdder reconnects = new LongAdder();
+    final LongAdder duplicates = new LongAdder();
+}

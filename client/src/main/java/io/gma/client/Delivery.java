@@ -1,0 +1,50 @@
+package io.gma.client;
+
+import io.gma.wire.Command;
+import io.gma.wire.Message;
+
+/** An {@link Incoming} over a received message, able to reply to its sender. */
+final class Delivery implements Incoming {
+    private final Endpoint endpoint;
+    private final Message message;
+
+    Delivery(Endpoint endpoint, Message message) {
+        this.endpoint = endpoint;
+        this.message = message;
+    }
+
+    @Override
+    public String from() {
+        return message.from();
+    }
+
+    @Override
+    public Command command() {
+        return message.command();
+    }
+
+    @Override
+    public long sequence() {
+        return message.sequence();
+    }
+
+    @Override
+    public byte[] data() {
+        return message.data();
+    }
+
+    @Override
+    public boolean replyExpected() {
+        return message.replyExpected();
+    }
+
+    @Override
+    public void reply(byte[] data) throws EndpointException {
+        endpoint.sendControl(message.from(), Command.REPLY, message.sequence(), data);
+    }
+
+    @Override
+    public String toString() {
+        return message.toString();
+    }
+}

@@ -1,0 +1,591 @@
+package io.gma.client;
+
+import io.gma.registry.EndpointInfo;
+import io.gma.registry.Kind;
+import io.gma.registry.Lease;
+import io.gma.registry.QueryResult;
+import io.gma.registry.Registration;
+import io.gma.registry.RegistryClient;
+import io.gma.registry.RegistryException;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one endpoint implementation under {@link Producer} and {@link Consumer}, as in jGMA: registration and
+ * its lease, the listening socket, the peers and their links, sequence numbers, replies awaited,
+ * subscriptions, and delivery to the application.
+ */
+final class Endpoint implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    private static final ThreadLocal<Boolean> IO_THREAD = ThreadLocal.withInitial(() -> false);
+    private static final byte[] EMPTY = new byte[0];
+
+    private final EndpointBuilder<?> config;
+    private final WireCodec codec;
+    private final RegistryClient registry;
+    private final Counters counters = new Counters();
+    private final Dedup dedup = new Dedup();
+    private final AtomicLong sequence = new AtomicLong();
+    private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    private final Map<String, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+    private final Map<Long, Awaited> awaited = new ConcurrentHashMap<>();
+    /** Producer side: subscriber name to its filter text (empty when none). */
+    private final Map<String, String> subscribers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer;
+    private final ExecutorService connector;
+    private final AtomicInteger linkThreads = new AtomicInteger();
+    private final ServerSocketChannel server;
+    private volatile String name;
+    private volatile boolean closed;
+
+    /** A request waiting for its REPLY or ERROR. */
+    private record Awaited(String to, CompletableFuture<byte[]> reply) {
+    }
+
+    private Endpoint(EndpointBuilder<?> config) throws IOException {
+        this.config = config;
+        this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
+        this.registry = RegistryClient.create(config.registry);
+        String prefix = "gma-" + config.label;
+        this.timer = Executors.newSingleThreadScheduledExecutor(daemon(prefix + "-timer"));
+        AtomicInteger n = new AtomicInteger();
+        this.connector = Executors.newCachedThreadPool(r -> daemon(prefix + "-connect-" + n.incrementAndGet())
+                .newThread(r));
+        this.server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(config.host, 0));
+    }
+
+    static Endpoint start(EndpointBuilder<?> config) throws EndpointException {
+        Endpoint e;
+        try {
+            e = new Endpoint(config);
+        } catch (IOException ex) {
+            throw new EndpointException(ErrorCode.INTERNAL, "cannot listen on " + config.host + ": " + ex.getMessage(),
+                    ex);
+        }
+        try {
+            e.name = e.register(config.label, config.exact);
+        } catch (EndpointException ex) {
+            e.shutdown();
+            throw ex;
+        }
+        Thread accept = new Thread(e::acceptLoop, "gma-" + config.label + "-accept");
+        accept.setDaemon(true);
+        accept.start();
+        long renew = Math.max(1, config.lease.toMillis() / 3);
+        e.timer.scheduleWithFixedDelay(e::renewLease, renew, renew, TimeUnit.MILLISECONDS);
+        return e;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String threadName) {
+        return r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    // ---------------------------------------------------------------- registration
+
+    private String register(String label, boolean exact) throws EndpointException {
+        Registration.Builder r = Registration.builder(config.kind(), label, config.domain).host(config.host)
+                .port(((InetSocketAddress) localAddress()).getPort()).exact(exact).lease(config.lease);
+        config.attributes.forEach(r::attribute);
+        try {
+            return registry.register(r.build()).name();
+        } catch (RegistryException ex) {
+            throw registryFailure("register " + label + "@" + config.domain, ex);
+        }
+    }
+
+    private java.net.SocketAddress localAddress() throws EndpointException {
+        try {
+            return server.getLocalAddress();
+        } catch (IOException ex) {
+            throw new EndpointException(ErrorCode.INTERNAL, "no local address: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Renews the lease; a lost one registers the same name again, so peers' routes stay valid. */
+    private void renewLease() {
+        try {
+            registry.renew(name);
+        } catch (RegistryException ex) {
+            if (ex.status() == 404 && !closed) {
+                try {
+                    register(name.substring(0, name.lastIndexOf('@')), true);
+                    LOG.info("{}: lease was lost; registered again", name);
+                } catch (EndpointException again) {
+                    LOG.warn("{}: lease lost and registering again failed: {}", name, again.getMessage());
+                }
+            } else {
+                LOG.warn("{}: lease renewal failed, will retry: {}", name, ex.getMessage());
+            }
+        }
+    }
+
+    private static EndpointException registryFailure(String what, RegistryException ex) {
+        ErrorCode code = switch (ex.status()) {
+            case 401 -> ErrorCode.UNAUTHORIZED;
+            case 403 -> ErrorCode.FORBIDDEN;
+            case 404 -> ErrorCode.NO_ROUTE;
+            case 0 -> ErrorCode.TIMEOUT;
+            default -> ErrorCode.INTERNAL;
+        };
+        return new EndpointException(code, what + ": " + ex.getMessage(), ex);
+    }
+
+    QueryResult query(String sql) throws EndpointException {
+        try {
+            return registry.query(sql);
+        } catch (RegistryException ex) {
+            throw registryFailure("query", ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /** Queues a message for {@code to}: data lane, under the full-queue policy. */
+    Sent send(String to, Command command, byte[] data) throws EndpointException {
+        return send(to, command, data, sequence.incrementAndGet());
+    }
+
+    private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
+        Peer peer = peer(to);
+        Pending p = new Pending(Packed.make(seq, command, name, to, data), true);
+        peer.queue.offerData(p, config.policy, SendQueue.nanos(config.blockTimeout), to);
+        transmit(peer);
+        return new Sent(seq, p.acknowledged);
+    }
+
+    /** A new sequence number, for a message this endpoint originates. */
+    long nextSequence() {
+        return sequence.incrementAndGet();
+    }
+
+    /**
+     * Cuts every link at once, without BYE, as a network failure would: for tests of resending. Queued and
+     * unacknowledged messages stay and go out again on the next link.
+     */
+    void severLinks() {
+        for (Peer p : peers.values()) {
+            for (Link l : p.links()) {
+                l.fail(new EndpointException(ErrorCode.INTERNAL, "link cut"));
+            }
+        }
+    }
+
+    /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
+    void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
+        Peer peer = peer(to);
+        peer.queue.offerControl(new Pending(Packed.make(seq, command, name, to, data), false));
+        transmit(peer);
+    }
+
+    CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
+        long seq = sequence.incrementAndGet();
+        CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        awaited.put(seq, new Awaited(to, reply));
+        reply.whenComplete((r, ex) -> awaited.remove(seq));
+        try {
+            send(to, Command.REQUEST, data, seq).acknowledged().whenComplete((ok, ex) -> {
+                if (ex != null) {
+                    reply.completeExceptionally(ex);
+                }
+            });
+        } catch (EndpointException ex) {
+            reply.completeExceptionally(ex);
+            return reply;
+        }
+        timer.schedule(() -> reply.completeExceptionally(new EndpointException(ErrorCode.TIMEOUT, "no reply from "
+                + to + " to request " + Long.toUnsignedString(seq) + " within " + timeout.toMillis() + " ms")),
+                timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return reply;
+    }
+
+    byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
+        if (IO_THREAD.get()) {
+            throw new IllegalStateException("request() would block this link's I/O thread, which must read the"
+                    + " reply: call requestAsync() from a message handler");
+        }
+        try {
+            return requestAsync(to, data, timeout).get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException(ErrorCode.TIMEOUT, "interrupted waiting for " + to, ex);
+        } catch (java.util.concurrent.ExecutionException ex) {
+            if (ex.getCause() instanceof EndpointException) {
+                throw (EndpointException) ex.getCause();
+            }
+            throw new EndpointException(ErrorCode.INTERNAL, "request to " + to + " failed: " + ex.getCause(), ex);
+        }
+    }
+
+    /** Sends DATA to every subscriber whose filter the predicate accepts; one slow subscriber fails alone. */
+    List<Sent> publish(byte[] data, Predicate<String> filter) {
+        List<Sent> sent = new ArrayList<>();
+        for (Map.Entry<String, String> s : subscribers.entrySet()) {
+            if (!filter.test(s.getValue())) {
+                continue;
+            }
+            try {
+                sent.add(send(s.getKey(), Command.DATA, data));
+            } catch (EndpointException ex) {
+                sent.add(new Sent(0, CompletableFuture.failedFuture(ex)));
+            }
+        }
+        return sent;
+    }
+
+    void addSubscriber(String consumer, String filter) {
+        subscribers.put(consumer, filter == null ? "" : filter);
+    }
+
+    void removeSubscriber(String consumer) {
+        subscribers.remove(consumer);
+    }
+
+    Map<String, String> subscribers() {
+        return Map.copyOf(subscribers);
+    }
+
+    private Peer peer(String to) throws EndpointException {
+        if (closed) {
+            throw new EndpointException(ErrorCode.SHUTTING_DOWN, name + " is closed");
+        }
+        if (to == null || to.isEmpty() || to.equals(name)) {
+            throw new IllegalArgumentException("destination \"" + to + "\" is empty or this endpoint itself");
+        }
+        String domain = to.substring(to.lastIndexOf('@') + 1);
+        if (!domain.equals(config.domain)) {
+            throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + ", and " + name
+                    + " has no PC servlet to reach other domains");
+        }
+        return peers.computeIfAbsent(to, n -> new Peer(n, new SendQueue(config.maxQueuedBytes,
+                config.maxQueuedMessages, counters)));
+    }
+
+    /** Writes now on a live link, or starts connecting. */
+    private void transmit(Peer peer) {
+        if (peer.active() != null) {
+            peer.kick();
+        } else {
+            connect(peer);
+        }
+    }
+
+    // ---------------------------------------------------------------- links
+
+    private void connect(Peer peer) {
+        if (closed || !peer.startConnecting()) {
+            return;
+        }
+        connector.execute(() -> {
+            SocketChannel channel = null;
+            try {
+                InetSocketAddress address = resolve(peer.name);
+                channel = SocketChannel.open();
+                channel.socket().connect(address, 5_000);
+                startLink(new Link(this, channel, true, peer));
+            } catch (EndpointException ex) {
+                close(channel);
+                if (ex.code() == ErrorCode.NO_ROUTE) {
+                    unreachable(peer, ex);
+                } else {
+                    retry(peer, ex);
+                }
+            } catch (IOException ex) {
+                close(channel);
+                addresses.remove(peer.name);
+                retry(peer, new EndpointException(ErrorCode.INTERNAL, "cannot connect to " + peer.name + ": "
+                        + ex.getMessage(), ex));
+            }
+        });
+    }
+
+    private static void close(SocketChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // it failed already
+            }
+        }
+    }
+
+    private void retry(Peer peer, EndpointException why) {
+        long delay = peer.failedAttempt();
+        LOG.debug("{}: {}; next attempt in {} ms", name, why.getMessage(), delay);
+        if (!closed) {
+            timer.schedule(() -> connect(peer), delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The registry says the peer is gone: what was queued for it fails, and it stops being a subscriber. */
+    private void unreachable(Peer peer, EndpointException why) {
+        peers.remove(peer.name, peer);
+        subscribers.remove(peer.name);
+        for (Pending p : peer.queue.close(why)) {
+            p.acknowledged.completeExceptionally(why);
+        }
+        awaited.values().removeIf(a -> a.to().equals(peer.name) && a.reply().completeExceptionally(why));
+    }
+
+    private InetSocketAddress resolve(String peerName) throws EndpointException {
+        InetSocketAddress known = addresses.get(peerName);
+        if (known != null) {
+            return known;
+        }
+        try {
+            EndpointInfo info = registry.lookup(peerName);
+            InetSocketAddress address = new InetSocketAddress(info.host(), info.port());
+            addresses.put(peerName, address);
+            return address;
+        } catch (RegistryException ex) {
+            throw registryFailure("look up " + peerName, ex);
+        }
+    }
+
+    private void startLink(Link link) {
+        Thread t = new Thread(() -> {
+            IO_THREAD.set(true);
+            link.run();
+        }, "gma-" + config.label + "-link-" + linkThreads.incrementAndGet());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                SocketChannel channel = server.accept();
+                startLink(new Link(this, channel, false, null));
+            } catch (IOException ex) {
+                if (!closed) {
+                    LOG.warn("{}: accept failed: {}", name, ex.getMessage());
+                }
+            }
+        }
+    }
+
+    /** A link finished its handshake: it carries its peer's messages. */
+    Peer linkOpened(Link link) {
+        String peerName = link.peerName();
+        if (peerName == null || peerName.isEmpty()) {
+            return null; // an unregistered peer may send to us; nothing can be sent back by name
+        }
+        Peer peer = link.peer() != null ? link.peer() : peers.computeIfAbsent(peerName, n -> new Peer(n,
+                new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters)));
+        peer.attach(link);
+        peer.kick();
+        return peer;
+    }
+
+    void linkClosed(Link link, EndpointException why) {
+        Peer peer = link.peer();
+        if (peer == null) {
+            return;
+        }
+        boolean wasOpen = false;
+        for (Link l : peer.links()) {
+            wasOpen |= l == link;
+        }
+        Link next = peer.detach(link);
+        if (closed) {
+            return;
+        }
+        if (next != null) {
+            next.flush();
+        } else if (!wasOpen && link.outbound) {
+            retry(peer, why != null ? why : new EndpointException(ErrorCode.INTERNAL, "handshake failed"));
+        } else if (!peer.queue.isEmpty()) {
+            counters.reconnects.increment();
+            connect(peer);
+        }
+    }
+
+    // ---------------------------------------------------------------- receiving
+
+    /** A counted message arrived on a link (its I/O thread). */
+    void receive(Message m, Link link) {
+        Command c = m.command();
+        boolean answer = c == Command.REPLY || c == Command.ERROR;
+        if (!m.to().equals(name)) {
+            if (!answer) {
+                error(m, ErrorCode.NO_ROUTE, "this is " + name + ", not " + m.to() + "; an endpoint does not route");
+            }
+            return;
+        }
+        if (!dedup.firstTime(m.from(), m.sequence(), answer)) {
+            counters.duplicates.increment();
+            return;
+        }
+        if (c == Command.REPLY) {
+            Awaited a = awaited.remove(m.sequence());
+            if (a != null) {
+                a.reply().complete(m.data());
+            }
+        } else if (c == Command.ERROR) {
+            Awaited a = awaited.remove(m.sequence());
+            String text = m.dataAsString();
+            if (a != null) {
+                a.reply().completeExceptionally(remoteError(m.from(), text));
+            } else {
+                LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
+                        Long.toUnsignedString(m.sequence()), text);
+            }
+        } else if (c == Command.SUBSCRIBE) {
+            subscribers.put(m.from(), m.dataAsString());
+        } else if (c == Command.UNSUBSCRIBE) {
+            subscribers.remove(m.from());
+        } else {
+            deliver(m);
+        }
+    }
+
+    private static EndpointException remoteError(String from, String text) {
+        int space = text.indexOf(' ');
+        ErrorCode code = ErrorCode.INTERNAL;
+        try {
+            code = ErrorCode.valueOf(space > 0 ? text.substring(0, space) : text);
+        } catch (IllegalArgumentException unknown) {
+            // an error code this version does not know: reported as INTERNAL, with the peer's text
+        }
+        return new EndpointException(code, from + " answered ERROR " + text);
+    }
+
+    private void deliver(Message m) {
+        MessageHandler handler = config.handler;
+        if (handler == null) {
+            if (m.replyExpected()) {
+                error(m, ErrorCode.INTERNAL, name + " has no message handler");
+            }
+            return;
+        }
+        Runnable run = () -> {
+            try {
+                handler.onMessage(new Delivery(this, m));
+            } catch (Exception ex) {
+                LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
+                if (m.replyExpected()) {
+                    error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
+                }
+            }
+        };
+        if (config.executor != null) {
+            config.executor.execute(run);
+        } else {
+            run.run();
+        }
+    }
+
+    private void error(Message m, ErrorCode code, String sentence) {
+        try {
+            sendControl(m.from(), Command.ERROR, m.sequence(), (code + " " + sentence)
+                    .getBytes(StandardCharsets.UTF_8));
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not report {} to {}: {}", name, code, m.from(), ex.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    String name() {
+        return name;
+    }
+
+    WireCodec codec() {
+        return codec;
+    }
+
+    Counters counters() {
+        return counters;
+    }
+
+    long pingIntervalNanos() {
+        return config.pingInterval.toNanos();
+    }
+
+    Duration requestTimeout() {
+        return config.requestTimeout;
+    }
+
+    byte[] credentials() {
+        return EMPTY;
+    }
+
+    EndpointStats stats() {
+        long queuedMessages = 0;
+        long queuedBytes = 0;
+        for (Peer p : peers.values()) {
+            queuedMessages += p.queue.messages();
+            queuedBytes += p.queue.bytes();
+        }
+        return new EndpointStats(counters.messagesOut.sum(), counters.bytesOut.sum(), counters.messagesIn.sum(),
+                counters.bytesIn.sum(), queuedMessages, queuedBytes, counters.waits.sum(), counters.drops.sum(),
+                counters.rejected.sum(), counters.reconnects.sum(), counters.duplicates.sum());
+    }
+
+    /** Unregisters, says BYE on every link, fails what is still queued with SHUTTING_DOWN. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            registry.unregister(name);
+        } catch (RegistryException ex) {
+            LOG.debug("{}: unregister failed: {}", name, ex.getMessage());
+        }
+        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
+        for (Peer p : peers.values()) {
+            for (Link l : p.links()) {
+                l.bye();
+            }
+            for (Pending pending : p.queue.close(shutdown)) {
+                pending.acknowledged.completeExceptionally(shutdown);
+            }
+        }
+        awaited.values().forEach(a -> a.reply().completeExceptionally(shutdown));
+        shutdown();
+    }
+
+    private void shutdown() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        timer.shutdownNow();
+        connector.shutdownNow();
+    }
+
+    Kind kind() {
+        return config.kind();
+    }
+}

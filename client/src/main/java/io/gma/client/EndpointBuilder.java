@@ -1,0 +1,206 @@
+package io.gma.client;
+
+import io.gma.registry.Kind;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Options of a {@link Producer} or {@link Consumer}. Every setter checks its argument and says its default;
+ * {@link #build()} checks the combination, starts the endpoint (listening socket, registration) and returns it.
+ *
+ * <pre>{@code
+ * Producer p = Producer.builder().registry("http://127.0.0.1:8080").domain("dsg").label("cpu").build();
+ * }</pre>
+ *
+ * @param <T> {@link Producer} or {@link Consumer}
+ */
+public final class EndpointBuilder<T> {
+    private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
+
+    private final Kind kind;
+    private final Function<Endpoint, T> wrap;
+    String registry;
+    String domain;
+    String label;
+    boolean exact;
+    String pcServlet;
+    String host = "127.0.0.1";
+    final Map<String, String> attributes = new LinkedHashMap<>();
+    long maxQueuedBytes = 8L << 20;
+    int maxQueuedMessages = 65_536;
+    FullQueuePolicy policy = FullQueuePolicy.BLOCK;
+    Duration blockTimeout = Duration.ofSeconds(10);
+    Duration requestTimeout = Duration.ofSeconds(30);
+    Duration pingInterval = Duration.ofSeconds(15);
+    Duration lease = Duration.ofSeconds(30);
+    int maxMessageBytes = 16 << 20;
+    Executor executor;
+    MessageHandler handler;
+
+    EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
+        this.kind = kind;
+        this.wrap = wrap;
+    }
+
+    /** The registry's base URL, such as {@code http://127.0.0.1:8080}. Required. */
+    public EndpointBuilder<T> registry(String url) {
+        this.registry = Objects.requireNonNull(url, "url");
+        return this;
+    }
+
+    /** The endpoint's domain, 1..64 of [A-Za-z0-9.-]. Required. */
+    public EndpointBuilder<T> domain(String domain) {
+        this.domain = check(DOMAIN, "domain", domain);
+        return this;
+    }
+
+    /** The label to register, 1..64 of [A-Za-z0-9._-]; the registry adds a nonce. Required. */
+    public EndpointBuilder<T> label(String label) {
+        this.label = check(LABEL, "label", label);
+        return this;
+    }
+
+    /** Register as exactly {@code label@domain}, for a well-known service; start fails if it is taken. */
+    public EndpointBuilder<T> exactLabel(boolean exact) {
+        this.exact = exact;
+        return this;
+    }
+
+    /** The address others reach this endpoint at, and that it listens on. Default 127.0.0.1. */
+    public EndpointBuilder<T> host(String host) {
+        this.host = Objects.requireNonNull(host, "host");
+        return this;
+    }
+
+    /** The domain's PC servlet (host:port of its uplink), for other domains. Default none: same domain only. */
+    public EndpointBuilder<T> pcServlet(String hostPort) {
+        this.pcServlet = Objects.requireNonNull(hostPort, "hostPort");
+        return this;
+    }
+
+    /** A key/value pair registered with the endpoint, queryable through the registry's attributes view. */
+    public EndpointBuilder<T> attribute(String key, String value) {
+        attributes.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
+    /** Bytes of data per peer, unsent plus unacknowledged, 1 KiB..1 GiB. Default 8 MiB. */
+    public EndpointBuilder<T> maxQueuedBytes(long bytes) {
+        if (bytes < 1024 || bytes > 1L << 30) {
+            throw new IllegalArgumentException("maxQueuedBytes " + bytes + " is outside 1024..1073741824");
+        }
+        this.maxQueuedBytes = bytes;
+        return this;
+    }
+
+    /** Data messages per peer, unsent plus unacknowledged, 1..16,777,216. Default 65,536. */
+    public EndpointBuilder<T> maxQueuedMessages(int messages) {
+        if (messages < 1 || messages > 1 << 24) {
+            throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1..16777216");
+        }
+        this.maxQueuedMessages = messages;
+        return this;
+    }
+
+    /** What a send does when a peer's queue is full. Default BLOCK, up to {@link #blockTimeout}. */
+    public EndpointBuilder<T> fullQueuePolicy(FullQueuePolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        return this;
+    }
+
+    /** How long a BLOCK send waits for room before QUEUE_FULL. Default 10 s. */
+    public EndpointBuilder<T> blockTimeout(Duration timeout) {
+        this.blockTimeout = positive("blockTimeout", timeout);
+        return this;
+    }
+
+    /** The default timeout of {@code request}. Default 30 s. */
+    public EndpointBuilder<T> requestTimeout(Duration timeout) {
+        this.requestTimeout = positive("requestTimeout", timeout);
+        return this;
+    }
+
+    /** Idle time before a PING; a peer silent for three intervals is dead. 10 ms..1 h, default 15 s. */
+    public EndpointBuilder<T> pingInterval(Duration interval) {
+        positive("pingInterval", interval);
+        if (interval.toMillis() < 10 || interval.toHours() > 1) {
+            throw new IllegalArgumentException("pingInterval " + interval + " is outside 10 ms..1 h");
+        }
+        this.pingInterval = interval;
+        return this;
+    }
+
+    /** The registration's lease, renewed in the background every third of it. Whole seconds, default 30 s. */
+    public EndpointBuilder<T> lease(Duration lease) {
+        positive("lease", lease);
+        if (lease.toSeconds() < 1 || lease.toNanosPart() != 0) {
+            throw new IllegalArgumentException("lease " + lease + " is not a whole number of seconds");
+        }
+        this.lease = lease;
+        return this;
+    }
+
+    /** The longest data accepted from a peer, 8..2^31-1024 bytes. Default 16 MiB. */
+    public EndpointBuilder<T> maxMessageBytes(int bytes) {
+        if (bytes < 8) {
+            throw new IllegalArgumentException("maxMessageBytes " + bytes + " is under 8");
+        }
+        this.maxMessageBytes = bytes;
+        return this;
+    }
+
+    /**
+     * Runs the message handler on this executor (a virtual-thread executor on Java 21+ fits). Default none: the
+     * handler runs on the link's I/O thread and must not block.
+     */
+    public EndpointBuilder<T> executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    /** Receives DATA, REQUEST and application commands. Default: none (such messages are dropped). */
+    public EndpointBuilder<T> onMessage(MessageHandler handler) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+        return this;
+    }
+
+    /**
+     * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
+     *
+     * @throws IllegalStateException if registry, domain or label is missing
+     * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
+     */
+    public T build() throws EndpointException {
+        if (registry == null || domain == null || label == null) {
+            throw new IllegalStateException("registry, domain and label are required; missing: "
+                    + (registry == null ? "registry " : "") + (domain == null ? "domain " : "")
+                    + (label == null ? "label" : "").trim());
+        }
+        return wrap.apply(Endpoint.start(this));
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
+    private static String check(Pattern pattern, String field, String value) {
+        if (value == null || !pattern.matcher(value).matches()) {
+            throw new IllegalArgumentException(field + " \"" + value + "\" is not 1..64 of "
+                    + (field.equals("domain") ? "[A-Za-z0-9.-]" : "[A-Za-z0-9._-]"));
+        }
+        return value;
+    }
+
+    private static Duration positive(String name, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " " + d + " is not positive");
+        }
+        return d;
+    }
+}

@@ -1,0 +1,14 @@
+package io.gma.client;
+
+/**
+ * What a send does when the peer's send queue is full (maxQueuedBytes or maxQueuedMessages reached, counting
+ * messages not yet written and messages written but not yet acknowledged).
+ */
+public enum FullQueuePolicy {
+    /** Wait for room up to the builder's blockTimeout, then fail with QUEUE_FULL. Waits are counted. */
+    BLOCK,
+    /** Fail at once with QUEUE_FULL. */
+    FAIL,
+    /** Drop the oldest data message not yet written to make room; its future fails with QUEUE_FULL. Counted. */
+    DROP_OLDEST
+}

@@ -1,0 +1,33 @@
+package io.gma.client;
+
+import io.gma.wire.Command;
+
+/**
+ * A message delivered to the application: DATA, REQUEST, or an application command (0x40..0xFF).
+ *
+ * <p>{@link #reply} answers a REQUEST (or any message: the reply goes to its sender with its sequence). A
+ * reply travels in the control lane, so it never waits behind queued data.
+ */
+public interface Incoming {
+    /** The sender's registered name. */
+    String from();
+
+    /** DATA, REQUEST or an application command. */
+    Command command();
+
+    /** The sender's sequence number for this message. */
+    long sequence();
+
+    /** The payload; the array belongs to the handler. */
+    byte[] data();
+
+    /** Whether the sender waits for a reply (a REQUEST). */
+    boolean replyExpected();
+
+    /**
+     * Sends a REPLY carrying {@code data} to the sender.
+     *
+     * @throws EndpointException if the endpoint is closed
+     */
+    void reply(byte[] data) throws EndpointException;
+}

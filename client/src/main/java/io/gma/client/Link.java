@@ -1,0 +1,399 @@
+package io.gma.client;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.ProtocolException;
+import io.gma.wire.StreamDecoder;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One TCP connection with a peer (PROTOCOL.md section 4), and the I/O thread that serves it.
+ *
+ * <p>Reading: the I/O thread decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
+ * ACK every 64 messages or within 20 ms), and hands messages to the endpoint, which runs handlers on this
+ * thread unless given an executor. Writing: whoever has something to send calls {@link #flush()}, which
+ * writes at once, without blocking, from the calling thread; what the socket does not take waits for the
+ * I/O thread to finish it when the socket is writable. A send thus costs no thread hop.
+ *
+ * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
+ */
+final class Link implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Link.class);
+    static final int ACK_EVERY = 64;
+    static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final int BATCH_MESSAGES = 64;
+    private static final int BATCH_BYTES = 256 * 1024;
+
+    enum State { HANDSHAKE, OPEN, CLOSED }
+
+    private final Endpoint endpoint;
+    private final SocketChannel channel;
+    private final Selector selector;
+    final boolean outbound;
+    private final StreamDecoder decoder;
+    private final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
+    private final long pingNanos;
+    private volatile State state = State.HANDSHAKE;
+    private volatile Peer peer;
+    private volatile String peerName;
+    private volatile EndpointException failure;
+
+    // output, guarded by out
+    private final ReentrantLock out = new ReentrantLock();
+    private final AtomicBoolean dirty = new AtomicBoolean();
+    private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
+    private ByteBuffer[] unwritten;
+
+    // I/O thread only
+    private long received;
+    private long ackSent;
+    private long firstUnackedAt;
+    private long acknowledgedByPeer;
+    private volatile long lastReadAt = System.nanoTime();
+    private volatile long lastWriteAt = System.nanoTime();
+    private final long openedAt = System.nanoTime();
+
+    Link(Endpoint endpoint, SocketChannel channel, boolean outbound, Peer peer) throws IOException {
+        this.endpoint = endpoint;
+        this.channel = channel;
+        this.outbound = outbound;
+        this.peer = peer;
+        this.peerName = peer == null ? null : peer.name;
+        this.decoder = endpoint.codec().newStreamDecoder();
+        this.pingNanos = endpoint.pingIntervalNanos();
+        channel.configureBlocking(false);
+        channel.socket().setTcpNoDelay(true);
+        this.selector = Selector.open();
+        channel.register(selector, SelectionKey.OP_READ);
+        if (outbound) {
+            sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", endpoint.credentials()));
+        }
+    }
+
+    String peerName() {
+        return peerName;
+    }
+
+    Peer peer() {
+        return peer;
+    }
+
+    boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    /** Queues an uncounted message (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR) ahead of all else. */
+    void sendImmediate(byte[] packed) {
+        out.lock();
+        try {
+            immediate.addLast(packed);
+        } finally {
+            out.unlock();
+        }
+        flush();
+    }
+
+    /**
+     * Writes what is waiting, from the calling thread, without blocking. Callers that find another thread
+     * writing leave it a flag: the writer loops until nobody has asked for more.
+     */
+    void flush() {
+        dirty.set(true);
+        while (dirty.get() && state != State.CLOSED) {
+            if (!out.tryLock()) {
+                return; // the holder re-checks dirty before it lets go
+            }
+            try {
+                dirty.set(false);
+                writeSome();
+            } catch (IOException e) {
+                fail(new EndpointException(ErrorCode.INTERNAL, "writing to " + peerName + " failed: " + e.getMessage(),
+                        e));
+                return;
+            } finally {
+                out.unlock();
+            }
+        }
+    }
+
+    /** Under out: finish the unwritten batch, then write batches until the socket is full or nothing is left. */
+    private void writeSome() throws IOException {
+        while (true) {
+            if (unwritten != null) {
+                long n = channel.write(unwritten);
+                endpoint.counters().bytesOut.add(n);
+                if (unwritten[unwritten.length - 1].hasRemaining()) {
+                    wantWrite(true);
+                    return;
+                }
+                unwritten = null;
+                lastWriteAt = System.nanoTime();
+            }
+            List<ByteBuffer> batch = new ArrayList<>();
+            int bytes = 0;
+            while (!immediate.isEmpty() && batch.size() < BATCH_MESSAGES) {
+                byte[] b = immediate.pollFirst();
+                batch.add(ByteBuffer.wrap(b));
+                bytes += b.length;
+            }
+            Peer p = peer;
+            if (state == State.OPEN && p != null && p.active() == this) {
+                while (batch.size() < BATCH_MESSAGES && bytes < BATCH_BYTES) {
+                    Pending next = p.queue.next();
+                    if (next == null) {
+                        break;
+                    }
+                    batch.add(ByteBuffer.wrap(next.packed));
+                    bytes += next.packed.length;
+                    endpoint.counters().messagesOut.increment();
+                }
+            }
+            if (batch.isEmpty()) {
+                wantWrite(false);
+                return;
+            }
+            unwritten = batch.toArray(new ByteBuffer[0]);
+        }
+    }
+
+    private void wantWrite(boolean on) {
+        SelectionKey key = channel.keyFor(selector);
+        if (key == null || !key.isValid()) {
+            return;
+        }
+        int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+        if (key.interestOps() != ops) {
+            key.interestOps(ops);
+            if (on) {
+                selector.wakeup();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the I/O thread
+
+    @Override
+    public void run() {
+        try {
+            while (state != State.CLOSED && channel.isOpen()) {
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+                for (SelectionKey key : selector.selectedKeys()) {
+                    if (key.isValid() && key.isReadable()) {
+                        read();
+                    }
+                    if (key.isValid() && key.isWritable()) {
+                        flush();
+                    }
+                }
+                selector.selectedKeys().clear();
+                timers();
+            }
+        } catch (ProtocolException e) {
+            // the stream cannot be trusted: tell the peer why, then close (PROTOCOL.md section 1)
+            LOG.warn("{}: closing link to {}: {}", endpoint.name(), peerName, e.getMessage());
+            sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), peerName == null ? "" : peerName,
+                    e.errorText()));
+            failure = new EndpointException(e.code(), e.getMessage(), e);
+        } catch (IOException e) {
+            if (failure == null) {
+                failure = new EndpointException(ErrorCode.INTERNAL, "link to " + peerName + " failed: "
+                        + e.getMessage(), e);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("{}: link to {} failed", endpoint.name(), peerName, e);
+            failure = new EndpointException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e, e);
+        } finally {
+            closeChannel();
+            endpoint.linkClosed(this, failure);
+        }
+    }
+
+    private long nextDeadline() {
+        long now = System.nanoTime();
+        long next = now + pingNanos;
+        if (state == State.HANDSHAKE) {
+            next = Math.min(next, openedAt + HANDSHAKE_NANOS);
+        }
+        if (received > ackSent) {
+            next = Math.min(next, firstUnackedAt + ACK_WITHIN_NANOS);
+        }
+        next = Math.min(next, Math.max(lastReadAt, lastWriteAt) + pingNanos);
+        return Math.min(next, lastReadAt + 3 * pingNanos);
+    }
+
+    private void timers() throws IOException {
+        long now = System.nanoTime();
+        if (state == State.HANDSHAKE && now - openedAt > HANDSHAKE_NANOS) {
+            failure = new EndpointException(ErrorCode.TIMEOUT, "no " + (outbound ? "WELCOME" : "HELLO") + " within "
+                    + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_NANOS) + " s");
+            throw new IOException(failure.getMessage());
+        }
+        if (received > ackSent && now - firstUnackedAt >= ACK_WITHIN_NANOS) {
+            sendAck();
+        }
+        if (now - lastReadAt > 3 * pingNanos) {
+            failure = new EndpointException(ErrorCode.TIMEOUT, peerName + " was silent for 3 ping intervals ("
+                    + TimeUnit.NANOSECONDS.toMillis(3 * pingNanos) + " ms)");
+            throw new IOException(failure.getMessage());
+        }
+        if (state == State.OPEN && now - Math.max(lastReadAt, lastWriteAt) >= pingNanos) {
+            lastWriteAt = now;
+            sendImmediate(Packed.make(0, Command.PING, endpoint.name(), peerName, new byte[0]));
+        }
+    }
+
+    private void read() throws IOException {
+        readBuffer.clear();
+        int n = channel.read(readBuffer);
+        if (n < 0) {
+            throw new IOException(peerName + " closed the connection");
+        }
+        if (n == 0) {
+            return;
+        }
+        lastReadAt = System.nanoTime();
+        endpoint.counters().bytesIn.add(n);
+        readBuffer.flip();
+        ProtocolException[] bad = new ProtocolException[1];
+        decoder.feed(readBuffer, m -> {
+            if (bad[0] == null) {
+                try {
+                    onMessage(m);
+                } catch (ProtocolException e) {
+                    bad[0] = e;
+                }
+            }
+        });
+        if (bad[0] != null) {
+            throw bad[0];
+        }
+        if (received - ackSent >= ACK_EVERY) {
+            sendAck();
+        }
+    }
+
+    private void onMessage(Message m) throws ProtocolException {
+        endpoint.counters().messagesIn.increment();
+        if (state == State.HANDSHAKE) {
+            handshake(m);
+            return;
+        }
+        Command c = m.command();
+        if (c == Command.ACK) {
+            acknowledged(m.dataBuffer().getLong());
+        } else if (c == Command.PING) {
+            sendImmediate(Packed.make(m.sequence(), Command.PONG, endpoint.name(), m.from(), m.data()));
+        } else if (c == Command.PONG) {
+            return;
+        } else if (c == Command.BYE) {
+            sendAck();
+            failure = new EndpointException(ErrorCode.SHUTTING_DOWN, peerName + " said BYE");
+            state = State.CLOSED;
+        } else if (c == Command.HELLO || c == Command.WELCOME) {
+            throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
+        } else {
+            if (received == ackSent) {
+                firstUnackedAt = System.nanoTime();
+            }
+            received++;
+            endpoint.receive(m, this);
+        }
+    }
+
+    private void handshake(Message m) throws ProtocolException {
+        if (outbound) {
+            if (m.command() == Command.ERROR) {
+                failure = new EndpointException(ErrorCode.FORBIDDEN, peerName + " refused the link: "
+                        + m.dataAsString());
+                state = State.CLOSED;
+                return;
+            }
+            if (m.command() != Command.WELCOME) {
+                throw new ProtocolException(ErrorCode.MALFORMED, "expected WELCOME, got " + m.command());
+            }
+            state = State.OPEN;
+            endpoint.linkOpened(this);
+        } else {
+            if (m.command() != Command.HELLO) {
+                throw new ProtocolException(ErrorCode.MALFORMED, "expected HELLO first, got " + m.command());
+            }
+            peerName = m.from();
+            sendImmediate(Packed.make(0, Command.WELCOME, endpoint.name(), m.from(), new byte[0]));
+            state = State.OPEN;
+            peer = endpoint.linkOpened(this);
+        }
+        flush();
+    }
+
+    /** An ACK: the peer has received {@code count} counted messages on this link. */
+    private void acknowledged(long count) {
+        long delta = count - acknowledgedByPeer;
+        Peer p = peer;
+        if (delta <= 0 || p == null || p.active() != this) {
+            return;
+        }
+        acknowledgedByPeer = count;
+        for (Pending done : p.queue.acknowledge(delta)) {
+            done.acknowledged.complete(null);
+        }
+    }
+
+    private void sendAck() {
+        if (received == ackSent || peerName == null) {
+            return;
+        }
+        ackSent = received;
+        byte[] count = ByteBuffer.allocate(8).putLong(received).array();
+        sendImmediate(Packed.make(0, Command.ACK, endpoint.name(), peerName, count));
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /** Ends the link from any thread; the I/O thread reports it to the endpoint. */
+    void fail(EndpointException reason) {
+        if (failure == null) {
+            failure = reason;
+        }
+        state = State.CLOSED;
+        selector.wakeup();
+    }
+
+    /** Says BYE after acknowledging what arrived, then closes. */
+    void bye() {
+        if (state == State.OPEN && peerName != null) {
+            sendImmediate(Packed.make(0, Command.BYE, endpoint.name(), peerName, new byte[0]));
+        }
+        fail(new EndpointException(ErrorCode.SHUTTING_DOWN, endpoint.name() + " is closing"));
+    }
+
+    private void closeChannel() {
+        state = State.CLOSED;
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}

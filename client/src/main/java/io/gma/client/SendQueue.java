@@ -1,0 +1,278 @@
+package io.gma.client;
+
+import io.gma.wire.ErrorCode;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The messages for one peer that it has not acknowledged yet, in three lanes:
+ *
+ * <pre>
+ *   resend  : written on a link that was lost, not acknowledged; written first, in their wire order
+ *   control : REPLY, ERROR, SUBSCRIBE, UNSUBSCRIBE; never bounded, so they never wait behind data
+ *   data    : DATA, REQUEST, application commands; bounded by maxQueuedBytes and maxQueuedMessages
+ *   inFlight: written on the current link, waiting for its ACK, in wire order
+ * </pre>
+ *
+ * The bounds count data from the moment it is queued until it is acknowledged, so a slow peer fills the
+ * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links: when one is lost,
+ * {@link #linkLost()} puts what was in flight back in front, and the next link resends it.
+ *
+ * <p>One lock; no I/O and no future completion under it (completions are returned to the caller).
+ */
+final class SendQueue {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+    private final long maxBytes;
+    private final int maxMessages;
+    private final Counters counters;
+    private final ArrayDeque<Pending> resend = new ArrayDeque<>();
+    private final ArrayDeque<Pending> control = new ArrayDeque<>();
+    private final ArrayDeque<Pending> data = new ArrayDeque<>();
+    private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
+    private long dataBytes;
+    private int dataMessages;
+    private long allBytes;
+    private int allMessages;
+    private EndpointException closedBy;
+
+    SendQueue(long maxBytes, int maxMessages, Counters counters) {
+        this.maxBytes = maxBytes;
+        this.maxMessages = maxMessages;
+        this.counters = counters;
+    }
+
+    /**
+     * Queues a data message under the policy.
+     *
+     * @throws EndpointException QUEUE_FULL (at once, after blockNanos, or larger than the whole queue), or
+     *     the reason the queue was closed
+     */
+    void offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
+        int size = p.packed.length;
+        if (size > maxBytes) {
+            counters.rejected.increment();
+            throw new EndpointException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
+                    + maxBytes);
+        }
+        Pending dropped = null;
+        lock.lock();
+        try {
+            checkOpen();
+            if (!fits(size)) {
+                switch (policy) {
+                    case FAIL -> throw full(peer);
+                    case DROP_OLDEST -> dropped = dropOldestFor(size, peer);
+                    default -> waitForRoom(size, blockNanos, peer);
+                }
+            }
+            data.addLast(p);
+            dataBytes += size;
+            dataMessages++;
+            allBytes += size;
+            allMessages++;
+        } finally {
+            lock.unlock();
+        }
+        if (dropped != null) {
+            dropped.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
+                    "dropped as the oldest unsent message for " + peer + " (DROP_OLDEST)"));
+        }
+    }
+
+    private boolean fits(int size) {
+        return dataBytes + size <= maxBytes && dataMessages < maxMessages;
+    }
+
+    private EndpointException full(String peer) {
+        counters.rejected.increment();
+        return new EndpointException(ErrorCode.QUEUE_FULL, "send queue for " + peer + " is full: " + dataMessages
+                + " messages, " + dataBytes + " bytes (maxQueuedMessages " + maxMessages + ", maxQueuedBytes "
+                + maxBytes + ")");
+    }
+
+    /** Drops unsent data from the front until the message fits; only unsent data can go, never what is in flight. */
+    private Pending dropOldestFor(int size, String peer) throws EndpointException {
+        Pending last = null;
+        while (!fits(size)) {
+            Pending oldest = data.pollFirst();
+            if (oldest == null) {
+                throw full(peer);
+            }
+            dataBytes -= oldest.packed.length;
+            dataMessages--;
+            allBytes -= oldest.packed.length;
+            allMessages--;
+            counters.drops.increment();
+            if (last != null) {
+                last.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
+                        "dropped as the oldest unsent message for " + peer + " (DROP_OLDEST)"));
+            }
+            last = oldest;
+        }
+        return last;
+    }
+
+    private void waitForRoom(int size, long blockNanos, String peer) throws EndpointException {
+        counters.waits.increment();
+        long left = blockNanos;
+        try {
+            while (!fits(size)) {
+                if (left <= 0) {
+                    throw full(peer);
+                }
+                left = room.awaitNanos(left);
+                checkOpen();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException(ErrorCode.QUEUE_FULL, "interrupted while waiting for room to " + peer, e);
+        }
+    }
+
+    /** Queues a control message: never bounded, never waits. */
+    void offerControl(Pending p) throws EndpointException {
+        lock.lock();
+        try {
+            checkOpen();
+            control.addLast(p);
+            allBytes += p.packed.length;
+            allMessages++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkOpen() throws EndpointException {
+        if (closedBy != null) {
+            throw closedBy;
+        }
+    }
+
+    /** The next message to write, moved in flight: lost-link resends first, then control, then data. */
+    Pending next() {
+        lock.lock();
+        try {
+            Pending p = resend.pollFirst();
+            if (p == null) {
+                p = control.pollFirst();
+            }
+            if (p == null) {
+                p = data.pollFirst();
+            }
+            if (p != null) {
+                inFlight.addLast(p);
+            }
+            return p;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases the {@code count} oldest messages in flight; the caller completes their futures. */
+    List<Pending> acknowledge(long count) {
+        List<Pending> done = new ArrayList<>();
+        lock.lock();
+        try {
+            for (long i = 0; i < count; i++) {
+                Pending p = inFlight.pollFirst();
+                if (p == null) {
+                    break;
+                }
+                done.add(p);
+                allBytes -= p.packed.length;
+                allMessages--;
+                if (p.data) {
+                    dataBytes -= p.packed.length;
+                    dataMessages--;
+                }
+            }
+            if (!done.isEmpty()) {
+                room.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        return done;
+    }
+
+    /** The link that carried the in-flight messages is gone: they are resent first, in their order. */
+    void linkLost() {
+        lock.lock();
+        try {
+            while (!inFlight.isEmpty()) {
+                resend.addFirst(inFlight.pollLast());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean hasWork() {
+        lock.lock();
+        try {
+            return !resend.isEmpty() || !control.isEmpty() || !data.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isEmpty() {
+        lock.lock();
+        try {
+            return allMessages == 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Fails every message with {@code reason} and refuses new ones; the caller completes the futures. */
+    List<Pending> close(EndpointException reason) {
+        lock.lock();
+        try {
+            closedBy = reason;
+            List<Pending> all = new ArrayList<>(inFlight);
+            all.addAll(resend);
+            all.addAll(control);
+            all.addAll(data);
+            inFlight.clear();
+            resend.clear();
+            control.clear();
+            data.clear();
+            dataBytes = 0;
+            dataMessages = 0;
+            allBytes = 0;
+            allMessages = 0;
+            room.signalAll();
+            return all;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long bytes() {
+        lock.lock();
+        try {
+            return allBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int messages() {
+        lock.lock();
+        try {
+            return allMessages;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    static long nanos(java.time.Duration d) {
+        return TimeUnit.NANOSECONDS.convert(d);
+    }
+}
