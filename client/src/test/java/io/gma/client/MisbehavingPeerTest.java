@@ -1,0 +1,158 @@
+package io.gma.client;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.registry.EndpointInfo;
+import io.gma.registry.Kind;
+import io.gma.registry.Registration;
+import io.gma.registry.RegistryClient;
+import io.gma.wire.Command;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.StreamDecoder;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Peers that hang or send garbage: the endpoint notices, closes that connection, and serves the others. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MisbehavingPeerTest {
+
+    /** Reads whole messages from a raw socket until it closes or the timeout passes. */
+    private static List<Message> readUntilClosed(Socket s, int timeoutMillis) throws IOException {
+        s.setSoTimeout(timeoutMillis);
+        List<Message> got = new ArrayList<>();
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        byte[] buf = new byte[8192];
+        InputStream in = s.getInputStream();
+        try {
+            for (int n; (n = in.read(buf)) >= 0;) {
+                decoder.feed(buf, 0, n, got::add);
+            }
+        } catch (SocketTimeoutException stillOpen) {
+            got.add(null); // marks "not closed"
+        }
+        return got;
+    }
+
+    private static Socket rawTo(RegistryClient registry, String name) throws IOException {
+        EndpointInfo info = registry.lookup(name);
+        return new Socket(info.host(), info.port());
+    }
+
+    @Test
+    void hungPeerIsDeclaredDeadWithinThreePingIntervals() throws Exception {
+        long ping = 200;
+        try (DirectFixture f = new DirectFixture();
+                ServerSocket hung = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+                Producer p = f.producer("p").pingInterval(Duration.ofMillis(ping)).build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            String name = registry.register(Registration.builder(Kind.CONSUMER, "hung", "lan").port(hung.getLocalPort())
+                    .build()).name();
+            p.send(name, "hello?".getBytes(UTF_8));
+            try (Socket s = hung.accept()) {
+                // answer the handshake, then neither read nor answer: the connection stays open
+                OutputStream out = s.getOutputStream();
+                out.write(Packed.make(0, Command.WELCOME, name, p.name(), new byte[0]));
+                long welcomed = System.nanoTime();
+                Thread.sleep(3 * ping + 400);
+                List<Message> got = readUntilClosed(s, 1000);
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - welcomed);
+                assertTrue(got.isEmpty() || got.get(got.size() - 1) != null, "still open after " + millis + " ms");
+                assertTrue(got.stream().anyMatch(m -> m != null && m.command() == Command.PING), got.toString());
+            }
+        }
+    }
+
+    @Test
+    void garbageGetsErrorAndCloseWhileOthersCarryOn() throws Exception {
+        try (DirectFixture f = new DirectFixture();
+                Producer echo = f.producer("echo").onMessage(m -> m.reply(m.data())).build();
+                Consumer c = f.consumer("c").build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            c.request(echo.name(), new byte[] {1}, Duration.ofSeconds(10));
+
+            try (Socket garbage = rawTo(registry, echo.name())) {
+                garbage.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(UTF_8));
+                List<Message> got = readUntilClosed(garbage, 5000);
+                assertTrue(!got.isEmpty() && got.get(got.size() - 1) != null, "not closed: " + got);
+                assertEquals(Command.ERROR, got.get(0).command());
+                assertTrue(got.get(0).dataAsString().startsWith("MALFORMED magic 0x4745"), got.get(0).dataAsString());
+            }
+
+            try (Socket huge = rawTo(registry, echo.name())) {
+                OutputStream out = huge.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "raw@lan", "", new byte[0]));
+                byte[] header = Packed.make(1, Command.DATA, "raw@lan", echo.name(), new byte[0]);
+                ByteBuffer.wrap(header).putInt(16, Integer.MAX_VALUE);
+                out.write(header, 0, 20);
+                List<Message> got = readUntilClosed(huge, 5000);
+                assertTrue(!got.isEmpty() && got.get(got.size() - 1) != null, "not closed: " + got);
+                Message error = got.stream().filter(m -> m.command() == Command.ERROR).findFirst().orElseThrow();
+                assertEquals("TOO_LARGE dataLength 2147483647 exceeds maxMessageBytes 16777216",
+                        error.dataAsString());
+            }
+
+            try (Socket truncated = rawTo(registry, echo.name())) {
+                OutputStream out = truncated.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "raw2@lan", "", new byte[0]));
+                byte[] m = Packed.make(1, Command.DATA, "raw2@lan", echo.name(), new byte[100]);
+                out.write(m, 0, 60);
+                out.flush();
+                truncated.shutdownOutput();
+                List<Message> got = readUntilClosed(truncated, 5000);
+                assertTrue(!got.isEmpty() && got.get(got.size() - 1) != null, "not closed: " + got);
+            }
+
+            try (Socket noHello = rawTo(registry, echo.name())) {
+                noHello.getOutputStream().write(Packed.make(1, Command.DATA, "raw3@lan", echo.name(), new byte[1]));
+                List<Message> got = readUntilClosed(noHello, 5000);
+                assertEquals("MALFORMED expected HELLO first, got DATA", got.get(0).dataAsString());
+            }
+
+            // the endpoint still serves its real peers
+            assertArrayEquals(new byte[] {2}, c.request(echo.name(), new byte[] {2}, Duration.ofSeconds(10)));
+        }
+    }
+
+    @Test
+    void messageForAnotherNameIsAnsweredNoRoute() throws Exception {
+        try (DirectFixture f = new DirectFixture();
+                Producer p = f.producer("p").build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            try (Socket s = rawTo(registry, p.name())) {
+                OutputStream out = s.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "raw@lan", "", new byte[0]));
+                out.write(Packed.make(7, Command.DATA, "raw@lan", "someone-else@lan", new byte[1]));
+                s.setSoTimeout(5000);
+                StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+                List<Message> got = new ArrayList<>();
+                byte[] buf = new byte[4096];
+                while (got.stream().noneMatch(m -> m.command() == Command.ERROR)) {
+                    int n = s.getInputStream().read(buf);
+                    assertTrue(n > 0, "closed before the ERROR");
+                    decoder.feed(buf, 0, n, got::add);
+                }
+                Message error = got.stream().filter(m -> m.command() == Command.ERROR).findFirst().get();
+                assertEquals(7, error.sequence());
+                assertTrue(error.dataAsString().startsWith("NO_ROUTE this is " + p.name() + ", not someone-else@lan"),
+                        error.dataAsString());
+            }
+        }
+    }
+}
