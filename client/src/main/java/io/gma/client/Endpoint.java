@@ -2,7 +2,6 @@ package io.gma.client;
 
 import io.gma.registry.EndpointInfo;
 import io.gma.registry.Kind;
-import io.gma.registry.Lease;
 import io.gma.registry.QueryResult;
 import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;

@@ -89,6 +89,18 @@ final class Link implements Runnable {
         return peerName;
     }
 
+    /** The peer's name, or its address before it said HELLO. */
+    private String describe() {
+        if (peerName != null) {
+            return peerName;
+        }
+        try {
+            return String.valueOf(channel.getRemoteAddress());
+        } catch (IOException e) {
+            return "an unnamed peer";
+        }
+    }
+
     Peer peer() {
         return peer;
     }
@@ -207,7 +219,7 @@ final class Link implements Runnable {
             }
         } catch (ProtocolException e) {
             // the stream cannot be trusted: tell the peer why, then close (PROTOCOL.md section 1)
-            LOG.warn("{}: closing link to {}: {}", endpoint.name(), peerName, e.getMessage());
+            LOG.warn("{}: closing link to {}: {}", endpoint.name(), describe(), e.getMessage());
             sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), peerName == null ? "" : peerName,
                     e.errorText()));
             failure = new EndpointException(e.code(), e.getMessage(), e);
