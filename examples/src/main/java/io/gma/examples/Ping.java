@@ -1,0 +1,91 @@
+package io.gma.examples;
+
+import io.gma.client.Consumer;
+import io.gma.client.EndpointException;
+import io.gma.client.Incoming;
+import io.gma.wire.ErrorCode;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The initiator of the ping-pong latency test: sends N messages of a given size to a pong and prints the
+ * round-trip percentiles. Blocking mode waits for each REPLY (request/reply); non-blocking mode sends DATA
+ * and waits for the pong's DATA back.
+ *
+ * <pre>
+ * java -cp examples/target/gma-examples.jar io.gma.examples.Ping REGISTRY_URL DOMAIN NAME \
+ *     [COUNT] [BYTES] [blocking|nonblocking]
+ * </pre>
+ */
+public final class Ping implements AutoCloseable {
+    private final BlockingQueue<Incoming> echoes = new ArrayBlockingQueue<>(1024);
+    private final Consumer consumer;
+
+    private Ping(String registry, String domain) throws EndpointException {
+        consumer = Consumer.builder().registry(registry).domain(domain).label("ping").onMessage(echoes::add).build();
+    }
+
+    /** Starts and registers a ping endpoint. */
+    public static Ping start(String registry, String domain) throws EndpointException {
+        return new Ping(registry, domain);
+    }
+
+    /** Round-trip times of one run, in nanoseconds, in the order measured. */
+    public long[] run(String target, int count, int bytes, boolean blocking)
+            throws EndpointException, InterruptedException {
+        byte[] payload = new byte[bytes];
+        long[] rtt = new long[count];
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            if (blocking) {
+                consumer.request(target, payload, Duration.ofSeconds(30));
+            } else {
+                consumer.send(target, payload);
+                if (echoes.poll(30, TimeUnit.SECONDS) == null) {
+                    throw new EndpointException(ErrorCode.TIMEOUT, "no echo from " + target + " in 30 s");
+                }
+            }
+            rtt[i] = System.nanoTime() - start;
+        }
+        return rtt;
+    }
+
+    /** p50, p90, p99 and max of round-trip times, in microseconds (nearest rank). */
+    public static String summary(long[] rtt) {
+        long[] sorted = rtt.clone();
+        Arrays.sort(sorted);
+        return String.format(Locale.ROOT, "%d round trips: p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us",
+                sorted.length, pct(sorted, 0.50), pct(sorted, 0.90), pct(sorted, 0.99),
+                sorted[sorted.length - 1] / 1000.0);
+    }
+
+    private static double pct(long[] sorted, double p) {
+        return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)] / 1000.0;
+    }
+
+    @Override
+    public void close() {
+        consumer.close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3 || args.length > 6 || args[0].startsWith("-")) {
+            System.err.println("usage: Ping REGISTRY_URL DOMAIN NAME [COUNT=10000] [BYTES=64] [blocking|nonblocking]");
+            System.exit(2);
+        }
+        int count = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
+        int bytes = args.length > 4 ? Integer.parseInt(args[4]) : 64;
+        boolean blocking = args.length <= 5 || args[5].equals("blocking");
+        try (Ping ping = start(args[0], args[1])) {
+            ping.run(args[2], Math.min(count, 1000), bytes, blocking); // warm-up
+            System.out.println(summary(ping.run(args[2], count, bytes, blocking)));
+        } catch (EndpointException e) {
+            System.err.println("ping: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+}

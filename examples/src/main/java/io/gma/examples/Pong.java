@@ -1,0 +1,50 @@
+package io.gma.examples;
+
+import io.gma.client.EndpointBuilder;
+import io.gma.client.EndpointException;
+import io.gma.client.Producer;
+import io.gma.wire.Command;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The responder of the ping-pong latency test: every REQUEST gets a REPLY with the same bytes, every DATA a
+ * DATA with the same bytes back to its sender.
+ *
+ * <pre>java -cp examples/target/gma-examples.jar io.gma.examples.Pong REGISTRY_URL DOMAIN [EXACT_LABEL]</pre>
+ */
+public final class Pong {
+    private Pong() {
+    }
+
+    /** Starts a pong endpoint; with {@code exactLabel}, registered as exactly {@code exactLabel@domain}. */
+    public static Producer start(String registry, String domain, String exactLabel) throws EndpointException {
+        Producer[] self = new Producer[1];
+        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain)
+                .label(exactLabel != null ? exactLabel : "pong").exactLabel(exactLabel != null)
+                .onMessage(m -> {
+                    if (m.replyExpected()) {
+                        m.reply(m.data());
+                    } else if (m.command() == Command.DATA) {
+                        self[0].send(m.from(), m.data());
+                    }
+                });
+        self[0] = b.build();
+        return self[0];
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2 || args.length > 3 || args[0].startsWith("-")) {
+            System.err.println("usage: Pong REGISTRY_URL DOMAIN [EXACT_LABEL]");
+            System.exit(2);
+        }
+        try (Producer pong = start(args[0], args[1], args.length == 3 ? args[2] : null)) {
+            System.out.println("pong is " + pong.name());
+            CountDownLatch stop = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+            stop.await();
+        } catch (EndpointException e) {
+            System.err.println("pong: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+}
