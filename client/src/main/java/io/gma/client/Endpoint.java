@@ -25,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,7 +71,9 @@ final class Endpoint implements AutoCloseable {
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
         this.registry = RegistryClient.create(config.registry);
         String prefix = "gma-" + config.label;
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemon(prefix + "-timer"));
+        ScheduledThreadPoolExecutor timerPool = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer"));
+        timerPool.setRemoveOnCancelPolicy(true);
+        this.timer = timerPool;
         AtomicInteger n = new AtomicInteger();
         this.connector = Executors.newCachedThreadPool(r -> daemon(prefix + "-connect-" + n.incrementAndGet())
                 .newThread(r));
@@ -175,7 +179,10 @@ final class Endpoint implements AutoCloseable {
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
         Pending p = new Pending(Packed.make(seq, command, name, to, data), true);
-        peer.queue.offerData(p, config.policy, SendQueue.nanos(config.blockTimeout), to);
+        // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
+        FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IO_THREAD.get() ? FullQueuePolicy.FAIL
+                : config.policy;
+        peer.queue.offerData(p, policy, SendQueue.nanos(config.blockTimeout), to);
         transmit(peer);
         return new Sent(seq, p.acknowledged);
     }
@@ -219,9 +226,11 @@ final class Endpoint implements AutoCloseable {
             reply.completeExceptionally(ex);
             return reply;
         }
-        timer.schedule(() -> reply.completeExceptionally(new EndpointException(ErrorCode.TIMEOUT, "no reply from "
-                + to + " to request " + Long.toUnsignedString(seq) + " within " + timeout.toMillis() + " ms")),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> expiry = timer.schedule(() -> reply.completeExceptionally(new EndpointException(
+                ErrorCode.TIMEOUT, "no reply from " + to + " to request " + Long.toUnsignedString(seq) + " within "
+                + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        // answered requests must not wait in the timer's queue, holding their replies, until they would expire
+        reply.whenComplete((r, ex) -> expiry.cancel(false));
         return reply;
     }
 
@@ -514,6 +523,11 @@ final class Endpoint implements AutoCloseable {
 
     String name() {
         return name;
+    }
+
+    /** Tasks waiting in the timer: lease renewal, back-offs, and requests not answered yet. */
+    int timerTasks() {
+        return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
     }
 
     WireCodec codec() {

@@ -108,7 +108,11 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
-    /** What a send does when a peer's queue is full. Default BLOCK, up to {@link #blockTimeout}. */
+    /**
+     * What a send does when a peer's queue is full. Default BLOCK, up to {@link #blockTimeout}; except in a
+     * handler running on a link's I/O thread, where BLOCK fails at once, since waiting there would stop the
+     * reads whose ACKs make room.
+     */
     public EndpointBuilder<T> fullQueuePolicy(FullQueuePolicy policy) {
         this.policy = Objects.requireNonNull(policy, "policy");
         return this;

@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class Link implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Link.class);
     static final int ACK_EVERY = 64;
+    /** Also acknowledge every this many bytes: with large messages, 64 of them could be the whole send queue. */
+    static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int BATCH_MESSAGES = 64;
@@ -46,7 +48,7 @@ final class Link implements Runnable {
     private final Selector selector;
     final boolean outbound;
     private final StreamDecoder decoder;
-    private final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
+    private final ByteBuffer readBuffer = ByteBuffer.allocate(256 * 1024);
     private final long pingNanos;
     private volatile State state = State.HANDSHAKE;
     private volatile Peer peer;
@@ -61,7 +63,9 @@ final class Link implements Runnable {
 
     // I/O thread only
     private long received;
+    private long receivedBytes;
     private long ackSent;
+    private long ackSentBytes;
     private long firstUnackedAt;
     private long acknowledgedByPeer;
     private volatile long lastReadAt = System.nanoTime();
@@ -296,7 +300,7 @@ final class Link implements Runnable {
         if (bad[0] != null) {
             throw bad[0];
         }
-        if (received - ackSent >= ACK_EVERY) {
+        if (received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES) {
             sendAck();
         }
     }
@@ -325,6 +329,7 @@ final class Link implements Runnable {
                 firstUnackedAt = System.nanoTime();
             }
             received++;
+            receivedBytes += m.encodedLength();
             endpoint.receive(m, this);
         }
     }
@@ -372,6 +377,7 @@ final class Link implements Runnable {
             return;
         }
         ackSent = received;
+        ackSentBytes = receivedBytes;
         byte[] count = ByteBuffer.allocate(8).putLong(received).array();
         sendImmediate(Packed.make(0, Command.ACK, endpoint.name(), peerName, count));
     }

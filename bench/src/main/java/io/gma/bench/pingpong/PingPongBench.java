@@ -1,0 +1,123 @@
+package io.gma.bench.pingpong;
+
+import io.gma.client.Producer;
+import io.gma.examples.Ping;
+import io.gma.examples.Pong;
+import io.gma.registry.Registry;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The jGMA paper's Benchmarks 1 and 2: ping-pong round trips from 1 B to 1 MiB in powers of 4, blocking
+ * (request/reply) and non-blocking (DATA answered by DATA from the handler), next to a raw Java socket
+ * ping-pong (a length-prefixed frame echoed by a thread) measured the same way in the same JVM.
+ *
+ * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.pingpong.PingPongBench [rounds]</pre>
+ */
+public final class PingPongBench {
+    private PingPongBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5_000;
+        try (Registry registry = Registry.builder().port(0).build().start();
+                Producer pong = Pong.start(registry.url(), "lan", "pong");
+                Ping ping = Ping.start(registry.url(), "lan");
+                RawEcho raw = new RawEcho()) {
+            System.out.printf(Locale.ROOT, "ping-pong, %d round trips per size after as many warm-up ones (fewer"
+                    + " above 64 KiB); JDK %s, %d cores%n%n", rounds, System.getProperty("java.version"),
+                    Runtime.getRuntime().availableProcessors());
+            System.out.println("| bytes | raw p50 us | raw p99 us | blocking p50 us | p99 us | p50 ratio"
+                    + " | non-blocking p50 us | p99 us | p50 ratio |");
+            System.out.println("|---|---|---|---|---|---|---|---|---|");
+            for (int size = 1; size <= 1 << 20; size *= 4) {
+                int n = size > 64 * 1024 ? Math.max(200, rounds / 10) : rounds;
+                raw.run(size, n);
+                long[] r = raw.run(size, n);
+                ping.run(pong.name(), n, size, true);
+                long[] b = ping.run(pong.name(), n, size, true);
+                ping.run(pong.name(), n, size, false);
+                long[] nb = ping.run(pong.name(), n, size, false);
+                System.out.printf(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | %.2fx |%n",
+                        size, pct(r, 0.5), pct(r, 0.99), pct(b, 0.5), pct(b, 0.99), pct(b, 0.5) / pct(r, 0.5),
+                        pct(nb, 0.5), pct(nb, 0.99), pct(nb, 0.5) / pct(r, 0.5));
+            }
+        }
+    }
+
+    /** Nearest-rank percentile in microseconds. */
+    static double pct(long[] nanos, double p) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)] / 1000.0;
+    }
+
+    /** The baseline: a blocking socket, TCP_NODELAY, a 4-byte length and the payload, echoed by one thread. */
+    static final class RawEcho implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        private final Socket client;
+        private final DataOutputStream out;
+        private final DataInputStream in;
+
+        RawEcho() throws IOException {
+            Thread echo = new Thread(() -> {
+                try (Socket s = server.accept()) {
+                    s.setTcpNoDelay(true);
+                    DataInputStream sin = new DataInputStream(s.getInputStream());
+                    OutputStream sout = s.getOutputStream();
+                    byte[] buf = new byte[4 + (1 << 20)];
+                    while (true) {
+                        int len = sin.readInt();
+                        sin.readFully(buf, 4, len);
+                        buf[0] = (byte) (len >>> 24);
+                        buf[1] = (byte) (len >>> 16);
+                        buf[2] = (byte) (len >>> 8);
+                        buf[3] = (byte) len;
+                        sout.write(buf, 0, 4 + len);
+                    }
+                } catch (IOException closed) {
+                    // the benchmark is over
+                }
+            }, "raw-echo");
+            echo.setDaemon(true);
+            echo.start();
+            client = new Socket(server.getInetAddress(), server.getLocalPort());
+            client.setTcpNoDelay(true);
+            out = new DataOutputStream(client.getOutputStream());
+            in = new DataInputStream(client.getInputStream());
+        }
+
+        long[] run(int size, int n) throws IOException {
+            byte[] frame = new byte[4 + size];
+            frame[0] = (byte) (size >>> 24);
+            frame[1] = (byte) (size >>> 16);
+            frame[2] = (byte) (size >>> 8);
+            frame[3] = (byte) size;
+            byte[] back = new byte[size];
+            long[] rtt = new long[n];
+            for (int i = 0; i < n; i++) {
+                long start = System.nanoTime();
+                out.write(frame);
+                int len = in.readInt();
+                in.readFully(back, 0, len);
+                rtt[i] = System.nanoTime() - start;
+            }
+            return rtt;
+        }
+
+        @Override
+        public void close() throws IOException {
+            client.close();
+            server.close();
+        }
+    }
+
+}
