@@ -182,8 +182,9 @@ final class Endpoint implements AutoCloseable {
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IO_THREAD.get() ? FullQueuePolicy.FAIL
                 : config.policy;
-        peer.queue.offerData(p, policy, SendQueue.nanos(config.blockTimeout), to);
-        transmit(peer);
+        if (peer.queue.offerData(p, policy, SendQueue.nanos(config.blockTimeout), to)) {
+            transmit(peer);
+        }
         return new Sent(seq, p.acknowledged);
     }
 

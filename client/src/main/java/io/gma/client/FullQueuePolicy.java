@@ -9,6 +9,10 @@ public enum FullQueuePolicy {
     BLOCK,
     /** Fail at once with QUEUE_FULL. */
     FAIL,
-    /** Drop the oldest data message not yet written to make room; its future fails with QUEUE_FULL. Counted. */
+    /**
+     * Never fail the send: drop the oldest data messages not yet written to make room, or, when everything
+     * queued is already written and awaits its ACK, drop the new message. A dropped message's future fails
+     * with QUEUE_FULL; drops are counted.
+     */
     DROP_OLDEST
 }

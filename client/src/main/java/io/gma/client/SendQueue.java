@@ -49,39 +49,49 @@ final class SendQueue {
     /**
      * Queues a data message under the policy.
      *
+     * @return false when DROP_OLDEST found nothing unsent to drop, everything queued being in flight already,
+     *     and dropped this message instead (counted, its future failed with QUEUE_FULL)
      * @throws EndpointException QUEUE_FULL (at once, after blockNanos, or larger than the whole queue), or
      *     the reason the queue was closed
      */
-    void offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
+    boolean offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
         int size = p.packed.length;
         if (size > maxBytes) {
             counters.rejected.increment();
             throw new EndpointException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
                     + maxBytes);
         }
-        Pending dropped = null;
+        List<Pending> dropped = new ArrayList<>(0);
+        boolean queued;
         lock.lock();
         try {
             checkOpen();
             if (!fits(size)) {
                 switch (policy) {
                     case FAIL -> throw full(peer);
-                    case DROP_OLDEST -> dropped = dropOldestFor(size, peer);
+                    case DROP_OLDEST -> dropOldestFor(size, dropped);
                     default -> waitForRoom(size, blockNanos, peer);
                 }
             }
-            data.addLast(p);
-            dataBytes += size;
-            dataMessages++;
-            allBytes += size;
-            allMessages++;
+            queued = fits(size);
+            if (queued) {
+                data.addLast(p);
+                dataBytes += size;
+                dataMessages++;
+                allBytes += size;
+                allMessages++;
+            } else {
+                counters.drops.increment();
+                dropped.add(p);
+            }
         } finally {
             lock.unlock();
         }
-        if (dropped != null) {
-            dropped.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
-                    "dropped as the oldest unsent message for " + peer + " (DROP_OLDEST)"));
+        for (Pending d : dropped) {
+            d.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
+                    "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
         }
+        return queued;
     }
 
     private boolean fits(int size) {
@@ -95,26 +105,20 @@ final class SendQueue {
                 + maxBytes + ")");
     }
 
-    /** Drops unsent data from the front until the message fits; only unsent data can go, never what is in flight. */
-    private Pending dropOldestFor(int size, String peer) throws EndpointException {
-        Pending last = null;
+    /** Drops unsent data from the front until the message fits or none is left; what is in flight stays. */
+    private void dropOldestFor(int size, List<Pending> dropped) {
         while (!fits(size)) {
             Pending oldest = data.pollFirst();
             if (oldest == null) {
-                throw full(peer);
+                return;
             }
             dataBytes -= oldest.packed.length;
             dataMessages--;
             allBytes -= oldest.packed.length;
             allMessages--;
             counters.drops.increment();
-            if (last != null) {
-                last.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
-                        "dropped as the oldest unsent message for " + peer + " (DROP_OLDEST)"));
-            }
-            last = oldest;
+            dropped.add(oldest);
         }
-        return last;
     }
 
     private void waitForRoom(int size, long blockNanos, String peer) throws EndpointException {

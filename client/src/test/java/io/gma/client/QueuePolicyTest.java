@@ -110,12 +110,8 @@ class QueuePolicyTest {
         try (Producer p = producer(FullQueuePolicy.DROP_OLDEST)) {
             Sent first = null;
             for (int i = 0; i < 2_000; i++) {
-                try {
-                    Sent s = p.send(slow.name(), KB);
-                    first = first == null ? s : first;
-                } catch (EndpointException e) {
-                    assertEquals(ErrorCode.QUEUE_FULL, e.code()); // all in flight: nothing unsent to drop
-                }
+                Sent s = p.send(slow.name(), KB); // never throws under DROP_OLDEST
+                first = first == null ? s : first;
                 sample(p);
             }
             assertTrue(p.stats().drops() > 0, p.stats().toString());
