@@ -181,10 +181,18 @@ public final class EndpointBuilder<T> {
      * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
      */
     public T build() throws EndpointException {
-        if (registry == null || domain == null || label == null) {
-            throw new IllegalStateException("registry, domain and label are required; missing: "
-                    + (registry == null ? "registry " : "") + (domain == null ? "domain " : "")
-                    + (label == null ? "label" : "").trim());
+        java.util.StringJoiner missing = new java.util.StringJoiner(" ");
+        if (registry == null) {
+            missing.add("registry");
+        }
+        if (domain == null) {
+            missing.add("domain");
+        }
+        if (label == null) {
+            missing.add("label");
+        }
+        if (missing.length() > 0) {
+            throw new IllegalStateException("registry, domain and label are required; missing: " + missing);
         }
         return wrap.apply(Endpoint.start(this));
     }
