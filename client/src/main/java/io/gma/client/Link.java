@@ -38,7 +38,12 @@ final class Link implements Runnable {
     static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final int BATCH_MESSAGES = 64;
+    private static final int BATCH_MESSAGES = 256;
+    /**
+     * A send this soon after the previous direct write is part of a stream: rather than one system call per
+     * message, it leaves the write to the I/O thread, which takes everything queued by then in one call.
+     */
+    static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     private static final int BATCH_BYTES = 256 * 1024;
 
     enum State { HANDSHAKE, OPEN, CLOSED }
@@ -58,6 +63,10 @@ final class Link implements Runnable {
     // output, guarded by out
     private final ReentrantLock out = new ReentrantLock();
     private final AtomicBoolean dirty = new AtomicBoolean();
+    /** The I/O thread has been asked to write what is queued. */
+    private final AtomicBoolean flushRequested = new AtomicBoolean();
+    private volatile long lastDirectWrite;
+    private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private ByteBuffer[] unwritten;
 
@@ -123,6 +132,22 @@ final class Link implements Runnable {
         } finally {
             out.unlock();
         }
+        flush();
+    }
+
+    /**
+     * Sends what is queued: at once from the calling thread (one hop less, for latency), or, when sends come
+     * in a stream, by the I/O thread in batches (one system call for many messages, for throughput).
+     */
+    void send() {
+        long now = System.nanoTime();
+        if (now - lastDirectWrite < COALESCE_NANOS && Thread.currentThread() != ioThread) {
+            if (flushRequested.compareAndSet(false, true)) {
+                selector.wakeup();
+            }
+            return;
+        }
+        lastDirectWrite = now;
         flush();
     }
 
@@ -207,9 +232,13 @@ final class Link implements Runnable {
 
     @Override
     public void run() {
+        ioThread = Thread.currentThread();
         try {
             while (state != State.CLOSED && channel.isOpen()) {
                 selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+                if (flushRequested.getAndSet(false)) {
+                    flush();
+                }
                 for (SelectionKey key : selector.selectedKeys()) {
                     if (key.isValid() && key.isReadable()) {
                         read();

@@ -75,7 +75,7 @@ final class Peer {
     void kick() {
         Link l = active;
         if (l != null) {
-            l.flush();
+            l.send();
         }
     }
 

@@ -1,0 +1,107 @@
+package io.gma.bench.streaming;
+
+import io.gma.client.Consumer;
+import io.gma.client.Producer;
+import io.gma.registry.Registry;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The jGMA paper's Benchmarks 3 and 4: one producer streaming to one consumer, 64 B, 1 KB and 32 KB
+ * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
+ * bytes, buffered streams, a reader thread) in the same JVM. Each run: a warm-up pass, then a measured one.
+ *
+ * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench</pre>
+ */
+public final class StreamingBench {
+    private static final double MB = 1024.0 * 1024.0;
+
+    private StreamingBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        int[][] runs = {{64, 2_000_000}, {1024, 1_000_000}, {32 * 1024, 40_000}};
+        System.out.printf(Locale.ROOT, "streaming, one producer, one consumer; JDK %s, %d cores%n%n",
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+        System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            for (int[] run : runs) {
+                int size = run[0];
+                int n = run[1];
+                raw(size, n / 4);
+                double rawSeconds = raw(size, n);
+                gma(registry.url(), size, n / 4);
+                double gmaSeconds = gma(registry.url(), size, n);
+                double rawRate = n / rawSeconds;
+                double gmaRate = n / gmaSeconds;
+                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |%n", size, n,
+                        rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
+            }
+        }
+    }
+
+    /** Seconds to stream n payloads of size bytes over a raw socket, first write to last read. */
+    static double raw(int size, int n) throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CountDownLatch done = new CountDownLatch(1);
+            Thread reader = new Thread(() -> {
+                try (Socket s = server.accept();
+                        DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 65536))) {
+                    byte[] buf = new byte[size];
+                    for (int i = 0; i < n; i++) {
+                        in.readFully(buf, 0, in.readInt());
+                    }
+                    done.countDown();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            reader.start();
+            byte[] payload = new byte[size];
+            long start = System.nanoTime();
+            try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort())) {
+                s.setTcpNoDelay(true);
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 65536));
+                for (int i = 0; i < n; i++) {
+                    out.writeInt(size);
+                    out.write(payload);
+                }
+                out.flush();
+                done.await(5, TimeUnit.MINUTES);
+            }
+            return (System.nanoTime() - start) / 1e9;
+        }
+    }
+
+    /** Seconds to stream n messages from a producer to a consumer, first send to last delivery. */
+    static double gma(String registry, int size, int n) throws Exception {
+        AtomicLong received = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(1);
+        try (Consumer sink = Consumer.builder().registry(registry).domain("lan").label("sink").onMessage(m -> {
+            if (received.incrementAndGet() == n) {
+                done.countDown();
+            }
+        }).build();
+                Producer source = Producer.builder().registry(registry).domain("lan").label("source").build()) {
+            byte[] payload = new byte[size];
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                source.send(sink.name(), payload);
+            }
+            done.await(5, TimeUnit.MINUTES);
+            return (System.nanoTime() - start) / 1e9;
+        }
+    }
+}
