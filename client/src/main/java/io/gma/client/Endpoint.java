@@ -290,8 +290,8 @@ final class Endpoint implements AutoCloseable {
         }
         String domain = to.substring(to.lastIndexOf('@') + 1);
         if (!domain.equals(config.domain)) {
-            throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + ", and " + name
-                    + " has no PC servlet to reach other domains");
+            throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + "; " + name
+                    + " reaches only its own domain, " + config.domain);
         }
         return peers.computeIfAbsent(to, n -> new Peer(n, new SendQueue(config.maxQueuedBytes,
                 config.maxQueuedMessages, counters)));

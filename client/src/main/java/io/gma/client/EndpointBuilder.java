@@ -29,7 +29,6 @@ public final class EndpointBuilder<T> {
     String domain;
     String label;
     boolean exact;
-    String pcServlet;
     String host = "127.0.0.1";
     final Map<String, String> attributes = new LinkedHashMap<>();
     long maxQueuedBytes = 8L << 20;
@@ -75,12 +74,6 @@ public final class EndpointBuilder<T> {
     /** The address others reach this endpoint at, and that it listens on. Default 127.0.0.1. */
     public EndpointBuilder<T> host(String host) {
         this.host = Objects.requireNonNull(host, "host");
-        return this;
-    }
-
-    /** The domain's PC servlet (host:port of its uplink), for other domains. Default none: same domain only. */
-    public EndpointBuilder<T> pcServlet(String hostPort) {
-        this.pcServlet = Objects.requireNonNull(hostPort, "hostPort");
         return this;
     }
 
