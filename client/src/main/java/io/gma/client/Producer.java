@@ -1,17 +1,13 @@
 package io.gma.client;
 
 import io.gma.registry.Kind;
-import io.gma.registry.QueryResult;
-import io.gma.wire.Command;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
  * A producer of monitoring events: it publishes to its subscribers, answers requests, and can send and
- * request like any endpoint.
+ * request like any endpoint().
  *
  * <pre>{@code
  * try (Producer cpu = Producer.builder().registry(url).domain("dsg").label("cpu").build()) {
@@ -22,11 +18,9 @@ import java.util.function.Predicate;
  * <p>Consumers subscribe with SUBSCRIBE; the producer may also add subscribers itself. A subscriber whose name
  * the registry no longer knows is dropped.
  */
-public final class Producer implements AutoCloseable {
-    private final Endpoint endpoint;
-
+public final class Producer extends GmaEndpoint {
     private Producer(Endpoint endpoint) {
-        this.endpoint = endpoint;
+        super(endpoint);
     }
 
     /** Options for a producer; {@link EndpointBuilder#build()} starts and registers it. */
@@ -34,14 +28,9 @@ public final class Producer implements AutoCloseable {
         return new EndpointBuilder<>(Kind.PRODUCER, Producer::new);
     }
 
-    /** The registered name, {@code <label>-<nonce>@<domain>}. */
-    public String name() {
-        return endpoint.name();
-    }
-
     /** Sends DATA to every current subscriber. */
     public List<Sent> publish(byte[] data) {
-        return endpoint.publish(data, filter -> true);
+        return endpoint().publish(data, filter -> true);
     }
 
     /**
@@ -49,60 +38,21 @@ public final class Producer implements AutoCloseable {
      * accepts. A subscriber whose queue refuses the message gets a failed {@link Sent}; the others still get it.
      */
     public List<Sent> publish(byte[] data, Predicate<String> filter) {
-        return endpoint.publish(data, filter);
+        return endpoint().publish(data, filter);
     }
 
     /** Adds a subscriber from this side, with an optional filter text (null for none). */
     public void addSubscriber(String consumer, String filter) {
-        endpoint.addSubscriber(consumer, filter);
+        endpoint().addSubscriber(consumer, filter);
     }
 
     /** Stops publishing to a subscriber. */
     public void removeSubscriber(String consumer) {
-        endpoint.removeSubscriber(consumer);
+        endpoint().removeSubscriber(consumer);
     }
 
     /** The current subscribers and their filter texts. */
     public Map<String, String> subscribers() {
-        return endpoint.subscribers();
-    }
-
-    /** See {@link Consumer#send}. */
-    public Sent send(String to, byte[] data) throws EndpointException {
-        return endpoint.send(to, Command.DATA, data);
-    }
-
-    /** See {@link Consumer#send(String, Command, byte[])}. */
-    public Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return endpoint.send(to, command, data);
-    }
-
-    /** See {@link Consumer#request}. */
-    public byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
-        return endpoint.request(to, data, timeout);
-    }
-
-    /** See {@link Consumer#requestAsync}. */
-    public CompletableFuture<byte[]> requestAsync(String to, byte[] data) {
-        return endpoint.requestAsync(to, data, endpoint.requestTimeout());
-    }
-
-    /** Runs one SELECT over the registry's views. */
-    public QueryResult query(String sql) throws EndpointException {
-        return endpoint.query(sql);
-    }
-
-    Endpoint endpoint() {
-        return endpoint;
-    }
-
-    public EndpointStats stats() {
-        return endpoint.stats();
-    }
-
-    /** Unregisters, says BYE to every peer, fails what is still queued with SHUTTING_DOWN. */
-    @Override
-    public void close() {
-        endpoint.close();
+        return endpoint().subscribers();
     }
 }

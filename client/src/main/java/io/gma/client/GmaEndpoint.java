@@ -1,0 +1,74 @@
+package io.gma.client;
+
+import io.gma.registry.QueryResult;
+import io.gma.wire.Command;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What every endpoint can do, producer or consumer: notification (send), query/response (request), a query
+ * of the registry, statistics. {@link Producer} adds publishing, {@link Consumer} subscribing.
+ */
+public abstract class GmaEndpoint implements AutoCloseable {
+    private final Endpoint endpoint;
+
+    GmaEndpoint(Endpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    Endpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The registered name, {@code <label>-<nonce>@<domain>}. */
+    public String name() {
+        return endpoint.name();
+    }
+
+    /**
+     * Sends DATA without waiting (a notification). The queue's policy applies when the peer's queue is full.
+     *
+     * @return the sequence, and a future completed when the peer acknowledges it
+     * @throws EndpointException QUEUE_FULL, NO_ROUTE for another domain, SHUTTING_DOWN
+     */
+    public Sent send(String to, byte[] data) throws EndpointException {
+        return endpoint.send(to, Command.DATA, data);
+    }
+
+    /** Sends DATA or an application command (0x40..0xFF), as {@link #send(String, byte[])}. */
+    public Sent send(String to, Command command, byte[] data) throws EndpointException {
+        return endpoint.send(to, command, data);
+    }
+
+    /**
+     * Sends a REQUEST and waits for the REPLY (query/response).
+     *
+     * @return the reply's bytes
+     * @throws EndpointException the ERROR the peer answered with, TIMEOUT, QUEUE_FULL, NO_ROUTE
+     * @throws IllegalStateException when called on a link's I/O thread (from a handler): use requestAsync
+     */
+    public byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
+        return endpoint.request(to, data, timeout);
+    }
+
+    /** Sends a REQUEST; the future completes with the REPLY's bytes, or fails as {@link #request}. */
+    public CompletableFuture<byte[]> requestAsync(String to, byte[] data) {
+        return endpoint.requestAsync(to, data, endpoint.requestTimeout());
+    }
+
+    /** Runs one SELECT over the registry's views. */
+    public QueryResult query(String sql) throws EndpointException {
+        return endpoint.query(sql);
+    }
+
+    /** A snapshot of this endpoint's counters. */
+    public EndpointStats stats() {
+        return endpoint.stats();
+    }
+
+    /** Unregisters, says BYE to every peer, fails what is still queued with SHUTTING_DOWN. */
+    @Override
+    public void close() {
+        endpoint.close();
+    }
+}
