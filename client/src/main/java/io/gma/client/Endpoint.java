@@ -475,6 +475,17 @@ final class Endpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * A peer said BYE, which an endpoint says only when it closes for good: it fails what it has not had
+     * acknowledged instead of resending it, so its dedup window can go, and a later run under the same exact
+     * name starts afresh.
+     */
+    void saidBye(String peerName) {
+        if (peerName != null) {
+            dedup.forget(peerName);
+        }
+    }
+
     private static EndpointException remoteError(String from, String text) {
         int space = text.indexOf(' ');
         ErrorCode code = ErrorCode.INTERNAL;

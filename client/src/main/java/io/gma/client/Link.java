@@ -349,6 +349,7 @@ final class Link implements Runnable {
             return;
         } else if (c == Command.BYE) {
             sendAck();
+            endpoint.saidBye(peerName);
             failure = new EndpointException(ErrorCode.SHUTTING_DOWN, peerName + " said BYE");
             state = State.CLOSED;
         } else if (c == Command.HELLO || c == Command.WELCOME) {
