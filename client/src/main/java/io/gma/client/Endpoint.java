@@ -324,13 +324,13 @@ final class Endpoint implements AutoCloseable {
                 if (ex.code() == ErrorCode.NO_ROUTE) {
                     unreachable(peer, ex);
                 } else {
-                    retry(peer, ex);
+                    retry(peer, ex, false);
                 }
             } catch (IOException ex) {
                 close(channel);
                 addresses.remove(peer.name);
                 retry(peer, new EndpointException(ErrorCode.INTERNAL, "cannot connect to " + peer.name + ": "
-                        + ex.getMessage(), ex));
+                        + ex.getMessage(), ex), false);
             }
         });
     }
@@ -345,10 +345,16 @@ final class Endpoint implements AutoCloseable {
         }
     }
 
-    private void retry(Peer peer, EndpointException why) {
-        long delay = peer.failedAttempt();
+    /** Schedules the one next attempt: at once after a link that worked, after the back-off otherwise. */
+    private void retry(Peer peer, EndpointException why, boolean linkWorked) {
+        long delay = peer.failedAttempt(linkWorked);
         LOG.debug("{}: {}; next attempt in {} ms", name, why.getMessage(), delay);
-        if (!closed) {
+        if (closed) {
+            return;
+        }
+        if (delay == 0) {
+            connect(peer);
+        } else {
             timer.schedule(() -> connect(peer), delay, TimeUnit.MILLISECONDS);
         }
     }
@@ -426,13 +432,14 @@ final class Endpoint implements AutoCloseable {
         if (closed) {
             return;
         }
+        EndpointException reason = why != null ? why : new EndpointException(ErrorCode.INTERNAL, "link closed");
         if (next != null) {
             next.flush();
         } else if (!wasOpen && link.outbound) {
-            retry(peer, why != null ? why : new EndpointException(ErrorCode.INTERNAL, "handshake failed"));
+            retry(peer, reason, false);
         } else if (!peer.queue.isEmpty()) {
             counters.reconnects.increment();
-            connect(peer);
+            retry(peer, reason, link.worked());
         }
     }
 

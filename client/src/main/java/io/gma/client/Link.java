@@ -77,6 +77,7 @@ final class Link implements Runnable {
     private long ackSentBytes;
     private long firstUnackedAt;
     private long acknowledgedByPeer;
+    private volatile boolean worked;
     private volatile long lastReadAt = System.nanoTime();
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
@@ -195,9 +196,9 @@ final class Link implements Runnable {
                 bytes += b.length;
             }
             Peer p = peer;
-            if (state == State.OPEN && p != null && p.active() == this) {
+            if (state == State.OPEN && p != null) {
                 while (batch.size() < BATCH_MESSAGES && bytes < BATCH_BYTES) {
-                    Pending next = p.queue.next();
+                    Pending next = p.queue.next(this);
                     if (next == null) {
                         break;
                     }
@@ -393,13 +394,22 @@ final class Link implements Runnable {
     private void acknowledged(long count) {
         long delta = count - acknowledgedByPeer;
         Peer p = peer;
-        if (delta <= 0 || p == null || p.active() != this) {
+        if (delta <= 0 || p == null) {
             return;
         }
         acknowledgedByPeer = count;
-        for (Pending done : p.queue.acknowledge(delta)) {
+        if (!worked) {
+            worked = true;
+            p.healthy();
+        }
+        for (Pending done : p.queue.acknowledge(this, delta)) {
             done.acknowledged.complete(null);
         }
+    }
+
+    /** Whether the peer acknowledged anything on this link: it worked, whatever ended it. */
+    boolean worked() {
+        return worked;
     }
 
     private void sendAck() {

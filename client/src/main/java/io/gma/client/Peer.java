@@ -18,7 +18,10 @@ final class Peer {
     private volatile Link active;
     /** Guarded by this: a connection attempt is under way. */
     private boolean connecting;
+    /** Guarded by this: attempts that failed, and links closed before carrying an ACK, since the last ACK. */
     private int failures;
+    /** Guarded by this: no attempt before this time (System.nanoTime); one retry is scheduled for it. */
+    private long nextAttemptAt;
 
     Peer(String name, SendQueue queue) {
         this.name = name;
@@ -34,8 +37,13 @@ final class Peer {
         links.add(link);
         if (active == null) {
             active = link;
+            queue.carriedBy(link);
         }
         connecting = false;
+    }
+
+    /** A link carried an ACK: the peer works, and the next reconnect needs no back-off. */
+    synchronized void healthy() {
         failures = 0;
     }
 
@@ -48,27 +56,40 @@ final class Peer {
     synchronized Link detach(Link link) {
         links.remove(link);
         if (active == link) {
-            queue.linkLost();
             active = links.isEmpty() ? null : links.get(0);
+            queue.linkLost(link, active);
         }
         return active;
     }
 
-    /** Whether the caller should start a connection attempt (none under way and no live link). */
+    /**
+     * Whether the caller should start a connection attempt now: none under way, no live link, and not before
+     * the back-off's next attempt (a retry is scheduled for then).
+     */
     synchronized boolean startConnecting() {
-        if (active != null || connecting) {
+        if (active != null || connecting || System.nanoTime() < nextAttemptAt) {
             return false;
         }
         connecting = true;
         return true;
     }
 
-    /** A connection attempt failed: the delay before the next one, capped exponential with jitter. */
-    synchronized long failedAttempt() {
+    /**
+     * An attempt failed, or a link closed before it carried an ACK: the delay before the next attempt, 0
+     * after a link that worked, else capped exponential with jitter. The caller schedules that one attempt.
+     */
+    synchronized long failedAttempt(boolean linkWorked) {
         connecting = false;
+        if (linkWorked) {
+            failures = 0;
+            nextAttemptAt = 0;
+            return 0;
+        }
         failures = Math.min(failures + 1, 16);
         long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
-        return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        nextAttemptAt = System.nanoTime() + delay * 1_000_000;
+        return delay;
     }
 
     /** Sends what is queued, on the active link if there is one. */

@@ -13,8 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <pre>
  *   resend  : written on a link that was lost, not acknowledged; written first, in their wire order
- *   control : REPLY, ERROR, SUBSCRIBE, UNSUBSCRIBE; never bounded, so they never wait behind data
- *   data    : DATA, REQUEST, application commands; bounded by maxQueuedBytes and maxQueuedMessages
+ *   control : REPLY, ERROR, UNSUBSCRIBE; never bounded, so they never wait behind data
+ *   data    : DATA, REQUEST, SUBSCRIBE, application commands; bounded by maxQueuedBytes and maxQueuedMessages
  *   inFlight: written on the current link, waiting for its ACK, in wire order
  * </pre>
  *
@@ -39,6 +39,8 @@ final class SendQueue {
     private long allBytes;
     private int allMessages;
     private EndpointException closedBy;
+    /** The link messages go out on; only it may take messages in flight or acknowledge them. */
+    private Link carrier;
 
     SendQueue(long maxBytes, int maxMessages, Counters counters) {
         this.maxBytes = maxBytes;
@@ -157,10 +159,27 @@ final class SendQueue {
         }
     }
 
-    /** The next message to write, moved in flight: lost-link resends first, then control, then data. */
-    Pending next() {
+    /** {@code link} carries this queue's messages from now on (it had nothing in flight before). */
+    void carriedBy(Link link) {
         lock.lock();
         try {
+            carrier = link;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next message to write on {@code link}, moved in flight: lost-link resends first, then control, then
+     * data. Null when there is none, or when {@code link} no longer carries this queue: a writer that raced
+     * with the link's loss then takes nothing, rather than strand messages in flight on a dead link.
+     */
+    Pending next(Link link) {
+        lock.lock();
+        try {
+            if (link != carrier) {
+                return null;
+            }
             Pending p = resend.pollFirst();
             if (p == null) {
                 p = control.pollFirst();
@@ -177,12 +196,15 @@ final class SendQueue {
         }
     }
 
-    /** Releases the {@code count} oldest messages in flight; the caller completes their futures. */
-    List<Pending> acknowledge(long count) {
+    /**
+     * Releases the {@code count} oldest messages in flight on {@code link}; the caller completes their futures.
+     * An ACK from a link that no longer carries the queue releases nothing: its messages were put back.
+     */
+    List<Pending> acknowledge(Link link, long count) {
         List<Pending> done = new ArrayList<>();
         lock.lock();
         try {
-            for (long i = 0; i < count; i++) {
+            for (long i = 0; i < count && link == carrier; i++) {
                 Pending p = inFlight.pollFirst();
                 if (p == null) {
                     break;
@@ -204,13 +226,20 @@ final class SendQueue {
         return done;
     }
 
-    /** The link that carried the in-flight messages is gone: they are resent first, in their order. */
-    void linkLost() {
+    /**
+     * {@code link} is gone. If it carried the messages, what it had in flight is resent first, in its order,
+     * by {@code next}, which carries the queue from now on (null: none yet).
+     */
+    void linkLost(Link link, Link next) {
         lock.lock();
         try {
+            if (carrier != link) {
+                return;
+            }
             while (!inFlight.isEmpty()) {
                 resend.addFirst(inFlight.pollLast());
             }
+            carrier = next;
         } finally {
             lock.unlock();
         }

@@ -131,6 +131,46 @@ class MisbehavingPeerTest {
     }
 
     @Test
+    void peerThatHangsUpAtOnceIsRetriedWithBackOffNotStormed() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        try (DirectFixture f = new DirectFixture();
+                ServerSocket bad = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                Producer p = f.producer("p").fullQueuePolicy(FullQueuePolicy.FAIL).build()) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (true) {
+                        bad.accept().close();
+                        accepted.incrementAndGet();
+                    }
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            String name = registry.register(Registration.builder(Kind.CONSUMER, "bad", "lan")
+                    .port(bad.getLocalPort()).build()).name();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < end) {
+                try {
+                    p.send(name, new byte[1]);
+                } catch (EndpointException full) {
+                    // the queue filled: the peer never takes anything
+                }
+                Thread.sleep(1);
+            }
+            int during = accepted.get();
+            Thread.sleep(2_000);
+            int idle = accepted.get() - during;
+            // back-off 50 ms doubling to 5 s: about 7 attempts in 2 s; one per send would be hundreds
+            assertTrue(during <= 12, during + " connections in 2 s of sending");
+            assertTrue(idle <= 4, idle + " connections in the next 2 s");
+            assertTrue(p.endpoint().timerTasks() < 5, p.endpoint().timerTasks() + " timer tasks");
+        }
+    }
+
+    @Test
     void messageForAnotherNameIsAnsweredNoRoute() throws Exception {
         try (DirectFixture f = new DirectFixture();
                 Producer p = f.producer("p").build()) {
