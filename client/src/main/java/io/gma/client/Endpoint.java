@@ -455,14 +455,17 @@ final class Endpoint implements AutoCloseable {
             }
             return;
         }
-        if (!dedup.firstTime(m.from(), m.sequence(), answer)) {
+        if (!answer && !dedup.firstTime(m.from(), m.sequence())) {
             counters.duplicates.increment();
             return;
         }
         if (c == Command.REPLY) {
+            // taking the request from the map makes its answer exactly-once: a resent REPLY finds nothing
             Awaited a = awaited.remove(m.sequence());
             if (a != null) {
                 a.reply().complete(m.data());
+            } else {
+                counters.duplicates.increment();
             }
         } else if (c == Command.ERROR) {
             Awaited a = awaited.remove(m.sequence());

@@ -92,10 +92,13 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
-    /** Data messages per peer, unsent plus unacknowledged, 1..16,777,216. Default 65,536. */
+    /**
+     * Data messages per peer, unsent plus unacknowledged, 1..65,536 (default 65,536): no more than a receiver
+     * remembers for deduplication, so a resent message is always recognised.
+     */
     public EndpointBuilder<T> maxQueuedMessages(int messages) {
-        if (messages < 1 || messages > 1 << 24) {
-            throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1..16777216");
+        if (messages < 1 || messages > Dedup.REMEMBERED) {
+            throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.." + Dedup.REMEMBERED);
         }
         this.maxQueuedMessages = messages;
         return this;

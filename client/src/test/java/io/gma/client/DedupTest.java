@@ -1,0 +1,93 @@
+package io.gma.client;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DedupTest {
+    @Test
+    void remembersExactlyTheLastDeliveredNumbersWhateverTheGaps() {
+        Dedup.Seen seen = new Dedup.Seen();
+        Random random = new Random(7);
+        java.util.ArrayDeque<Long> order = new java.util.ArrayDeque<>();
+        Set<Long> model = new HashSet<>();
+        long seq = 1;
+        for (int i = 0; i < 300_000; i++) {
+            // gaps of up to 2,000 (a sender with many destinations), and some repeats of recent numbers
+            long s = random.nextInt(10) == 0 && !order.isEmpty() ? order.peekLast() - random.nextInt(50) : (seq +=
+                    1 + random.nextInt(2_000));
+            boolean fresh = !model.contains(s) && s > 0;
+            assertEquals(fresh, seen.add(s), "at " + i + " seq " + s);
+            if (fresh) {
+                order.addLast(s);
+                model.add(s);
+                if (order.size() > Dedup.REMEMBERED) {
+                    model.remove(order.pollFirst());
+                }
+            }
+        }
+    }
+
+    @Test
+    void lateReplyAfterManyOtherSequencesIsStillDelivered() throws Exception {
+        AtomicReference<Incoming> slow = new AtomicReference<>();
+        try (DirectFixture f = new DirectFixture();
+                Producer echo = f.producer("echo").onMessage(m -> {
+                    if (new String(m.data(), UTF_8).equals("slow")) {
+                        slow.set(m);
+                    } else {
+                        m.reply(m.data());
+                    }
+                }).build();
+                Consumer asker = f.consumer("asker").build()) {
+            CompletableFuture<byte[]> first = asker.requestAsync(echo.name(), "slow".getBytes(UTF_8));
+            while (slow.get() == null) {
+                Thread.sleep(5);
+            }
+            for (int i = 0; i < 70_000; i++) {
+                asker.endpoint().nextSequence(); // messages to other peers
+            }
+            asker.request(echo.name(), "fast".getBytes(UTF_8), Duration.ofSeconds(5));
+            slow.get().reply("late".getBytes(UTF_8));
+            assertEquals("late", new String(first.get(5, TimeUnit.SECONDS), UTF_8));
+        }
+    }
+
+    @Test
+    void controlOvertakingOldDataLosesNothing() throws Exception {
+        LinkedBlockingQueue<String> got = new LinkedBlockingQueue<>();
+        try (DirectFixture f = new DirectFixture();
+                Producer sink = f.producer("sink").onMessage(m -> got.add(new String(m.data(), UTF_8))).build();
+                Consumer c = f.consumer("c").build()) {
+            Sent d = c.send(sink.name(), "old data".getBytes(UTF_8));
+            for (int i = 0; i < 70_000; i++) {
+                c.endpoint().nextSequence();
+            }
+            c.unsubscribe(sink.name()); // control lane, a much higher number, may go first
+            d.acknowledged().get(10, TimeUnit.SECONDS);
+            assertEquals("old data", got.poll(5, TimeUnit.SECONDS));
+            assertEquals(0, sink.stats().duplicates());
+        }
+    }
+
+    @Test
+    void queueCannotOutgrowWhatReceiversRemember() {
+        assertFalse(Dedup.REMEMBERED < 65_536);
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Producer.builder().maxQueuedMessages(65_537));
+        assertTrue(e.getMessage().equals("maxQueuedMessages 65537 is outside 1..65536"), e.getMessage());
+    }
+}
