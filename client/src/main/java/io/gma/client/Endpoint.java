@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -58,6 +59,8 @@ final class Endpoint implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final ExecutorService connector;
     private final AtomicInteger linkThreads = new AtomicInteger();
+    /** Every link, open or still in its handshake, so that close reaches them all. */
+    private final java.util.Set<Link> links = ConcurrentHashMap.newKeySet();
     private final ServerSocketChannel server;
     private volatile String name;
     private volatile boolean closed;
@@ -99,7 +102,8 @@ final class Endpoint implements AutoCloseable {
         accept.setDaemon(true);
         accept.start();
         long renew = Math.max(1, config.lease.toMillis() / 3);
-        e.timer.scheduleWithFixedDelay(e::renewLease, renew, renew, TimeUnit.MILLISECONDS);
+        // the renewal's HTTP call runs on the connector pool, so a slow registry delays no request timeout
+        e.timer.scheduleWithFixedDelay(() -> e.connector.execute(e::renewLease), renew, renew, TimeUnit.MILLISECONDS);
         return e;
     }
 
@@ -385,6 +389,12 @@ final class Endpoint implements AutoCloseable {
     }
 
     private void startLink(Link link) {
+        links.add(link);
+        if (closed) {
+            links.remove(link);
+            link.abort();
+            return;
+        }
         Thread t = new Thread(() -> {
             IO_THREAD.set(true);
             link.run();
@@ -395,12 +405,19 @@ final class Endpoint implements AutoCloseable {
 
     private void acceptLoop() {
         while (!closed) {
+            SocketChannel channel = null;
             try {
-                SocketChannel channel = server.accept();
+                channel = server.accept();
                 startLink(new Link(this, channel, false, null));
             } catch (IOException ex) {
+                close(channel);
                 if (!closed) {
                     LOG.warn("{}: accept failed: {}", name, ex.getMessage());
+                    try {
+                        Thread.sleep(100); // out of file descriptors, say: do not spin
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
                 }
             }
         }
@@ -420,6 +437,7 @@ final class Endpoint implements AutoCloseable {
     }
 
     void linkClosed(Link link, EndpointException why) {
+        links.remove(link);
         Peer peer = link.peer();
         if (peer == null) {
             return;
@@ -455,8 +473,17 @@ final class Endpoint implements AutoCloseable {
             }
             return;
         }
-        if (!answer && !dedup.firstTime(m.from(), m.sequence())) {
-            counters.duplicates.increment();
+        if (!answer) {
+            // one sender's messages are delivered one at a time, in order, even while an old link still
+            // delivers what it had read and a new one delivers what was resent
+            Peer sender = peers.get(m.from());
+            synchronized (sender != null ? sender : this) {
+                if (!dedup.firstTime(m.from(), m.sequence())) {
+                    counters.duplicates.increment();
+                    return;
+                }
+                dispatch(m);
+            }
             return;
         }
         if (c == Command.REPLY) {
@@ -476,9 +503,14 @@ final class Endpoint implements AutoCloseable {
                 LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
                         Long.toUnsignedString(m.sequence()), text);
             }
-        } else if (c == Command.SUBSCRIBE) {
+        }
+    }
+
+    /** A sender's own message, delivered for the first time. */
+    private void dispatch(Message m) {
+        if (m.command() == Command.SUBSCRIBE) {
             subscribers.put(m.from(), m.dataAsString());
-        } else if (c == Command.UNSUBSCRIBE) {
+        } else if (m.command() == Command.UNSUBSCRIBE) {
             subscribers.remove(m.from());
         } else {
             deliver(m);
@@ -518,17 +550,25 @@ final class Endpoint implements AutoCloseable {
         Runnable run = () -> {
             try {
                 handler.onMessage(new Delivery(this, m));
-            } catch (Exception ex) {
+            } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
+                // the handler's failure is this message's, not the link's: the link goes on
                 LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
                 if (m.replyExpected()) {
                     error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
                 }
             }
         };
-        if (config.executor != null) {
-            config.executor.execute(run);
-        } else {
+        if (config.executor == null) {
             run.run();
+            return;
+        }
+        try {
+            config.executor.execute(run);
+        } catch (RejectedExecutionException ex) {
+            LOG.warn("{}: the handler executor refused {} from {}", name, m.command(), m.from());
+            if (m.replyExpected()) {
+                error(m, ErrorCode.QUEUE_FULL, "the handler executor of " + name + " refused the message");
+            }
         }
     }
 
@@ -597,10 +637,10 @@ final class Endpoint implements AutoCloseable {
             LOG.debug("{}: unregister failed: {}", name, ex.getMessage());
         }
         EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
+        for (Link l : links) {
+            l.bye();
+        }
         for (Peer p : peers.values()) {
-            for (Link l : p.links()) {
-                l.bye();
-            }
             for (Pending pending : p.queue.close(shutdown)) {
                 pending.acknowledged.completeExceptionally(shutdown);
             }

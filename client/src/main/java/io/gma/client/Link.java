@@ -78,6 +78,11 @@ final class Link implements Runnable {
     private long firstUnackedAt;
     private long acknowledgedByPeer;
     private volatile boolean worked;
+    private volatile boolean byeRequested;
+    static final long BYE_DRAIN_MILLIS = 200;
+    /** Uncounted messages (ACK, PONG, ...) a peer that does not read may make us hold, at most. */
+    static final long MAX_IMMEDIATE_BYTES = 4L << 20;
+    private long immediateBytes;
     private volatile long lastReadAt = System.nanoTime();
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
@@ -93,7 +98,12 @@ final class Link implements Runnable {
         channel.configureBlocking(false);
         channel.socket().setTcpNoDelay(true);
         this.selector = Selector.open();
-        channel.register(selector, SelectionKey.OP_READ);
+        try {
+            channel.register(selector, SelectionKey.OP_READ);
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
+        }
         if (outbound) {
             sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", endpoint.credentials()));
         }
@@ -127,11 +137,20 @@ final class Link implements Runnable {
 
     /** Queues an uncounted message (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR) ahead of all else. */
     void sendImmediate(byte[] packed) {
+        boolean tooMuch;
         out.lock();
         try {
             immediate.addLast(packed);
+            immediateBytes += packed.length;
+            tooMuch = immediateBytes > MAX_IMMEDIATE_BYTES;
         } finally {
             out.unlock();
+        }
+        if (tooMuch) {
+            // a peer that sends PINGs (or anything we must answer at once) but never reads
+            fail(new EndpointException(ErrorCode.TOO_LARGE, describe() + " does not read: over "
+                    + MAX_IMMEDIATE_BYTES + " bytes of ACK and PONG wait for it"));
+            return;
         }
         flush();
     }
@@ -192,6 +211,7 @@ final class Link implements Runnable {
             int bytes = 0;
             while (!immediate.isEmpty() && batch.size() < BATCH_MESSAGES) {
                 byte[] b = immediate.pollFirst();
+                immediateBytes -= b.length;
                 batch.add(ByteBuffer.wrap(b));
                 bytes += b.length;
             }
@@ -221,11 +241,15 @@ final class Link implements Runnable {
             return;
         }
         int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
-        if (key.interestOps() != ops) {
-            key.interestOps(ops);
-            if (on) {
-                selector.wakeup();
+        try {
+            if (key.interestOps() != ops) {
+                key.interestOps(ops);
+                if (on) {
+                    selector.wakeup();
+                }
             }
+        } catch (java.nio.channels.CancelledKeyException closing) {
+            // the link is closing; its I/O thread will report it
         }
     }
 
@@ -239,6 +263,10 @@ final class Link implements Runnable {
                 selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
                 if (flushRequested.getAndSet(false)) {
                     flush();
+                }
+                if (byeRequested) {
+                    sayBye();
+                    break;
                 }
                 for (SelectionKey key : selector.selectedKeys()) {
                     if (key.isValid() && key.isReadable()) {
@@ -433,12 +461,45 @@ final class Link implements Runnable {
         selector.wakeup();
     }
 
-    /** Says BYE after acknowledging what arrived, then closes. */
+    /**
+     * Closes the link for good: its I/O thread acknowledges what arrived, says BYE, and closes once that is
+     * written or after {@link #BYE_DRAIN_MILLIS}.
+     */
     void bye() {
+        byeRequested = true;
+        selector.wakeup();
+    }
+
+    /** On the I/O thread: ACK, BYE, a bounded wait for them to be written, then closed. */
+    private void sayBye() throws IOException {
         if (state == State.OPEN && peerName != null) {
+            sendAck();
             sendImmediate(Packed.make(0, Command.BYE, endpoint.name(), peerName, new byte[0]));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS);
+            while (hasUnwritten() && System.nanoTime() < deadline && channel.isOpen()) {
+                selector.select(10);
+                selector.selectedKeys().clear();
+                flush();
+            }
         }
-        fail(new EndpointException(ErrorCode.SHUTTING_DOWN, endpoint.name() + " is closing"));
+        if (failure == null) {
+            failure = new EndpointException(ErrorCode.SHUTTING_DOWN, endpoint.name() + " is closing");
+        }
+        state = State.CLOSED;
+    }
+
+    private boolean hasUnwritten() {
+        out.lock();
+        try {
+            return unwritten != null || !immediate.isEmpty();
+        } finally {
+            out.unlock();
+        }
+    }
+
+    /** Closes a link whose thread never started (the endpoint closed meanwhile). */
+    void abort() {
+        closeChannel();
     }
 
     private void closeChannel() {

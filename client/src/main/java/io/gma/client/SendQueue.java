@@ -140,11 +140,23 @@ final class SendQueue {
         }
     }
 
-    /** Queues a control message: never bounded, never waits. */
+    /**
+     * Queues a control message: it never waits, and goes out before data. Bounded all the same, at twice
+     * maxQueuedBytes (always room for one), so a peer that floods requests and never reads cannot make its
+     * replies fill memory.
+     *
+     * @throws EndpointException QUEUE_FULL past that bound
+     */
     void offerControl(Pending p) throws EndpointException {
         lock.lock();
         try {
             checkOpen();
+            long controlBytes = allBytes - dataBytes;
+            if (controlBytes > 0 && controlBytes + p.packed.length > 2 * maxBytes) {
+                counters.rejected.increment();
+                throw new EndpointException(ErrorCode.QUEUE_FULL, "control messages for this peer passed "
+                        + 2 * maxBytes + " bytes: it is not reading");
+            }
             control.addLast(p);
             allBytes += p.packed.length;
             allMessages++;

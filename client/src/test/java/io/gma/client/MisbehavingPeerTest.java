@@ -171,6 +171,61 @@ class MisbehavingPeerTest {
     }
 
     @Test
+    void pingFloodFromAPeerThatNeverReadsIsCutOff() throws Exception {
+        try (DirectFixture f = new DirectFixture();
+                Producer p = f.producer("p").build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            try (Socket s = rawTo(registry, p.name())) {
+                s.setReceiveBufferSize(4096);
+                OutputStream out = s.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "flood@lan", "", new byte[0]));
+                byte[] ping = Packed.make(0, Command.PING, "flood@lan", p.name(), new byte[1 << 20]);
+                try {
+                    for (int i = 0; i < 16; i++) {
+                        out.write(ping); // never reading the PONGs
+                    }
+                } catch (IOException cut) {
+                    return; // cut off while still flooding
+                }
+                List<Message> got = readUntilClosed(s, 10_000);
+                assertTrue(!got.isEmpty() && got.get(got.size() - 1) != null, "still open after 16 MiB of PINGs");
+            }
+        }
+    }
+
+    @Test
+    void closeReachesALinkStillInItsHandshake() throws Exception {
+        try (DirectFixture f = new DirectFixture()) {
+            Producer p = f.producer("p").build();
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            try (Socket silent = rawTo(registry, p.name())) {
+                Thread.sleep(200); // accepted, waiting for a HELLO that never comes
+                p.close();
+                List<Message> got = readUntilClosed(silent, 5_000);
+                assertTrue(got.isEmpty() || got.get(got.size() - 1) != null, "still open after close: " + got);
+            }
+        }
+    }
+
+    @Test
+    void handlerThrowingAnErrorFailsThatMessageOnly() throws Exception {
+        try (DirectFixture f = new DirectFixture();
+                Producer p = f.producer("p").onMessage(m -> {
+                    if (m.data()[0] == 0) {
+                        throw new AssertionError("boom");
+                    }
+                    m.reply(m.data());
+                }).build();
+                Consumer c = f.consumer("c").build()) {
+            EndpointException e = org.junit.jupiter.api.Assertions.assertThrows(EndpointException.class,
+                    () -> c.request(p.name(), new byte[] {0}, Duration.ofSeconds(5)));
+            assertEquals(io.gma.wire.ErrorCode.INTERNAL, e.code());
+            assertArrayEquals(new byte[] {1}, c.request(p.name(), new byte[] {1}, Duration.ofSeconds(5)));
+            assertEquals(0, c.stats().reconnects());
+        }
+    }
+
+    @Test
     void messageForAnotherNameIsAnsweredNoRoute() throws Exception {
         try (DirectFixture f = new DirectFixture();
                 Producer p = f.producer("p").build()) {
