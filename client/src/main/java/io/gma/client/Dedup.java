@@ -26,11 +26,18 @@ final class Dedup {
         private int size;
         private int head;
         private long[] table = new long[128]; // 0 marks an empty slot: sequence numbers start at 1
+        private long highest;
 
         /** Whether {@code seq} is new; records it, forgetting the oldest past REMEMBERED. */
         boolean add(long seq) {
-            if (seq == 0 || contains(seq)) {
-                return seq == 0;
+            if (seq == 0) {
+                return true;
+            }
+            // above every number seen: new for sure, no need to look (the common case, a sender in order)
+            if (Long.compareUnsigned(seq, highest) > 0) {
+                highest = seq;
+            } else if (contains(seq)) {
+                return false;
             }
             if (size == REMEMBERED) {
                 remove(ring[head]);

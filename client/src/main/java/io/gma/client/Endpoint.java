@@ -7,9 +7,9 @@ import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;
 import io.gma.registry.RegistryException;
 import io.gma.wire.Command;
+import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
-import io.gma.wire.Packed;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -42,7 +42,17 @@ import org.slf4j.LoggerFactory;
  */
 final class Endpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
-    private static final ThreadLocal<Boolean> IO_THREAD = ThreadLocal.withInitial(() -> false);
+    /** The thread of a link: handlers run on it unless an executor was given, so it must never wait on itself. */
+    static final class IoThread extends Thread {
+        IoThread(Runnable run, String threadName) {
+            super(run, threadName);
+            setDaemon(true);
+        }
+
+        static boolean current() {
+            return Thread.currentThread() instanceof IoThread;
+        }
+    }
     private static final byte[] EMPTY = new byte[0];
 
     private final EndpointBuilder<?> config;
@@ -182,9 +192,9 @@ final class Endpoint implements AutoCloseable {
 
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
-        Pending p = new Pending(Packed.make(seq, command, name, to, data), true);
+        Pending p = new Pending(peer.envelope.pack(seq, command, data), true);
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
-        FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IO_THREAD.get() ? FullQueuePolicy.FAIL
+        FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
         if (peer.queue.offerData(p, policy, SendQueue.nanos(config.blockTimeout), to)) {
             transmit(peer);
@@ -212,7 +222,7 @@ final class Endpoint implements AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        peer.queue.offerControl(new Pending(Packed.make(seq, command, name, to, data), false));
+        peer.queue.offerControl(new Pending(peer.envelope.pack(seq, command, data), false));
         transmit(peer);
     }
 
@@ -240,7 +250,7 @@ final class Endpoint implements AutoCloseable {
     }
 
     byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
-        if (IO_THREAD.get()) {
+        if (IoThread.current()) {
             throw new IllegalStateException("request() would block this link's I/O thread, which must read the"
                     + " reply: call requestAsync() from a message handler");
         }
@@ -289,6 +299,10 @@ final class Endpoint implements AutoCloseable {
         if (closed) {
             throw new EndpointException(ErrorCode.SHUTTING_DOWN, name + " is closed");
         }
+        Peer known = to == null ? null : peers.get(to);
+        if (known != null) {
+            return known;
+        }
         if (to == null || to.isEmpty() || to.equals(name)) {
             throw new IllegalArgumentException("destination \"" + to + "\" is empty or this endpoint itself");
         }
@@ -297,8 +311,12 @@ final class Endpoint implements AutoCloseable {
             throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + "; " + name
                     + " reaches only its own domain, " + config.domain);
         }
-        return peers.computeIfAbsent(to, n -> new Peer(n, new SendQueue(config.maxQueuedBytes,
-                config.maxQueuedMessages, counters)));
+        return peers.computeIfAbsent(to, this::newPeer);
+    }
+
+    private Peer newPeer(String peerName) {
+        return new Peer(peerName, new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters),
+                Envelope.of(name, peerName));
     }
 
     /** Writes now on a live link, or starts connecting. */
@@ -395,12 +413,7 @@ final class Endpoint implements AutoCloseable {
             link.abort();
             return;
         }
-        Thread t = new Thread(() -> {
-            IO_THREAD.set(true);
-            link.run();
-        }, "gma-" + config.label + "-link-" + linkThreads.incrementAndGet());
-        t.setDaemon(true);
-        t.start();
+        new IoThread(link, "gma-" + config.label + "-link-" + linkThreads.incrementAndGet()).start();
     }
 
     private void acceptLoop() {
@@ -429,8 +442,7 @@ final class Endpoint implements AutoCloseable {
         if (peerName == null || peerName.isEmpty()) {
             return null; // an unregistered peer may send to us; nothing can be sent back by name
         }
-        Peer peer = link.peer() != null ? link.peer() : peers.computeIfAbsent(peerName, n -> new Peer(n,
-                new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters)));
+        Peer peer = link.peer() != null ? link.peer() : peers.computeIfAbsent(peerName, this::newPeer);
         peer.attach(link);
         peer.kick();
         return peer;

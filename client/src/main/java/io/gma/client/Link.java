@@ -12,8 +12,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -69,6 +68,7 @@ final class Link implements Runnable {
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private ByteBuffer[] unwritten;
+    private final ByteBuffer[] batch = new ByteBuffer[BATCH_MESSAGES];
 
     // I/O thread only
     private long received;
@@ -207,31 +207,33 @@ final class Link implements Runnable {
                 unwritten = null;
                 lastWriteAt = System.nanoTime();
             }
-            List<ByteBuffer> batch = new ArrayList<>();
+            int count = 0;
             int bytes = 0;
-            while (!immediate.isEmpty() && batch.size() < BATCH_MESSAGES) {
+            while (!immediate.isEmpty() && count < BATCH_MESSAGES) {
                 byte[] b = immediate.pollFirst();
                 immediateBytes -= b.length;
-                batch.add(ByteBuffer.wrap(b));
+                batch[count++] = ByteBuffer.wrap(b);
                 bytes += b.length;
             }
             Peer p = peer;
+            int counted = 0;
             if (state == State.OPEN && p != null) {
-                while (batch.size() < BATCH_MESSAGES && bytes < BATCH_BYTES) {
+                while (count < BATCH_MESSAGES && bytes < BATCH_BYTES) {
                     Pending next = p.queue.next(this);
                     if (next == null) {
                         break;
                     }
-                    batch.add(ByteBuffer.wrap(next.packed));
+                    batch[count++] = ByteBuffer.wrap(next.packed);
                     bytes += next.packed.length;
-                    endpoint.counters().messagesOut.increment();
+                    counted++;
                 }
             }
-            if (batch.isEmpty()) {
+            endpoint.counters().messagesOut.add(counted);
+            if (count == 0) {
                 wantWrite(false);
                 return;
             }
-            unwritten = batch.toArray(new ByteBuffer[0]);
+            unwritten = count == batch.length ? batch : Arrays.copyOf(batch, count);
         }
     }
 

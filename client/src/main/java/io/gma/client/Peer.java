@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.wire.Envelope;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -14,6 +15,8 @@ final class Peer {
 
     final String name;
     final SendQueue queue;
+    /** This endpoint's name and the peer's, encoded once for every message between them. */
+    final Envelope envelope;
     private final CopyOnWriteArrayList<Link> links = new CopyOnWriteArrayList<>();
     private volatile Link active;
     /** Guarded by this: a connection attempt is under way. */
@@ -23,9 +26,10 @@ final class Peer {
     /** Guarded by this: no attempt before this time (System.nanoTime); one retry is scheduled for it. */
     private long nextAttemptAt;
 
-    Peer(String name, SendQueue queue) {
+    Peer(String name, SendQueue queue, Envelope envelope) {
         this.name = name;
         this.queue = queue;
+        this.envelope = envelope;
     }
 
     Link active() {

@@ -63,7 +63,7 @@ final class SendQueue {
             throw new EndpointException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
                     + maxBytes);
         }
-        List<Pending> dropped = new ArrayList<>(0);
+        List<Pending> dropped = null;
         boolean queued;
         lock.lock();
         try {
@@ -71,7 +71,7 @@ final class SendQueue {
             if (!fits(size)) {
                 switch (policy) {
                     case FAIL -> throw full(peer);
-                    case DROP_OLDEST -> dropOldestFor(size, dropped);
+                    case DROP_OLDEST -> dropped = dropOldestFor(size);
                     default -> waitForRoom(size, blockNanos, peer);
                 }
             }
@@ -89,7 +89,7 @@ final class SendQueue {
         } finally {
             lock.unlock();
         }
-        for (Pending d : dropped) {
+        for (Pending d : dropped == null ? List.<Pending>of() : dropped) {
             d.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
                     "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
         }
@@ -108,11 +108,12 @@ final class SendQueue {
     }
 
     /** Drops unsent data from the front until the message fits or none is left; what is in flight stays. */
-    private void dropOldestFor(int size, List<Pending> dropped) {
+    private List<Pending> dropOldestFor(int size) {
+        List<Pending> dropped = new ArrayList<>();
         while (!fits(size)) {
             Pending oldest = data.pollFirst();
             if (oldest == null) {
-                return;
+                return dropped;
             }
             dataBytes -= oldest.packed.length;
             dataMessages--;
@@ -121,6 +122,7 @@ final class SendQueue {
             counters.drops.increment();
             dropped.add(oldest);
         }
+        return dropped;
     }
 
     private void waitForRoom(int size, long blockNanos, String peer) throws EndpointException {

@@ -71,11 +71,17 @@ public final class Message {
     /** Builds the packed array for the factories and {@link Packed#make}. */
     static byte[] pack(Command command, int flags, String from, String to, long sequence,
             byte[] data, int dataOffset, int dataLength) {
+        byte[] fromBytes = Utf8.encodeName("from", Objects.requireNonNull(from, "from"));
+        byte[] toBytes = Utf8.encodeName("to", Objects.requireNonNull(to, "to"));
+        return pack(command, flags, fromBytes, toBytes, sequence, data, dataOffset, dataLength);
+    }
+
+    /** Builds the packed array from names already encoded and checked by {@link Utf8#encodeName}. */
+    static byte[] pack(Command command, int flags, byte[] fromBytes, byte[] toBytes, long sequence,
+            byte[] data, int dataOffset, int dataLength) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(data, "data");
         Objects.checkFromIndexSize(dataOffset, dataLength, data.length);
-        byte[] fromBytes = Utf8.encodeName("from", Objects.requireNonNull(from, "from"));
-        byte[] toBytes = Utf8.encodeName("to", Objects.requireNonNull(to, "to"));
         if ((flags & ~REPLY_EXPECTED) != 0) {
             throw new IllegalArgumentException(String.format(
                     "flags 0x%02X has bits other than REPLY_EXPECTED (0x01)", flags));
