@@ -124,12 +124,21 @@ final class Dedup {
     };
 
     /** Whether this message is delivered now for the first time; records it. */
-    synchronized boolean firstTime(String from, long sequence) {
-        return senders.computeIfAbsent(from, k -> new Seen()).add(sequence);
+    boolean firstTime(String from, long sequence) {
+        Seen seen;
+        synchronized (senders) {
+            seen = senders.computeIfAbsent(from, k -> new Seen());
+        }
+        // one lock per sender for the set itself: links of different senders do not wait for each other
+        synchronized (seen) {
+            return seen.add(sequence);
+        }
     }
 
     /** Forgets a sender that said BYE: it closed for good and will resend nothing. */
-    synchronized void forget(String from) {
-        senders.remove(from);
+    void forget(String from) {
+        synchronized (senders) {
+            senders.remove(from);
+        }
     }
 }
