@@ -98,6 +98,9 @@ public class RegistryServlet extends HttpServlet {
             }
             route(req, resp, identity);
         } catch (ApiException e) {
+            if (e.status() != 401) {
+                swallow(req); // an unauthenticated body is never read; any other refused one is dropped
+            }
             error(resp, e.status(), e.code(), e.getMessage());
         } catch (SQLTransientConnectionException | RejectedExecutionException e) {
             resp.setHeader("Retry-After", "1");
@@ -288,6 +291,28 @@ public class RegistryServlet extends HttpServlet {
 
     private static ApiException unknown(String method, HttpServletRequest req) {
         return ApiException.notFound("no such call: " + method + " " + req.getRequestURI());
+    }
+
+    /**
+     * Reads and drops what is left of a refused request's body, up to {@link #MAX_SWALLOW}, so that the answer
+     * leaves the connection usable: a server that answers without reading closes it, and a client that had
+     * already sent its next request on it sees the connection drop.
+     */
+    private static void swallow(HttpServletRequest req) {
+        long declared = req.getContentLengthLong();
+        if (declared == 0 || declared > MAX_SWALLOW) {
+            return;
+        }
+        try {
+            InputStream in = req.getInputStream();
+            byte[] sink = new byte[8192];
+            long left = MAX_SWALLOW;
+            for (int n; left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0;) {
+                left -= n;
+            }
+        } catch (IOException | IllegalStateException ignored) {
+            // the body was read already, or the client went away: nothing to keep usable
+        }
     }
 
     /**
