@@ -1,7 +1,6 @@
 package io.gma.client;
 
 import io.gma.registry.EndpointInfo;
-import io.gma.registry.Kind;
 import io.gma.registry.QueryResult;
 import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;
@@ -196,7 +195,7 @@ final class Endpoint implements AutoCloseable {
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
-        if (peer.queue.offerData(p, policy, SendQueue.nanos(config.blockTimeout), to)) {
+        if (peer.queue.offerData(p, policy, config.blockTimeout.toNanos(), to)) {
             transmit(peer);
         }
         return new Sent(seq, p.acknowledged);
@@ -670,9 +669,5 @@ final class Endpoint implements AutoCloseable {
         }
         timer.shutdownNow();
         connector.shutdownNow();
-    }
-
-    Kind kind() {
-        return config.kind();
     }
 }

@@ -129,10 +129,6 @@ final class Link implements Runnable {
         return peer;
     }
 
-    boolean isOpen() {
-        return state == State.OPEN;
-    }
-
     // ---------------------------------------------------------------- writing
 
     /** Queues an uncounted message (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR) ahead of all else. */

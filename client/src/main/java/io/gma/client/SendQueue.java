@@ -4,7 +4,6 @@ import io.gma.wire.ErrorCode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -259,15 +258,6 @@ final class SendQueue {
         }
     }
 
-    boolean hasWork() {
-        lock.lock();
-        try {
-            return !resend.isEmpty() || !control.isEmpty() || !data.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     boolean isEmpty() {
         lock.lock();
         try {
@@ -317,9 +307,5 @@ final class SendQueue {
         } finally {
             lock.unlock();
         }
-    }
-
-    static long nanos(java.time.Duration d) {
-        return TimeUnit.NANOSECONDS.convert(d);
     }
 }

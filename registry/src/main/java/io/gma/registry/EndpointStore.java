@@ -143,16 +143,20 @@ final class EndpointStore {
                 if (!rs.next()) {
                     throw ApiException.notFound("no live endpoint is named \"" + name + "\"");
                 }
+                String label = rs.getString(1);
+                Kind kind = Kind.fromWireName(rs.getString(2));
+                String domain = rs.getString(3);
+                String host = rs.getString(4);
+                int port = rs.getInt(5);
+                Instant registeredAt = instant(rs, 6);
+                Instant expiresAt = instant(rs, 7);
                 Map<String, String> attributes = new LinkedHashMap<>();
-                EndpointInfo first = new EndpointInfo(name, rs.getString(1), Kind.fromWireName(rs.getString(2)),
-                        rs.getString(3), rs.getString(4), rs.getInt(5), instant(rs, 6), instant(rs, 7), Map.of());
-                do {
+                do { // one row per attribute, the endpoint's columns repeated (one row with nulls if none)
                     if (rs.getString(8) != null) {
                         attributes.put(rs.getString(8), rs.getString(9));
                     }
                 } while (rs.next());
-                return new EndpointInfo(name, first.label(), first.kind(), first.domain(), first.host(), first.port(),
-                        first.registeredAt(), first.expiresAt(), attributes);
+                return new EndpointInfo(name, label, kind, domain, host, port, registeredAt, expiresAt, attributes);
             }
         }
     }

@@ -1,6 +1,5 @@
 package io.gma.registry;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -92,12 +91,6 @@ public final class Registry implements AutoCloseable {
             throw new IllegalStateException("registry not started");
         }
         return url;
-    }
-
-    /** The address the registry listens on. */
-    public synchronized InetSocketAddress address() {
-        url();
-        return new InetSocketAddress(host, ((ServerConnector) server.getConnectors()[0]).getLocalPort());
     }
 
     /** Stops serving and closes the database (an in-memory database is gone; a file or server one stays). */

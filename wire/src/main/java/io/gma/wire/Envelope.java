@@ -49,7 +49,7 @@ public final class Envelope {
      * @throws IllegalArgumentException as {@link Message#of(Command, String, String, long, byte[])}
      */
     public byte[] pack(long sequence, Command command, byte[] data) {
-        int flags = command == Command.REQUEST ? Message.REPLY_EXPECTED : 0;
-        return Message.pack(command, flags, fromBytes, toBytes, sequence, data, 0, data.length);
+        return Message.pack(command, Message.defaultFlags(command), fromBytes, toBytes, sequence, data, 0,
+                data.length);
     }
 }

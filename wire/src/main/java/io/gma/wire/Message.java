@@ -44,7 +44,12 @@ public final class Message {
      *     empty, or HELLO has a destination, or ACK data is not 8 bytes
      */
     public static Message of(Command command, String from, String to, long sequence, byte[] data) {
-        return of(command, command == Command.REQUEST ? REPLY_EXPECTED : 0, from, to, sequence, data);
+        return of(command, defaultFlags(command), from, to, sequence, data);
+    }
+
+    /** REPLY_EXPECTED for REQUEST, none otherwise: the flags every factory uses unless told. */
+    static int defaultFlags(Command command) {
+        return command == Command.REQUEST ? REPLY_EXPECTED : 0;
     }
 
     /**

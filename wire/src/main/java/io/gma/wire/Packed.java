@@ -32,8 +32,7 @@ public final class Packed {
      * @throws IllegalArgumentException as {@link Message#of(Command, String, String, long, byte[])}
      */
     public static byte[] make(long sequence, Command command, String from, String to, byte[] data) {
-        int flags = command == Command.REQUEST ? Message.REPLY_EXPECTED : 0;
-        return Message.pack(command, flags, from, to, sequence, data, 0, data.length);
+        return Message.pack(command, Message.defaultFlags(command), from, to, sequence, data, 0, data.length);
     }
 
     /** Makes a packed message whose data is the UTF-8 bytes of {@code text}. */
