@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Remembers, per sender, the last 65,536 sequence numbers delivered (PROTOCOL.md section 4), so a message
+ * Remembers, per sender, the highest 65,536 sequence numbers delivered (PROTOCOL.md section 4), so a message
  * resent after a reconnect is delivered once.
  *
  * <p>A set of numbers, not a window of values: a sender numbers its messages across all its destinations,
@@ -13,104 +13,91 @@ import java.util.Map;
  * maxQueuedMessages bound guarantees. REPLY and ERROR do not come here: each answers one awaited request,
  * and taking it from the awaited map is what makes it exactly-once.
  *
- * <p>Memory grows with use: a sender's table starts small and reaches about 1.5 MiB at 65,536 numbers.
- * Senders are kept in an LRU of bounded size; a sender that says BYE is forgotten.
+ * <p>Memory grows with use: a sender's array starts small and reaches 512 KiB at 65,536 numbers. Senders are
+ * kept in an LRU of bounded size; a sender that says BYE is forgotten.
  */
 final class Dedup {
     static final int REMEMBERED = 65_536;
     private static final int MAX_SENDERS = 4096;
 
-    /** The last REMEMBERED numbers of one sender: a ring for their order, an open-addressing set to look up. */
+    /**
+     * The highest REMEMBERED numbers of one sender, ascending (unsigned) in a ring. A sender's messages come
+     * mostly in order, so the common case is a number above all others: one compare and an append, dropping
+     * the lowest; no hashing, and the memory touched is the ring's two ends. A number below the highest is
+     * looked up by binary search and, when new, inserted by shifting the numbers above it, which are few
+     * when it is late by a little (two sending threads, a control message that overtook data).
+     */
     static final class Seen {
         private long[] ring = new long[64];
-        private int size;
         private int head;
-        private long[] table = new long[128]; // 0 marks an empty slot: sequence numbers start at 1
-        private long highest;
+        private int size;
 
-        /** Whether {@code seq} is new; records it, forgetting the oldest past REMEMBERED. */
+        /** Whether {@code seq} is new; records it, forgetting the lowest number past REMEMBERED. */
         boolean add(long seq) {
             if (seq == 0) {
                 return true;
             }
-            // above every number seen: new for sure, no need to look (the common case, a sender in order)
-            if (Long.compareUnsigned(seq, highest) > 0) {
-                highest = seq;
-            } else if (contains(seq)) {
+            if (size == 0 || Long.compareUnsigned(seq, at(size - 1)) > 0) {
+                if (size == REMEMBERED) {
+                    dropLowest();
+                }
+                insertAt(size, seq);
+                return true;
+            }
+            int i = firstNotBelow(seq);
+            if (at(i) == seq) {
                 return false;
             }
             if (size == REMEMBERED) {
-                remove(ring[head]);
-                ring[head] = seq;
-                head = (head + 1) % REMEMBERED;
-            } else {
-                if (size == ring.length) {
-                    grow();
+                if (i == 0) {
+                    return true; // below every number remembered: new, as far as can be told, and not kept
                 }
-                ring[(head + size) % ring.length] = seq;
-                size++;
+                dropLowest();
+                i--;
             }
-            insert(seq);
+            insertAt(i, seq);
             return true;
         }
 
-        private void grow() {
-            long[] bigger = new long[Math.min(ring.length * 2, REMEMBERED)];
-            for (int i = 0; i < size; i++) {
-                bigger[i] = ring[(head + i) % ring.length];
-            }
-            ring = bigger;
-            head = 0;
-            long[] old = table;
-            table = new long[bigger.length * 2];
-            for (long v : old) {
-                if (v != 0) {
-                    insert(v);
-                }
-            }
+        private long at(int i) {
+            return ring[head + i & ring.length - 1];
         }
 
-        private int slot(long seq) {
-            long h = seq * 0x9E3779B97F4A7C15L;
-            return (int) (h ^ h >>> 32) & table.length - 1;
+        private void dropLowest() {
+            head = head + 1 & ring.length - 1;
+            size--;
         }
 
-        private boolean contains(long seq) {
-            for (int i = slot(seq);; i = i + 1 & table.length - 1) {
-                if (table[i] == 0) {
-                    return false;
-                }
-                if (table[i] == seq) {
-                    return true;
+        /** The index of the first number not below {@code seq}; one exists, the highest being above it. */
+        private int firstNotBelow(long seq) {
+            int lo = 0;
+            int hi = size - 1;
+            while (lo < hi) {
+                int mid = lo + hi >>> 1;
+                if (Long.compareUnsigned(at(mid), seq) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
                 }
             }
+            return lo;
         }
 
-        private void insert(long seq) {
-            int i = slot(seq);
-            while (table[i] != 0) {
-                i = i + 1 & table.length - 1;
-            }
-            table[i] = seq;
-        }
-
-        /** Linear probing's deletion: shift back the entries that the removed one had pushed along. */
-        private void remove(long seq) {
-            int i = slot(seq);
-            while (table[i] != seq) {
-                i = i + 1 & table.length - 1;
-            }
-            int gap = i;
-            for (int j = gap + 1 & table.length - 1; table[j] != 0; j = j + 1 & table.length - 1) {
-                int home = slot(table[j]);
-                // move table[j] into the gap unless its home lies cyclically in (gap, j]
-                boolean stays = gap <= j ? home > gap && home <= j : home > gap || home <= j;
-                if (!stays) {
-                    table[gap] = table[j];
-                    gap = j;
+        private void insertAt(int i, long seq) {
+            if (size == ring.length) {
+                long[] bigger = new long[ring.length * 2];
+                for (int j = 0; j < size; j++) {
+                    bigger[j] = at(j);
                 }
+                ring = bigger;
+                head = 0;
             }
-            table[gap] = 0;
+            int mask = ring.length - 1;
+            for (int j = size; j > i; j--) {
+                ring[head + j & mask] = ring[head + j - 1 & mask];
+            }
+            ring[head + i & mask] = seq;
+            size++;
         }
     }
 

@@ -198,7 +198,7 @@ final class Endpoint implements AutoCloseable {
         if (peer.queue.offerData(p, policy, config.blockTimeout.toNanos(), to)) {
             transmit(peer);
         }
-        return new Sent(seq, p.acknowledged);
+        return new Sent(seq, p);
     }
 
     /** A new sequence number, for a message this endpoint originates. */
@@ -385,7 +385,7 @@ final class Endpoint implements AutoCloseable {
         peers.remove(peer.name, peer);
         subscribers.remove(peer.name);
         for (Pending p : peer.queue.close(why)) {
-            p.acknowledged.completeExceptionally(why);
+            p.completeExceptionally(why);
         }
         awaited.values().removeIf(a -> a.to().equals(peer.name) && a.reply().completeExceptionally(why));
     }
@@ -653,7 +653,7 @@ final class Endpoint implements AutoCloseable {
         }
         for (Peer p : peers.values()) {
             for (Pending pending : p.queue.close(shutdown)) {
-                pending.acknowledged.completeExceptionally(shutdown);
+                pending.completeExceptionally(shutdown);
             }
         }
         awaited.values().forEach(a -> a.reply().completeExceptionally(shutdown));

@@ -12,7 +12,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,13 +36,12 @@ final class Link implements Runnable {
     static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final int BATCH_MESSAGES = 256;
     /**
      * A send this soon after the previous direct write is part of a stream: rather than one system call per
      * message, it leaves the write to the I/O thread, which takes everything queued by then in one call.
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-    private static final int BATCH_BYTES = 256 * 1024;
+    private static final int OUTPUT_BYTES = 128 * 1024;
 
     enum State { HANDSHAKE, OPEN, CLOSED }
 
@@ -64,11 +62,20 @@ final class Link implements Runnable {
     private final AtomicBoolean dirty = new AtomicBoolean();
     /** The I/O thread has been asked to write what is queued. */
     private final AtomicBoolean flushRequested = new AtomicBoolean();
+    /** The I/O thread is in, or about to enter, select: a flush request must wake it. */
+    private volatile boolean selecting;
     private volatile long lastDirectWrite;
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
-    private ByteBuffer[] unwritten;
-    private final ByteBuffer[] batch = new ByteBuffer[BATCH_MESSAGES];
+    /** Bytes copied from messages and not yet written, in fill mode. */
+    private final ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
+    /** The message being copied into output, and how much of it was. */
+    private byte[] writing;
+    private int writtenOfIt;
+    /** Messages taken from the queue (in flight) and not yet copied: batch[takenAt, taken). */
+    private final Pending[] batch = new Pending[256];
+    private int taken;
+    private int takenAt;
 
     // I/O thread only
     private long received;
@@ -158,7 +165,8 @@ final class Link implements Runnable {
     void send() {
         long now = System.nanoTime();
         if (now - lastDirectWrite < COALESCE_NANOS && Thread.currentThread() != ioThread) {
-            if (flushRequested.compareAndSet(false, true)) {
+            // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
+            if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
                 selector.wakeup();
             }
             return;
@@ -190,47 +198,66 @@ final class Link implements Runnable {
         }
     }
 
-    /** Under out: finish the unwritten batch, then write batches until the socket is full or nothing is left. */
+    /**
+     * Under out: writes the output buffer, refilling it from the immediate messages and then the send queue,
+     * until the socket takes no more or nothing is left. Messages are copied into one direct buffer: one
+     * system call carries many small ones, and a large one goes out in pieces without a temporary copy of it
+     * all.
+     */
     private void writeSome() throws IOException {
         while (true) {
-            if (unwritten != null) {
-                long n = channel.write(unwritten);
-                endpoint.counters().bytesOut.add(n);
-                if (unwritten[unwritten.length - 1].hasRemaining()) {
-                    wantWrite(true);
-                    return;
-                }
-                unwritten = null;
-                lastWriteAt = System.nanoTime();
-            }
-            int count = 0;
-            int bytes = 0;
-            while (!immediate.isEmpty() && count < BATCH_MESSAGES) {
-                byte[] b = immediate.pollFirst();
-                immediateBytes -= b.length;
-                batch[count++] = ByteBuffer.wrap(b);
-                bytes += b.length;
-            }
-            Peer p = peer;
-            int counted = 0;
-            if (state == State.OPEN && p != null) {
-                while (count < BATCH_MESSAGES && bytes < BATCH_BYTES) {
-                    Pending next = p.queue.next(this);
-                    if (next == null) {
-                        break;
-                    }
-                    batch[count++] = ByteBuffer.wrap(next.packed);
-                    bytes += next.packed.length;
-                    counted++;
-                }
-            }
-            endpoint.counters().messagesOut.add(counted);
-            if (count == 0) {
+            fill();
+            if (output.position() == 0) {
                 wantWrite(false);
                 return;
             }
-            unwritten = count == batch.length ? batch : Arrays.copyOf(batch, count);
+            output.flip();
+            int n = channel.write(output);
+            output.compact();
+            endpoint.counters().bytesOut.add(n);
+            if (output.position() > 0) {
+                wantWrite(true); // the socket is full; the I/O thread goes on when it is writable
+                return;
+            }
+            lastWriteAt = System.nanoTime();
         }
+    }
+
+    /** Under out: copies into the output buffer what fits of the message being written and those after it. */
+    private void fill() {
+        while (output.hasRemaining()) {
+            if (writing == null && (writing = nextToWrite()) == null) {
+                return;
+            }
+            int n = Math.min(writing.length - writtenOfIt, output.remaining());
+            output.put(writing, writtenOfIt, n);
+            writtenOfIt += n;
+            if (writtenOfIt == writing.length) {
+                writing = null;
+                writtenOfIt = 0;
+            }
+        }
+    }
+
+    /** Under out: the next message to write, an immediate one first, else the next taken from the queue. */
+    private byte[] nextToWrite() {
+        byte[] b = immediate.pollFirst();
+        if (b != null) {
+            immediateBytes -= b.length;
+            return b;
+        }
+        if (takenAt == taken) {
+            Peer p = peer;
+            taken = state == State.OPEN && p != null ? p.queue.next(this, batch, output.remaining()) : 0;
+            takenAt = 0;
+            endpoint.counters().messagesOut.add(taken);
+            if (taken == 0) {
+                return null;
+            }
+        }
+        b = batch[takenAt].packed;
+        batch[takenAt++] = null;
+        return b;
     }
 
     private void wantWrite(boolean on) {
@@ -258,7 +285,13 @@ final class Link implements Runnable {
         ioThread = Thread.currentThread();
         try {
             while (state != State.CLOSED && channel.isOpen()) {
-                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+                selecting = true;
+                if (flushRequested.get()) {
+                    selector.selectNow();
+                } else {
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+                }
+                selecting = false;
                 if (flushRequested.getAndSet(false)) {
                     flush();
                 }
@@ -429,7 +462,7 @@ final class Link implements Runnable {
             p.healthy();
         }
         for (Pending done : p.queue.acknowledge(this, delta)) {
-            done.acknowledged.complete(null);
+            done.complete(null);
         }
     }
 
@@ -489,7 +522,7 @@ final class Link implements Runnable {
     private boolean hasUnwritten() {
         out.lock();
         try {
-            return unwritten != null || !immediate.isEmpty();
+            return output.position() > 0 || writing != null || takenAt < taken || !immediate.isEmpty();
         } finally {
             out.unlock();
         }

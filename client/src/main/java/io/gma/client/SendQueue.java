@@ -24,6 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One lock; no I/O and no future completion under it (completions are returned to the caller).
  */
 final class SendQueue {
+    private static final Pending[] NONE = {};
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
     private final long maxBytes;
@@ -56,7 +57,7 @@ final class SendQueue {
      *     the reason the queue was closed
      */
     boolean offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
-        int size = p.packed.length;
+        int size = p.size;
         if (size > maxBytes) {
             counters.rejected.increment();
             throw new EndpointException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
@@ -89,7 +90,7 @@ final class SendQueue {
             lock.unlock();
         }
         for (Pending d : dropped == null ? List.<Pending>of() : dropped) {
-            d.acknowledged.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
+            d.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
                     "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
         }
         return queued;
@@ -114,9 +115,9 @@ final class SendQueue {
             if (oldest == null) {
                 return dropped;
             }
-            dataBytes -= oldest.packed.length;
+            dataBytes -= oldest.size;
             dataMessages--;
-            allBytes -= oldest.packed.length;
+            allBytes -= oldest.size;
             allMessages--;
             counters.drops.increment();
             dropped.add(oldest);
@@ -153,13 +154,13 @@ final class SendQueue {
         try {
             checkOpen();
             long controlBytes = allBytes - dataBytes;
-            if (controlBytes > 0 && controlBytes + p.packed.length > 2 * maxBytes) {
+            if (controlBytes > 0 && controlBytes + p.size > 2 * maxBytes) {
                 counters.rejected.increment();
                 throw new EndpointException(ErrorCode.QUEUE_FULL, "control messages for this peer passed "
                         + 2 * maxBytes + " bytes: it is not reading");
             }
             control.addLast(p);
-            allBytes += p.packed.length;
+            allBytes += p.size;
             allMessages++;
         } finally {
             lock.unlock();
@@ -183,27 +184,37 @@ final class SendQueue {
     }
 
     /**
-     * The next message to write on {@code link}, moved in flight: lost-link resends first, then control, then
-     * data. Null when there is none, or when {@code link} no longer carries this queue: a writer that raced
-     * with the link's loss then takes nothing, rather than strand messages in flight on a dead link.
+     * Moves the next messages to write on {@code link} in flight, up to {@code into.length} of them and about
+     * {@code maxBytes}: lost-link resends first, then control, then data. None when there is none, or when
+     * {@code link} no longer carries this queue: a writer that raced with the link's loss then takes nothing,
+     * rather than strand messages in flight on a dead link.
+     *
+     * @return how many were put in {@code into}
      */
-    Pending next(Link link) {
+    int next(Link link, Pending[] into, int maxBytes) {
+        int count = 0;
+        int bytes = 0;
         lock.lock();
         try {
             if (link != carrier) {
-                return null;
+                return 0;
             }
-            Pending p = resend.pollFirst();
-            if (p == null) {
-                p = control.pollFirst();
-            }
-            if (p == null) {
-                p = data.pollFirst();
-            }
-            if (p != null) {
+            while (count < into.length && bytes < maxBytes) {
+                Pending p = resend.pollFirst();
+                if (p == null) {
+                    p = control.pollFirst();
+                }
+                if (p == null) {
+                    p = data.pollFirst();
+                }
+                if (p == null) {
+                    break;
+                }
                 inFlight.addLast(p);
+                into[count++] = p;
+                bytes += p.size;
             }
-            return p;
+            return count;
         } finally {
             lock.unlock();
         }
@@ -213,30 +224,30 @@ final class SendQueue {
      * Releases the {@code count} oldest messages in flight on {@code link}; the caller completes their futures.
      * An ACK from a link that no longer carries the queue releases nothing: its messages were put back.
      */
-    List<Pending> acknowledge(Link link, long count) {
-        List<Pending> done = new ArrayList<>();
+    Pending[] acknowledge(Link link, long count) {
         lock.lock();
         try {
-            for (long i = 0; i < count && link == carrier; i++) {
+            if (link != carrier) {
+                return NONE;
+            }
+            Pending[] done = new Pending[(int) Math.min(count, inFlight.size())];
+            for (int i = 0; i < done.length; i++) {
                 Pending p = inFlight.pollFirst();
-                if (p == null) {
-                    break;
-                }
-                done.add(p);
-                allBytes -= p.packed.length;
+                done[i] = p;
+                allBytes -= p.size;
                 allMessages--;
                 if (p.data) {
-                    dataBytes -= p.packed.length;
+                    dataBytes -= p.size;
                     dataMessages--;
                 }
             }
-            if (!done.isEmpty()) {
+            if (done.length > 0) {
                 room.signalAll();
             }
+            return done;
         } finally {
             lock.unlock();
         }
-        return done;
     }
 
     /**

@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Random;
-import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,26 +18,45 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DedupTest {
     @Test
-    void remembersExactlyTheLastDeliveredNumbersWhateverTheGaps() {
+    void remembersExactlyTheHighestDeliveredNumbersWhateverTheGaps() {
         Dedup.Seen seen = new Dedup.Seen();
         Random random = new Random(7);
-        java.util.ArrayDeque<Long> order = new java.util.ArrayDeque<>();
-        Set<Long> model = new HashSet<>();
+        TreeSet<Long> model = new TreeSet<>();
         long seq = 1;
         for (int i = 0; i < 300_000; i++) {
-            // gaps of up to 2,000 (a sender with many destinations), and some repeats of recent numbers
-            long s = random.nextInt(10) == 0 && !order.isEmpty() ? order.peekLast() - random.nextInt(50) : (seq +=
-                    1 + random.nextInt(2_000));
+            long s;
+            int kind = random.nextInt(20);
+            if (kind == 0 && !model.isEmpty()) {
+                s = model.last() - random.nextInt(50); // a repeat of a recent number, or a late one
+            } else if (kind == 1 && !model.isEmpty()) {
+                s = Math.max(1, model.first() + random.nextInt(100_000) - 50_000); // around the lowest remembered
+            } else {
+                s = seq += 1 + random.nextInt(2_000); // gaps: a sender with many destinations
+            }
             boolean fresh = !model.contains(s) && s > 0;
             assertEquals(fresh, seen.add(s), "at " + i + " seq " + s);
             if (fresh) {
-                order.addLast(s);
                 model.add(s);
-                if (order.size() > Dedup.REMEMBERED) {
-                    model.remove(order.pollFirst());
+                if (model.size() > Dedup.REMEMBERED) {
+                    model.pollFirst();
                 }
             }
         }
+        assertEquals(Dedup.REMEMBERED, model.size());
+    }
+
+    @Test
+    void numbersArrivingBackwardsAreEachDeliveredOnce() {
+        Dedup.Seen seen = new Dedup.Seen();
+        for (long s = 5_000; s >= 1; s--) {
+            assertTrue(seen.add(s), "first time " + s);
+        }
+        for (long s = 1; s <= 5_000; s++) {
+            assertFalse(seen.add(s), "again " + s);
+        }
+        assertTrue(seen.add(-1L), "the highest unsigned number sorts above the others");
+        assertFalse(seen.add(-1L));
+        assertFalse(seen.add(4_999));
     }
 
     @Test

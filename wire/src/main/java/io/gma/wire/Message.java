@@ -125,8 +125,19 @@ public final class Message {
     static Message fromChecked(byte[] packed) throws ProtocolException {
         int fromLength = packed[Layout.OFF_FROM_LENGTH] & 0xFF;
         int toLength = packed[Layout.OFF_TO_LENGTH] & 0xFF;
-        String from = decodeName("from", packed, Layout.HEADER_BYTES, fromLength);
-        String to = decodeName("to", packed, Layout.HEADER_BYTES + fromLength, toLength);
+        return normalised(packed, decodeName("from", packed, Layout.HEADER_BYTES, fromLength),
+                decodeName("to", packed, Layout.HEADER_BYTES + fromLength, toLength));
+    }
+
+    /** As {@link #fromChecked(byte[])}, the names decoded through a stream's recent pair. */
+    static Message fromChecked(byte[] packed, RecentNames recent) throws ProtocolException {
+        int fromLength = packed[Layout.OFF_FROM_LENGTH] & 0xFF;
+        int toLength = packed[Layout.OFF_TO_LENGTH] & 0xFF;
+        return normalised(packed, recent.decode(0, packed, Layout.HEADER_BYTES, fromLength),
+                recent.decode(1, packed, Layout.HEADER_BYTES + fromLength, toLength));
+    }
+
+    private static Message normalised(byte[] packed, String from, String to) {
         packed[Layout.OFF_FLAGS] &= REPLY_EXPECTED;
         packed[Layout.OFF_RESERVED] = 0;
         return new Message(packed, Command.lookup(packed[Layout.OFF_COMMAND] & 0xFF), from, to);

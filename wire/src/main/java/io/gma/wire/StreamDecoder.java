@@ -32,6 +32,7 @@ public final class StreamDecoder {
     private byte[] current;
     private int currentFilled;
     private boolean failed;
+    private final RecentNames recent = new RecentNames();
 
     StreamDecoder(int maxMessageBytes) {
         this.maxMessageBytes = maxMessageBytes;
@@ -61,7 +62,7 @@ public final class StreamDecoder {
                     byte[] packed = new byte[total];
                     System.arraycopy(chunk, pos, packed, 0, total);
                     pos += total;
-                    sink.accept(Message.fromChecked(packed));
+                    sink.accept(Message.fromChecked(packed, recent));
                     continue;
                 }
                 current = new byte[total];
@@ -88,7 +89,7 @@ public final class StreamDecoder {
             if (currentFilled == current.length) {
                 byte[] packed = current;
                 current = null;
-                sink.accept(Message.fromChecked(packed));
+                sink.accept(Message.fromChecked(packed, recent));
             }
         }
         failed = false;

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
  * bytes, buffered streams, a reader thread) in the same JVM. Each run: a warm-up pass, then a measured one.
  *
- * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench</pre>
+ * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench [size:count ...]</pre>
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
@@ -31,7 +31,12 @@ public final class StreamingBench {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        int[][] runs = {{64, 2_000_000}, {1024, 1_000_000}, {32 * 1024, 40_000}};
+        int[][] runs = args.length == 0 ? new int[][] {{64, 2_000_000}, {1024, 1_000_000}, {32 * 1024, 40_000}}
+                : new int[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            String[] sizeAndCount = args[i].split(":");
+            runs[i] = new int[] {Integer.parseInt(sizeAndCount[0]), Integer.parseInt(sizeAndCount[1])};
+        }
         System.out.printf(Locale.ROOT, "streaming, one producer, one consumer; JDK %s, %d cores%n%n",
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
         System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |");
