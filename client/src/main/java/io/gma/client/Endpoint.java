@@ -195,8 +195,9 @@ final class Endpoint implements AutoCloseable {
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
-        if (peer.queue.offerData(p, policy, config.blockTimeout.toNanos(), to)) {
-            transmit(peer);
+        long unsent = peer.queue.offerData(p, policy, config.blockTimeout.toNanos(), to);
+        if (unsent >= 0) {
+            transmit(peer, unsent);
         }
         return new Sent(seq, p);
     }
@@ -221,8 +222,7 @@ final class Endpoint implements AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        peer.queue.offerControl(new Pending(peer.envelope.pack(seq, command, data), false));
-        transmit(peer);
+        transmit(peer, peer.queue.offerControl(new Pending(peer.envelope.pack(seq, command, data), false)));
     }
 
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
@@ -318,10 +318,11 @@ final class Endpoint implements AutoCloseable {
                 Envelope.of(name, peerName));
     }
 
-    /** Writes now on a live link, or starts connecting. */
-    private void transmit(Peer peer) {
-        if (peer.active() != null) {
-            peer.kick();
+    /** Sends on the live link ({@code unsent} bytes wait to be written), or starts connecting. */
+    private void transmit(Peer peer, long unsent) {
+        Link link = peer.active();
+        if (link != null) {
+            link.send(unsent);
         } else {
             connect(peer);
         }

@@ -14,6 +14,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,9 +39,11 @@ final class Link implements Runnable {
     static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
     /**
      * A send this soon after the previous direct write is part of a stream: rather than one system call per
-     * message, it leaves the write to the I/O thread, which takes everything queued by then in one call.
+     * message, it leaves the write to a batch.
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** In a stream, the sending thread writes once this many bytes wait: one system call for many messages. */
+    static final long DIRECT_WRITE_BYTES = 16 * 1024;
     private static final int OUTPUT_BYTES = 128 * 1024;
 
     enum State { HANDSHAKE, OPEN, CLOSED }
@@ -159,20 +162,26 @@ final class Link implements Runnable {
     }
 
     /**
-     * Sends what is queued: at once from the calling thread (one hop less, for latency), or, when sends come
-     * in a stream, by the I/O thread in batches (one system call for many messages, for throughput).
+     * Sends what is queued, {@code unsentBytes} of it. A send after a pause is written at once from the
+     * calling thread (no thread hop, for latency). Sends in a stream are written in batches, for throughput:
+     * the calling thread writes itself once {@link #DIRECT_WRITE_BYTES} are waiting, and leaves smaller
+     * remainders to the I/O thread, which lingers {@link #COALESCE_NANOS} for more before writing them.
      */
-    void send() {
-        long now = System.nanoTime();
-        if (now - lastDirectWrite < COALESCE_NANOS && Thread.currentThread() != ioThread) {
-            // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
-            if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
-                selector.wakeup();
-            }
+    void send(long unsentBytes) {
+        if (Thread.currentThread() == ioThread) {
+            flush();
             return;
         }
-        lastDirectWrite = now;
-        flush();
+        long now = System.nanoTime();
+        if (unsentBytes >= DIRECT_WRITE_BYTES || now - lastDirectWrite >= COALESCE_NANOS) {
+            lastDirectWrite = now;
+            flush();
+            return;
+        }
+        // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
+        if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
+            selector.wakeup();
+        }
     }
 
     /**
@@ -293,6 +302,7 @@ final class Link implements Runnable {
                 }
                 selecting = false;
                 if (flushRequested.getAndSet(false)) {
+                    LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
                     flush();
                 }
                 if (byeRequested) {

@@ -96,11 +96,11 @@ final class Peer {
         return delay;
     }
 
-    /** Sends what is queued, on the active link if there is one. */
+    /** Writes what is queued, now, on the active link if there is one. */
     void kick() {
         Link l = active;
         if (l != null) {
-            l.send();
+            l.flush();
         }
     }
 

@@ -37,6 +37,8 @@ final class SendQueue {
     private long dataBytes;
     private int dataMessages;
     private long allBytes;
+    /** Bytes queued and not yet taken by a link (resend, control and data lanes). */
+    private long unsentBytes;
     private int allMessages;
     private EndpointException closedBy;
     /** The link messages go out on; only it may take messages in flight or acknowledge them. */
@@ -51,12 +53,13 @@ final class SendQueue {
     /**
      * Queues a data message under the policy.
      *
-     * @return false when DROP_OLDEST found nothing unsent to drop, everything queued being in flight already,
-     *     and dropped this message instead (counted, its future failed with QUEUE_FULL)
+     * @return the bytes queued and not yet taken by a link, this message's included; or -1 when DROP_OLDEST
+     *     found nothing unsent to drop, everything queued being in flight already, and dropped this message
+     *     instead (counted, its future failed with QUEUE_FULL)
      * @throws EndpointException QUEUE_FULL (at once, after blockNanos, or larger than the whole queue), or
      *     the reason the queue was closed
      */
-    boolean offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
+    long offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
         int size = p.size;
         if (size > maxBytes) {
             counters.rejected.increment();
@@ -65,6 +68,7 @@ final class SendQueue {
         }
         List<Pending> dropped = null;
         boolean queued;
+        long unsent;
         lock.lock();
         try {
             checkOpen();
@@ -82,10 +86,12 @@ final class SendQueue {
                 dataMessages++;
                 allBytes += size;
                 allMessages++;
+                unsentBytes += size;
             } else {
                 counters.drops.increment();
                 dropped.add(p);
             }
+            unsent = unsentBytes;
         } finally {
             lock.unlock();
         }
@@ -93,7 +99,7 @@ final class SendQueue {
             d.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
                     "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
         }
-        return queued;
+        return queued ? unsent : -1;
     }
 
     private boolean fits(int size) {
@@ -119,6 +125,7 @@ final class SendQueue {
             dataMessages--;
             allBytes -= oldest.size;
             allMessages--;
+            unsentBytes -= oldest.size;
             counters.drops.increment();
             dropped.add(oldest);
         }
@@ -147,9 +154,10 @@ final class SendQueue {
      * maxQueuedBytes (always room for one), so a peer that floods requests and never reads cannot make its
      * replies fill memory.
      *
+     * @return the bytes queued and not yet taken by a link, this message's included
      * @throws EndpointException QUEUE_FULL past that bound
      */
-    void offerControl(Pending p) throws EndpointException {
+    long offerControl(Pending p) throws EndpointException {
         lock.lock();
         try {
             checkOpen();
@@ -162,6 +170,8 @@ final class SendQueue {
             control.addLast(p);
             allBytes += p.size;
             allMessages++;
+            unsentBytes += p.size;
+            return unsentBytes;
         } finally {
             lock.unlock();
         }
@@ -213,6 +223,7 @@ final class SendQueue {
                 inFlight.addLast(p);
                 into[count++] = p;
                 bytes += p.size;
+                unsentBytes -= p.size;
             }
             return count;
         } finally {
@@ -261,7 +272,9 @@ final class SendQueue {
                 return;
             }
             while (!inFlight.isEmpty()) {
-                resend.addFirst(inFlight.pollLast());
+                Pending p = inFlight.pollLast();
+                resend.addFirst(p);
+                unsentBytes += p.size;
             }
             carrier = next;
         } finally {
@@ -295,6 +308,7 @@ final class SendQueue {
             dataMessages = 0;
             allBytes = 0;
             allMessages = 0;
+            unsentBytes = 0;
             room.signalAll();
             return all;
         } finally {

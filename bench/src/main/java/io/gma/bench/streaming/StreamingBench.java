@@ -45,9 +45,9 @@ public final class StreamingBench {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
-                raw(size, n / 4);
+                raw(size, n);
                 double rawSeconds = raw(size, n);
-                gma(registry.url(), size, n / 4);
+                gma(registry.url(), size, n);
                 double gmaSeconds = gma(registry.url(), size, n);
                 double rawRate = n / rawSeconds;
                 double gmaRate = n / gmaSeconds;
