@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * its lease, the listening socket, the peers and their links, sequence numbers, replies awaited,
  * subscriptions, and delivery to the application.
  */
-final class Endpoint implements AutoCloseable {
+final class Endpoint implements LinkOwner, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     /** The thread of a link: handlers run on it unless an executor was given, so it must never wait on itself. */
     static final class IoThread extends Thread {
@@ -72,6 +72,8 @@ final class Endpoint implements AutoCloseable {
     private final java.util.Set<Link> links = ConcurrentHashMap.newKeySet();
     private final ServerSocketChannel server;
     private volatile String name;
+    /** The link to this domain's PC servlet, for every destination in another domain; null without one. */
+    private volatile Peer uplink;
     private volatile boolean closed;
 
     /** A request waiting for its REPLY or ERROR. */
@@ -106,6 +108,12 @@ final class Endpoint implements AutoCloseable {
         } catch (EndpointException ex) {
             e.shutdown();
             throw ex;
+        }
+        if (config.pcServlet != null) {
+            e.uplink = new Peer(Gateway.nameFor(config.domain), e.newQueue(), Envelope.of(e.name,
+                    Gateway.nameFor(config.domain)));
+            e.peers.put(e.uplink.name, e.uplink);
+            e.connect(e.uplink); // at once, and for good: messages from other domains come over it
         }
         Thread accept = new Thread(e::acceptLoop, "gma-" + config.label + "-accept");
         accept.setDaemon(true);
@@ -191,7 +199,7 @@ final class Endpoint implements AutoCloseable {
 
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
-        Pending p = new Pending(peer.envelope.pack(seq, command, data), true);
+        Pending p = new Pending(peer.envelope(to).pack(seq, command, data), true);
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
@@ -222,7 +230,7 @@ final class Endpoint implements AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        transmit(peer, peer.queue.offerControl(new Pending(peer.envelope.pack(seq, command, data), false)));
+        transmit(peer, peer.queue.offerControl(new Pending(peer.envelope(to).pack(seq, command, data), false)));
     }
 
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
@@ -307,15 +315,22 @@ final class Endpoint implements AutoCloseable {
         }
         String domain = to.substring(to.lastIndexOf('@') + 1);
         if (!domain.equals(config.domain)) {
-            throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + "; " + name
-                    + " reaches only its own domain, " + config.domain);
+            Peer pc = uplink;
+            if (pc == null) {
+                throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + "; " + name
+                        + " has no PC servlet (see pcServlet) and reaches only its own domain, " + config.domain);
+            }
+            return pc;
         }
         return peers.computeIfAbsent(to, this::newPeer);
     }
 
     private Peer newPeer(String peerName) {
-        return new Peer(peerName, new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters),
-                Envelope.of(name, peerName));
+        return new Peer(peerName, newQueue(), Envelope.of(name, peerName));
+    }
+
+    private SendQueue newQueue() {
+        return new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters);
     }
 
     /** Sends on the live link ({@code unsent} bytes wait to be written), or starts connecting. */
@@ -337,7 +352,7 @@ final class Endpoint implements AutoCloseable {
         connector.execute(() -> {
             SocketChannel channel = null;
             try {
-                InetSocketAddress address = resolve(peer.name);
+                InetSocketAddress address = peer == uplink ? pcServletAddress() : resolve(peer.name);
                 channel = SocketChannel.open();
                 channel.socket().connect(address, 5_000);
                 startLink(new Link(this, channel, true, peer));
@@ -391,6 +406,14 @@ final class Endpoint implements AutoCloseable {
         awaited.values().removeIf(a -> a.to().equals(peer.name) && a.reply().completeExceptionally(why));
     }
 
+    private InetSocketAddress pcServletAddress() throws EndpointException {
+        InetSocketAddress a = new InetSocketAddress(config.pcServlet.getHostString(), config.pcServlet.getPort());
+        if (a.isUnresolved()) {
+            throw new EndpointException(ErrorCode.INTERNAL, "PC servlet host " + a.getHostString() + " is unknown");
+        }
+        return a;
+    }
+
     private InetSocketAddress resolve(String peerName) throws EndpointException {
         InetSocketAddress known = addresses.get(peerName);
         if (known != null) {
@@ -437,7 +460,8 @@ final class Endpoint implements AutoCloseable {
     }
 
     /** A link finished its handshake: it carries its peer's messages. */
-    Peer linkOpened(Link link) {
+    @Override
+    public Peer linkOpened(Link link) {
         String peerName = link.peerName();
         if (peerName == null || peerName.isEmpty()) {
             return null; // an unregistered peer may send to us; nothing can be sent back by name
@@ -448,7 +472,8 @@ final class Endpoint implements AutoCloseable {
         return peer;
     }
 
-    void linkClosed(Link link, EndpointException why) {
+    @Override
+    public void linkClosed(Link link, EndpointException why) {
         links.remove(link);
         Peer peer = link.peer();
         if (peer == null) {
@@ -467,7 +492,7 @@ final class Endpoint implements AutoCloseable {
             next.flush();
         } else if (!wasOpen && link.outbound) {
             retry(peer, reason, false);
-        } else if (!peer.queue.isEmpty()) {
+        } else if (!peer.queue.isEmpty() || peer == uplink) {
             counters.reconnects.increment();
             retry(peer, reason, link.worked());
         }
@@ -476,7 +501,8 @@ final class Endpoint implements AutoCloseable {
     // ---------------------------------------------------------------- receiving
 
     /** A counted message arrived on a link (its I/O thread). */
-    void receive(Message m, Link link) {
+    @Override
+    public void receive(Message m, Link link) {
         Command c = m.command();
         boolean answer = c == Command.REPLY || c == Command.ERROR;
         if (!m.to().equals(name)) {
@@ -509,8 +535,13 @@ final class Endpoint implements AutoCloseable {
         } else if (c == Command.ERROR) {
             Awaited a = awaited.remove(m.sequence());
             String text = m.dataAsString();
+            EndpointException error = remoteError(m.from(), text);
+            if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from()) != null) {
+                // a PC servlet found no way to a subscriber in another domain: it vanished
+                LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
+            }
             if (a != null) {
-                a.reply().completeExceptionally(remoteError(m.from(), text));
+                a.reply().completeExceptionally(error);
             } else {
                 LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
                         Long.toUnsignedString(m.sequence()), text);
@@ -534,7 +565,8 @@ final class Endpoint implements AutoCloseable {
      * acknowledged instead of resending it, so its dedup window can go, and a later run under the same exact
      * name starts afresh.
      */
-    void saidBye(String peerName) {
+    @Override
+    public void saidBye(String peerName) {
         if (peerName != null) {
             dedup.forget(peerName);
         }
@@ -595,7 +627,8 @@ final class Endpoint implements AutoCloseable {
 
     // ---------------------------------------------------------------- the rest
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
@@ -604,15 +637,18 @@ final class Endpoint implements AutoCloseable {
         return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
     }
 
-    WireCodec codec() {
+    @Override
+    public WireCodec codec() {
         return codec;
     }
 
-    Counters counters() {
+    @Override
+    public Counters counters() {
         return counters;
     }
 
-    long pingIntervalNanos() {
+    @Override
+    public long pingIntervalNanos() {
         return config.pingInterval.toNanos();
     }
 
@@ -620,8 +656,14 @@ final class Endpoint implements AutoCloseable {
         return config.requestTimeout;
     }
 
-    byte[] credentials() {
+    @Override
+    public byte[] credentials() {
         return EMPTY;
+    }
+
+    @Override
+    public String refusal(Message hello) {
+        return null; // any endpoint may link to another while security is off
     }
 
     EndpointStats stats() {

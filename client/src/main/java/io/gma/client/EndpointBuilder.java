@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import io.gma.registry.Kind;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,6 +31,7 @@ public final class EndpointBuilder<T> {
     String label;
     boolean exact;
     String host = "127.0.0.1";
+    InetSocketAddress pcServlet;
     final Map<String, String> attributes = new LinkedHashMap<>();
     long maxQueuedBytes = 8L << 20;
     int maxQueuedMessages = 65_536;
@@ -45,6 +47,38 @@ public final class EndpointBuilder<T> {
     EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
         this.kind = kind;
         this.wrap = wrap;
+    }
+
+    /**
+     * The uplink address of this domain's PC servlet, {@code host:port} (IPv6 as {@code [::1]:port}): messages
+     * for other domains go there, and messages from them come back over it. Default none: the endpoint reaches
+     * its own domain only.
+     */
+    public EndpointBuilder<T> pcServlet(String hostAndPort) {
+        this.pcServlet = hostPort("pcServlet", hostAndPort);
+        return this;
+    }
+
+    /** Parses {@code host:port} or {@code [v6]:port}, unresolved. */
+    static InetSocketAddress hostPort(String field, String value) {
+        int colon = value == null ? -1 : value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException(field + " \"" + value + "\" is not host:port");
+        }
+        String h = value.substring(0, colon);
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 1 || port > 65_535) {
+            throw new IllegalArgumentException(field + " \"" + value + "\": port is not 1..65535");
+        }
+        return InetSocketAddress.createUnresolved(h, port);
     }
 
     /** The registry's base URL, such as {@code http://127.0.0.1:8080}. Required. */

@@ -48,7 +48,7 @@ final class Link implements Runnable {
 
     enum State { HANDSHAKE, OPEN, CLOSED }
 
-    private final Endpoint endpoint;
+    private final LinkOwner endpoint;
     private final SocketChannel channel;
     private final Selector selector;
     final boolean outbound;
@@ -94,10 +94,12 @@ final class Link implements Runnable {
     static final long MAX_IMMEDIATE_BYTES = 4L << 20;
     private long immediateBytes;
     private volatile long lastReadAt = System.nanoTime();
+    private volatile boolean readPaused;
+    private volatile boolean writeWanted;
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
 
-    Link(Endpoint endpoint, SocketChannel channel, boolean outbound, Peer peer) throws IOException {
+    Link(LinkOwner endpoint, SocketChannel channel, boolean outbound, Peer peer) throws IOException {
         this.endpoint = endpoint;
         this.channel = channel;
         this.outbound = outbound;
@@ -270,15 +272,37 @@ final class Link implements Runnable {
     }
 
     private void wantWrite(boolean on) {
+        writeWanted = on;
+        updateInterest(on);
+    }
+
+    /**
+     * Stops reading from the peer, after the messages already read, until {@link #resumeReading()}: the owner
+     * has no room for more. The peer then gets no ACK for what it sends next, and its send queue fills.
+     */
+    void pauseReading() {
+        readPaused = true;
+        updateInterest(false);
+    }
+
+    void resumeReading() {
+        if (readPaused) {
+            lastReadAt = System.nanoTime(); // the silence was ours
+            readPaused = false;
+            updateInterest(true);
+        }
+    }
+
+    private synchronized void updateInterest(boolean wake) {
         SelectionKey key = channel.keyFor(selector);
         if (key == null || !key.isValid()) {
             return;
         }
-        int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+        int ops = (readPaused ? 0 : SelectionKey.OP_READ) | (writeWanted ? SelectionKey.OP_WRITE : 0);
         try {
             if (key.interestOps() != ops) {
                 key.interestOps(ops);
-                if (on) {
+                if (wake) {
                     selector.wakeup();
                 }
             }
@@ -363,7 +387,7 @@ final class Link implements Runnable {
         if (received > ackSent && now - firstUnackedAt >= ACK_WITHIN_NANOS) {
             sendAck();
         }
-        if (now - lastReadAt > 3 * pingNanos) {
+        if (now - lastReadAt > 3 * pingNanos && !readPaused) {
             failure = new EndpointException(ErrorCode.TIMEOUT, peerName + " was silent for 3 ping intervals ("
                     + TimeUnit.NANOSECONDS.toMillis(3 * pingNanos) + " ms)");
             throw new IOException(failure.getMessage());
@@ -450,6 +474,14 @@ final class Link implements Runnable {
         } else {
             if (m.command() != Command.HELLO) {
                 throw new ProtocolException(ErrorCode.MALFORMED, "expected HELLO first, got " + m.command());
+            }
+            String refused = endpoint.refusal(m);
+            if (refused != null) {
+                sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), m.from(), (ErrorCode.FORBIDDEN + " "
+                        + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                failure = new EndpointException(ErrorCode.FORBIDDEN, refused);
+                state = State.CLOSED; // the ERROR was written at once: the socket is empty this early
+                return;
             }
             peerName = m.from();
             sendImmediate(Packed.make(0, Command.WELCOME, endpoint.name(), m.from(), new byte[0]));

@@ -1,6 +1,8 @@
 package io.gma.client;
 
 import io.gma.wire.Envelope;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -12,11 +14,17 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Peer {
     static final long MIN_BACKOFF_MILLIS = 50;
     static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final int MAX_ENVELOPES = 1024;
 
     final String name;
     final SendQueue queue;
-    /** This endpoint's name and the peer's, encoded once for every message between them. */
-    final Envelope envelope;
+    /**
+     * This endpoint's name and the peer's, encoded once for every message between them; null at a gateway,
+     * which forwards messages already packed.
+     */
+    private final Envelope envelope;
+    /** On an uplink, which carries messages for many destinations: their envelopes, a bounded cache. */
+    private final Map<String, Envelope> envelopes = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<Link> links = new CopyOnWriteArrayList<>();
     private volatile Link active;
     /** Guarded by this: a connection attempt is under way. */
@@ -30,6 +38,22 @@ final class Peer {
         this.name = name;
         this.queue = queue;
         this.envelope = envelope;
+    }
+
+    /** The envelope of a message to {@code to}: the peer's own, or on an uplink one for that destination. */
+    Envelope envelope(String to) {
+        if (to.equals(name)) {
+            return envelope;
+        }
+        Envelope e = envelopes.get(to);
+        if (e == null) {
+            if (envelopes.size() >= MAX_ENVELOPES) {
+                envelopes.clear();
+            }
+            e = Envelope.of(envelope.from(), to);
+            envelopes.put(to, e);
+        }
+        return e;
     }
 
     Link active() {

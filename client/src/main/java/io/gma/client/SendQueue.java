@@ -102,6 +102,40 @@ final class SendQueue {
         return queued ? unsent : -1;
     }
 
+    /**
+     * Whether {@code messages} data messages of {@code bytes} in all would be queued now without waiting; an
+     * empty data lane takes any amount, so that a batch larger than the whole queue is not refused forever.
+     */
+    boolean hasRoom(long bytes, int messages) {
+        lock.lock();
+        try {
+            return dataMessages == 0 || dataBytes + bytes <= maxBytes && dataMessages + messages <= maxMessages;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Queues a data message without applying the bounds, for a caller that checked {@link #hasRoom} for a
+     * whole batch: the batch goes in whole, overshooting by at most itself.
+     *
+     * @throws EndpointException the reason the queue was closed
+     */
+    void addData(Pending p) throws EndpointException {
+        lock.lock();
+        try {
+            checkOpen();
+            data.addLast(p);
+            dataBytes += p.size;
+            dataMessages++;
+            allBytes += p.size;
+            allMessages++;
+            unsentBytes += p.size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private boolean fits(int size) {
         return dataBytes + size <= maxBytes && dataMessages < maxMessages;
     }

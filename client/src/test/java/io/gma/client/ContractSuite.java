@@ -113,16 +113,13 @@ abstract class ContractSuite {
     @Test
     void consumerSubscribesAndUnsubscribes() throws Exception {
         consumer.subscribe(producer.name(), "metric=load").acknowledged().get(10, TimeUnit.SECONDS);
+        eventually(() -> !producer.subscribers().isEmpty()); // across domains, the ACK is the PC servlet's
         assertEquals(java.util.Map.of(consumer.name(), "metric=load"), producer.subscribers());
         producer.publish("load=0.5".getBytes(UTF_8));
         assertEquals("load=0.5", text(atConsumer.poll(10, TimeUnit.SECONDS)));
         assertEquals(0, producer.publish("cpu=3".getBytes(UTF_8), f -> f.contains("cpu")).size());
         consumer.unsubscribe(producer.name());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!producer.subscribers().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(java.util.Map.of(), producer.subscribers());
+        eventually(() -> producer.subscribers().isEmpty());
         assertEquals(List.of(), producer.publish("load=0.6".getBytes(UTF_8)));
     }
 
@@ -142,10 +139,21 @@ abstract class ContractSuite {
         gone.close();
         producer.addSubscriber(name, null);
         List<Sent> sent = producer.publish("anyone?".getBytes(UTF_8));
-        ExecutionException e = assertThrows(ExecutionException.class,
-                () -> sent.get(0).acknowledged().get(10, TimeUnit.SECONDS));
-        assertEquals(ErrorCode.NO_ROUTE, ((EndpointException) e.getCause()).code());
+        if (fixture.acknowledgedByDestination()) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> sent.get(0).acknowledged().get(10, TimeUnit.SECONDS));
+            assertEquals(ErrorCode.NO_ROUTE, ((EndpointException) e.getCause()).code());
+        } // else the PC servlet took it, and its NO_ROUTE comes back as an ERROR, which drops the subscriber
+        eventually(() -> producer.subscribers().isEmpty());
         assertEquals(java.util.Map.of(), producer.subscribers());
+    }
+
+    /** Waits up to 10 s for the condition; the assertion after it says what was expected. */
+    static void eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
     }
 
     @Test

@@ -9,6 +9,14 @@ interface Fixture extends AutoCloseable {
 
     EndpointBuilder<Consumer> consumer(String label);
 
+    /**
+     * Whether a send's future completes when the destination acknowledges it (a direct link), rather than when
+     * a PC servlet on the way takes it (the HTTP tunnel, where later failures come back as ERROR messages).
+     */
+    default boolean acknowledgedByDestination() {
+        return true;
+    }
+
     @Override
     void close() throws Exception;
 }

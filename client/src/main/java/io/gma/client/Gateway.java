@@ -1,0 +1,472 @@
+package io.gma.client;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.ProtocolException;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The uplink side of a PC servlet (PROTOCOL.md sections 3 and 4): it accepts the TCP uplinks of its domain's
+ * endpoints, hands what they send for other domains to a {@link Router}, and delivers to them what comes from
+ * other domains, with the ACKs and resends of a direct link.
+ *
+ * <pre>
+ *   endpoint --uplink--&gt; Gateway --Router.route--&gt; the PC servlet's queues per domain, then HTTP
+ *   endpoint &lt;--uplink-- Gateway &lt;--deliverAll--- the PC servlet, from POSTs of other domains
+ * </pre>
+ *
+ * Every endpoint has its own bounded queue here, so a slow endpoint fills its own and no other's. What a
+ * router cannot take pauses reading from the uplinks until {@link #resume()}: the endpoints get no ACK for
+ * what they send next, and their own send queues fill (throttling end to end). This class is for the
+ * pcservlet module; applications use {@link Producer} and {@link Consumer}.
+ */
+public final class Gateway implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+
+    /** Where a gateway hands the traffic of its endpoints. */
+    public interface Router {
+        /**
+         * A message an endpoint of this domain sent for another, on its uplink's I/O thread, in the order sent.
+         * The message is taken whatever the answer.
+         *
+         * @return whether more are welcome: false pauses reading from every uplink until {@link #resume()}
+         */
+        boolean route(Message m);
+
+        /** A message queued for an endpoint of this domain that will never reach it. */
+        void undeliverable(Message m, ErrorCode code, String reason);
+    }
+
+    /**
+     * One endpoint's queue at the gateway.
+     *
+     * @param connected whether its uplink is open now
+     * @param messages queued, unwritten or unacknowledged
+     * @param bytes of those messages
+     */
+    public record QueueInfo(String endpoint, boolean connected, long messages, long bytes) {
+    }
+
+    private final String domain;
+    private final String name;
+    private final Router router;
+    private final long maxQueuedBytes;
+    private final int maxQueuedMessages;
+    private final long pingNanos;
+    private final WireCodec codec;
+    private final Counters counters = new Counters();
+    private final ServerSocketChannel server;
+    private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<Link> paused = ConcurrentHashMap.newKeySet();
+    private final Object delivering = new Object();
+    private final AtomicInteger linkThreads = new AtomicInteger();
+    private final LinkOwner owner = new Owner();
+    private volatile boolean closed;
+    private volatile boolean held;
+
+    private Gateway(Builder b) throws IOException {
+        this.domain = b.domain;
+        this.name = nameFor(b.domain);
+        this.router = b.router;
+        this.maxQueuedBytes = b.maxQueuedBytes;
+        this.maxQueuedMessages = b.maxQueuedMessages;
+        this.pingNanos = b.pingInterval.toNanos();
+        this.codec = WireCodec.withMaxMessageBytes(b.maxMessageBytes);
+        this.server = ServerSocketChannel.open();
+        try {
+            server.bind(new InetSocketAddress(b.host, b.port));
+        } catch (IOException e) {
+            server.close();
+            throw new IOException("cannot listen for uplinks on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The name a PC servlet of {@code domain} says in WELCOME: {@code pc@<domain>}. */
+    public static String nameFor(String domain) {
+        return "pc@" + domain;
+    }
+
+    /** The part of a name after its last {@code @}: the domain that routes it. */
+    public static String domainOf(String endpointName) {
+        return endpointName.substring(endpointName.lastIndexOf('@') + 1);
+    }
+
+    public static Builder builder(String domain, Router router) {
+        return new Builder(domain, router);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String domain() {
+        return domain;
+    }
+
+    /** Where endpoints open their uplinks. */
+    public InetSocketAddress address() {
+        try {
+            return (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            throw new IllegalStateException("the uplink listener is closed", e);
+        }
+    }
+
+    /**
+     * Queues each message for the endpoint of this domain it is addressed to, all of them or none: none when
+     * the data of any endpoint's share would overflow its queue (an empty queue takes any share). Answers
+     * (REPLY, ERROR) and UNSUBSCRIBE go in the control lane, which data never holds up; one that overflows even
+     * that is passed to {@link Router#undeliverable}.
+     *
+     * @return false when nothing was queued, for want of room
+     * @throws IllegalArgumentException if a message is not for an endpoint of this domain
+     */
+    public boolean deliverAll(List<Message> messages) {
+        Map<String, long[]> shares = new HashMap<>();
+        for (Message m : messages) {
+            if (!domainOf(m.to()).equals(domain) || m.to().equals(name)) {
+                throw new IllegalArgumentException(m.to() + " is not an endpoint of domain " + domain);
+            }
+            if (!isControl(m.command())) {
+                long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
+                share[0]++;
+                share[1] += m.encodedLength();
+            }
+        }
+        List<Peer> touched = new ArrayList<>();
+        synchronized (delivering) {
+            if (closed) {
+                return false;
+            }
+            for (Map.Entry<String, long[]> e : shares.entrySet()) {
+                Peer p = peers.get(e.getKey());
+                if (p != null && !p.queue.hasRoom(e.getValue()[1], (int) e.getValue()[0])) {
+                    return false;
+                }
+            }
+            for (Message m : messages) {
+                Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
+                Pending pending = new Pending(codec.encode(m), !isControl(m.command()));
+                try {
+                    if (pending.data) {
+                        p.queue.addData(pending);
+                    } else {
+                        p.queue.offerControl(pending);
+                    }
+                    touched.add(p);
+                } catch (EndpointException ex) {
+                    router.undeliverable(m, ex.code(), ex.getMessage());
+                }
+            }
+        }
+        for (Peer p : touched) {
+            p.kick();
+        }
+        return true;
+    }
+
+    private static boolean isControl(Command c) {
+        return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
+    }
+
+    private Peer newPeer(String endpoint) {
+        return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters), null);
+    }
+
+    /**
+     * Stops reading from every uplink, for good: what endpoints have not sent yet stays with them (a PC servlet
+     * about to close drains its queues meanwhile). Delivery to them goes on.
+     */
+    public void hold() {
+        held = true;
+        for (Link l : links) {
+            paused.add(l);
+            l.pauseReading();
+        }
+    }
+
+    /** Reading from the uplinks paused by {@link Router#route} goes on (unless {@link #hold() held}). */
+    public void resume() {
+        if (held) {
+            return;
+        }
+        for (Link l : paused) {
+            paused.remove(l);
+            l.resumeReading();
+        }
+    }
+
+    /** The endpoints' queues, now. */
+    public List<QueueInfo> queues() {
+        List<QueueInfo> all = new ArrayList<>();
+        for (Peer p : peers.values()) {
+            all.add(new QueueInfo(p.name, p.active() != null, p.queue.messages(), p.queue.bytes()));
+        }
+        return all;
+    }
+
+    /** Counters of all uplinks together. */
+    public EndpointStats stats() {
+        long messages = 0;
+        long bytes = 0;
+        for (Peer p : peers.values()) {
+            messages += p.queue.messages();
+            bytes += p.queue.bytes();
+        }
+        return new EndpointStats(counters.messagesOut.sum(), counters.bytesOut.sum(), counters.messagesIn.sum(),
+                counters.bytesIn.sum(), messages, bytes, counters.waits.sum(), counters.drops.sum(),
+                counters.rejected.sum(), counters.reconnects.sum(), counters.duplicates.sum());
+    }
+
+    /**
+     * Forgets an endpoint that is gone (its lease expired, it unregistered): each message queued for it goes to
+     * {@link Router#undeliverable} with {@code code}. Does nothing while its uplink is open.
+     */
+    public void drop(String endpoint, ErrorCode code, String reason) {
+        Peer p = peers.get(endpoint);
+        if (p == null || p.active() != null) {
+            return;
+        }
+        peers.remove(endpoint, p);
+        fail(p, new EndpointException(code, reason));
+    }
+
+    private void fail(Peer p, EndpointException why) {
+        for (Pending pending : p.queue.close(why)) {
+            pending.completeExceptionally(why);
+            try {
+                router.undeliverable(codec.decode(pending.packed), why.code(), why.getMessage());
+            } catch (ProtocolException impossible) {
+                LOG.error("{}: a queued message does not decode: {}", name, impossible.getMessage());
+            }
+        }
+    }
+
+    /** Accepts uplinks on a thread of its own until closed. */
+    public Gateway start() {
+        Thread accept = new Thread(this::acceptLoop, "gma-" + name + "-accept");
+        accept.setDaemon(true);
+        accept.start();
+        return this;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel channel = null;
+            try {
+                channel = server.accept();
+                Link link = new Link(owner, channel, false, null);
+                links.add(link);
+                if (closed) {
+                    links.remove(link);
+                    link.abort();
+                    return;
+                }
+                new Endpoint.IoThread(link, "gma-" + name + "-uplink-" + linkThreads.incrementAndGet()).start();
+            } catch (IOException ex) {
+                if (channel != null) {
+                    try {
+                        channel.close();
+                    } catch (IOException ignored) {
+                        // it failed already
+                    }
+                }
+                if (!closed) {
+                    LOG.warn("{}: accept failed: {}", name, ex.getMessage());
+                    try {
+                        Thread.sleep(100); // out of file descriptors, say: do not spin
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Says BYE on every uplink; what is still queued goes to {@link Router#undeliverable} as SHUTTING_DOWN. */
+    @Override
+    public void close() {
+        synchronized (delivering) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Link l : links) {
+            l.bye();
+        }
+        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
+        for (Peer p : peers.values()) {
+            fail(p, shutdown);
+        }
+        peers.clear();
+    }
+
+    /** The link-facing side, kept off the public API. */
+    private final class Owner implements LinkOwner {
+        private final byte[] none = new byte[0];
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public byte[] credentials() {
+            return none;
+        }
+
+        @Override
+        public WireCodec codec() {
+            return codec;
+        }
+
+        @Override
+        public Counters counters() {
+            return counters;
+        }
+
+        @Override
+        public long pingIntervalNanos() {
+            return pingNanos;
+        }
+
+        @Override
+        public String refusal(Message hello) {
+            String from = hello.from();
+            if (from.isEmpty() || from.equals(name) || !domainOf(from).equals(domain)) {
+                return name + " takes uplinks from endpoints of domain " + domain + " only, not \"" + from + "\"";
+            }
+            return null;
+        }
+
+        @Override
+        public Peer linkOpened(Link link) {
+            Peer p = peers.computeIfAbsent(link.peerName(), Gateway.this::newPeer);
+            p.attach(link);
+            p.kick();
+            if (held) {
+                paused.add(link);
+                link.pauseReading();
+            }
+            return p;
+        }
+
+        @Override
+        public void receive(Message m, Link link) {
+            if (!router.route(m) || held) {
+                paused.add(link);
+                link.pauseReading();
+            }
+        }
+
+        @Override
+        public void saidBye(String peerName) {
+            // the endpoint closed for good: what is queued for it waits for its lease to end, then fails
+        }
+
+        @Override
+        public void linkClosed(Link link, EndpointException why) {
+            links.remove(link);
+            paused.remove(link);
+            Peer p = link.peer();
+            if (p != null) {
+                Link next = p.detach(link);
+                if (next != null) {
+                    next.flush();
+                }
+            }
+        }
+    }
+
+    /** Settings of a gateway; the domain and the router are required. */
+    public static final class Builder {
+        private final String domain;
+        private final Router router;
+        private String host = "127.0.0.1";
+        private int port;
+        private long maxQueuedBytes = 8L << 20;
+        private int maxQueuedMessages = Dedup.REMEMBERED;
+        private Duration pingInterval = Duration.ofSeconds(15);
+        private int maxMessageBytes = 16 << 20;
+
+        private Builder(String domain, Router router) {
+            this.domain = Objects.requireNonNull(domain, "domain");
+            this.router = Objects.requireNonNull(router, "router");
+        }
+
+        /** The address to listen on; default 127.0.0.1. */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The uplink port; default 0, an ephemeral one. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("uplink port " + port + " is outside 0..65535");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Each endpoint's queue at the gateway, in bytes; default 8 MiB. */
+        public Builder maxQueuedBytes(long bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maxQueuedBytes " + bytes + " is under 1024");
+            }
+            this.maxQueuedBytes = bytes;
+            return this;
+        }
+
+        /** Each endpoint's queue at the gateway, in messages; default and most 65,536. */
+        public Builder maxQueuedMessages(int messages) {
+            if (messages < 1 || messages > Dedup.REMEMBERED) {
+                throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.."
+                        + Dedup.REMEMBERED);
+            }
+            this.maxQueuedMessages = messages;
+            return this;
+        }
+
+        public Builder pingInterval(Duration interval) {
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("pingInterval " + interval + " is not positive");
+            }
+            this.pingInterval = interval;
+            return this;
+        }
+
+        public Builder maxMessageBytes(int bytes) {
+            this.maxMessageBytes = bytes;
+            return this;
+        }
+
+        /** Opens the uplink listener; {@link Gateway#start()} accepts. */
+        public Gateway build() throws IOException {
+            return new Gateway(this);
+        }
+    }
+}

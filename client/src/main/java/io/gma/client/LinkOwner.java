@@ -1,0 +1,40 @@
+package io.gma.client;
+
+import io.gma.wire.Message;
+import io.gma.wire.WireCodec;
+
+/**
+ * What a {@link Link} needs of the side that owns it: an {@link Endpoint}, or the {@link Gateway} of a PC
+ * servlet, which speaks the same stream protocol (PROTOCOL.md section 4) to its domain's endpoints.
+ */
+interface LinkOwner {
+    /** The name said in HELLO and WELCOME. */
+    String name();
+
+    /** HELLO's data: the credentials (empty while security is off). */
+    byte[] credentials();
+
+    WireCodec codec();
+
+    Counters counters();
+
+    long pingIntervalNanos();
+
+    /**
+     * Whether a peer that said HELLO may have a link: null when it may, else the sentence of the FORBIDDEN
+     * ERROR it gets before the link closes.
+     */
+    String refusal(Message hello);
+
+    /** A link finished its handshake; for an accepted link, the peer it carries (null: none). */
+    Peer linkOpened(Link link);
+
+    /** A counted message arrived on a link, on its I/O thread. */
+    void receive(Message m, Link link);
+
+    /** The peer said BYE: it closed for good. */
+    void saidBye(String peerName);
+
+    /** The link closed, for the reason given (null: none known). */
+    void linkClosed(Link link, EndpointException why);
+}

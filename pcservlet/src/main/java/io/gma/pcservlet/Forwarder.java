@@ -1,0 +1,203 @@
+package io.gma.pcservlet;
+
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Posts one destination domain's queue, a batch at a time, and acts on each answer as PROTOCOL.md section 6
+ * says:
+ *
+ * <pre>
+ *   200                 accepted: the batch is done; ERRORs in the body go back to their senders
+ *   400 401 403 413     refused for good: each message's sender gets ERROR with that code
+ *   429 503             pushed back: the batch is kept, and posted again after Retry-After
+ *   other, or no answer unknown: the batch is kept, and posted again after a capped, jittered back-off
+ * </pre>
+ *
+ * A retried batch may arrive twice (OkHttp also retries on its own); receivers drop what they delivered
+ * already by (from, sequence).
+ */
+final class Forwarder implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    static final MediaType GMA = MediaType.get("application/x-gma");
+    static final long MIN_BACKOFF_MILLIS = 100;
+    static final long MAX_BACKOFF_MILLIS = 5_000;
+    static final long MAX_RETRY_AFTER_SECONDS = 60;
+    /** The longest refusal text read from an answer. */
+    private static final int MAX_TEXT = 4096;
+
+    private final PcCore core;
+    private final DomainQueue queue;
+    private final OkHttpClient http;
+    private int failures;
+
+    Forwarder(PcCore core, DomainQueue queue, OkHttpClient http) {
+        this.core = core;
+        this.queue = queue;
+        this.http = http;
+    }
+
+    @Override
+    public void run() {
+        long linger = core.settings().linger().toNanos();
+        try {
+            while (true) {
+                List<Message> batch = queue.nextBatch(core.settings().maxBatchBytes(), linger,
+                        TimeUnit.SECONDS.toNanos(1));
+                if (batch.isEmpty()) {
+                    if (core.isStopping()) {
+                        return;
+                    }
+                    continue;
+                }
+                long pause = post(batch);
+                if (pause > 0) {
+                    Thread.sleep(pause);
+                }
+            }
+        } catch (InterruptedException stopped) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("{}: the forwarder to {} failed", core.domain(), queue.domain, e);
+        }
+    }
+
+    /** Posts the batch once; returns how long to wait before the next attempt (0: go on at once). */
+    private long post(List<Message> batch) {
+        Routes.Target target;
+        try {
+            target = core.routes().target(queue.domain);
+        } catch (Routes.RouteException e) {
+            if (e.code == ErrorCode.NO_ROUTE) {
+                finish(batch, e.code, e.getMessage());
+                return 0;
+            }
+            return backoff("looking up domain " + queue.domain + ": " + e.getMessage());
+        }
+        if (target.relayedHere()) {
+            core.relay().addAll(queue.domain, batch); // it polls us: hand the batch over
+            finish(batch, null, null);
+            return 0;
+        }
+        Request request = new Request.Builder().url(target.url() + PcCore.MESSAGES_PATH)
+                .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(concat(batch), GMA)).build();
+        long start = System.nanoTime();
+        try (Response answer = http.newCall(request).execute()) {
+            core.metrics().postTook(System.nanoTime() - start);
+            int status = answer.code();
+            if (status == 200) {
+                core.metrics().batchesSent.increment();
+                core.metrics().messagesSent.add(batch.size());
+                List<Message> errors = core.decodeAnswer(answer.body());
+                finish(batch, null, null);
+                errors.forEach(core::routeOwn);
+                return 0;
+            }
+            String text = text(answer.body());
+            if (status == 429 || status == 503) {
+                core.metrics().throttledReceived.increment();
+                failures = 0;
+                return retryAfterMillis(answer.header("Retry-After"));
+            }
+            if (status == 400 || status == 401 || status == 403 || status == 413) {
+                core.metrics().refused.increment();
+                ErrorCode code = codeOf(text, status);
+                LOG.warn("{}: domain {} refused a batch of {} messages with {}: {}", core.domain(), queue.domain,
+                        batch.size(), status, text);
+                finish(batch, code, "domain " + queue.domain + " refused the batch (" + status + "): " + text);
+                return 0;
+            }
+            core.routes().forget(queue.domain);
+            return backoff("domain " + queue.domain + " answered " + status + ": " + text);
+        } catch (IOException e) {
+            core.metrics().postTook(System.nanoTime() - start);
+            core.routes().forget(queue.domain);
+            return backoff("posting to domain " + queue.domain + " at " + target.url() + ": " + e.getMessage());
+        }
+    }
+
+    /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
+    private void finish(List<Message> batch, ErrorCode code, String reason) {
+        failures = 0;
+        if (code != null) {
+            for (Message m : batch) {
+                core.answer(m, code, reason);
+            }
+        }
+        queue.done();
+        core.roomFreed();
+    }
+
+    private long backoff(String why) {
+        core.metrics().retries.increment();
+        failures = Math.min(failures + 1, 16);
+        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
+        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        LOG.debug("{}: {}; retrying in {} ms", core.domain(), why, delay);
+        return delay;
+    }
+
+    /** Retry-After in seconds (RFC 9110 also allows a date, read here as the 1 s default), at most 60 s. */
+    static long retryAfterMillis(String header) {
+        long seconds = 1;
+        if (header != null) {
+            try {
+                seconds = Math.max(0, Math.min(MAX_RETRY_AFTER_SECONDS, Long.parseLong(header.trim())));
+            } catch (NumberFormatException notSeconds) {
+                seconds = 1;
+            }
+        }
+        return Math.max(10, TimeUnit.SECONDS.toMillis(seconds));
+    }
+
+    /** The error code a refusal names first ("FORBIDDEN domain ... may not ..."), else the status's. */
+    static ErrorCode codeOf(String text, int status) {
+        int space = text.indexOf(' ');
+        try {
+            return ErrorCode.valueOf(space > 0 ? text.substring(0, space) : text.trim());
+        } catch (IllegalArgumentException notACode) {
+            return switch (status) {
+                case 401 -> ErrorCode.UNAUTHORIZED;
+                case 403 -> ErrorCode.FORBIDDEN;
+                case 413 -> ErrorCode.TOO_LARGE;
+                default -> ErrorCode.MALFORMED;
+            };
+        }
+    }
+
+    private static byte[] concat(List<Message> batch) {
+        int size = 0;
+        for (Message m : batch) {
+            size += m.encodedLength();
+        }
+        byte[] body = new byte[size];
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.wrap(body);
+        for (Message m : batch) {
+            PcCore.CODEC.encode(m, out);
+        }
+        return body;
+    }
+
+    private static String text(ResponseBody body) throws IOException {
+        if (body == null) {
+            return "";
+        }
+        try (InputStream in = body.byteStream()) {
+            return new String(in.readNBytes(MAX_TEXT), StandardCharsets.UTF_8).trim();
+        }
+    }
+}

@@ -1,0 +1,543 @@
+package io.gma.pcservlet;
+
+import io.gma.client.Gateway;
+import io.gma.registry.NoDelaySocketFactory;
+import io.gma.registry.RegistryClient;
+import io.gma.registry.RegistryException;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.ProtocolException;
+import io.gma.wire.StreamDecoder;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import okhttp3.ConnectionPool;
+import okhttp3.Dispatcher;
+import okhttp3.OkHttpClient;
+import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PC servlet's engine, under both the embedded {@link PcServlet} and a {@link TunnelServlet} deployed in a
+ * container. It routes by the part of a name after {@code @} (PROTOCOL.md sections 3 and 6):
+ *
+ * <pre>
+ *   from an uplink (Gateway)          to domain D          -&gt; D's DomainQueue -&gt; Forwarder -&gt; POST to D
+ *   from a POST or a poll (inbound)   to this domain       -&gt; the endpoint's queue in the Gateway
+ *                                     to a domain we relay -&gt; its queue in the Relay, taken by its polls
+ *                                     from a domain we relay, to another -&gt; that domain's DomainQueue
+ * </pre>
+ *
+ * Every queue is bounded. What an uplink sends into a full queue pauses the uplinks; a POST that does not fit
+ * whole is answered 429; so a slow consumer slows its producers, hop by hop, and memory stays bounded.
+ */
+final class PcCore implements Gateway.Router, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PcCore.class);
+    static final String MESSAGES_PATH = "/gma/v1/messages";
+    static final String DOMAIN_HEADER = "X-Gma-Domain";
+    static final String BATCH_HEADER = "X-Gma-Batch";
+    static final String VERSION = "0.1.0";
+    static final WireCodec CODEC = WireCodec.standard();
+    static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
+    private static final long JANITOR_SECONDS = 5;
+
+    /**
+     * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none) and the
+     * X-Gma-Batch id of a poll's batch (null: none).
+     */
+    record Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId) {
+        static Answer text(int status, ErrorCode code, String sentence) {
+            return new Answer(status, "text/plain; charset=utf-8", (code + " " + sentence)
+                    .getBytes(StandardCharsets.UTF_8), 0, null);
+        }
+    }
+
+    private final Settings settings;
+    private final RegistryClient registry;
+    private final Routes routes;
+    private final Metrics metrics = new Metrics();
+    private final OkHttpClient http;
+    private final Gateway gateway;
+    private final AtomicLong totalBytes = new AtomicLong();
+    private final Map<String, DomainQueue> outbound = new ConcurrentHashMap<>();
+    private final Map<String, Thread> forwarders = new ConcurrentHashMap<>();
+    private final Relay relay;
+    private final Object accepting = new Object();
+    private final ScheduledExecutorService timer;
+    private Thread poller;
+    private volatile String url;
+    private volatile boolean stopping;
+    private volatile boolean closed;
+
+    PcCore(Settings settings) throws IOException {
+        this.settings = settings;
+        this.registry = RegistryClient.create(settings.registry());
+        this.routes = new Routes(settings.domain(), settings.via(), registry);
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.setMaxRequestsPerHost(4);
+        this.http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE)
+                .dispatcher(dispatcher).connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
+                .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
+                .writeTimeout(Duration.ofSeconds(30)).build();
+        this.relay = new Relay(settings, totalBytes, this::roomFreed);
+        this.gateway = Gateway.builder(settings.domain(), this).host(settings.host()).port(settings.uplinkPort())
+                .maxQueuedBytes(settings.maxEndpointBytes()).build();
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gma-pc-" + settings.domain() + "-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts serving as {@code url} (null for an outbound-only domain): registers the domain and keeps its
+     * lease, accepts uplinks, and polls the via domain if there is one.
+     *
+     * @throws RegistryException if the registry refuses the domain (taken by another identity: 409)
+     */
+    void start(String publicUrl) throws RegistryException {
+        this.url = publicUrl;
+        registerDomain();
+        gateway.start();
+        long renew = Math.max(1, settings.lease().toMillis() / 3);
+        timer.scheduleWithFixedDelay(this::renewDomain, renew, renew, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::dropVanished, JANITOR_SECONDS, JANITOR_SECONDS, TimeUnit.SECONDS);
+        if (settings.via() != null) {
+            poller = new Thread(new Poller(this), "gma-pc-" + settings.domain() + "-poll-" + settings.via());
+            poller.setDaemon(true);
+            poller.start();
+        }
+        LOG.info("PC servlet of {} at {}, uplinks at {}", settings.domain(),
+                publicUrl != null ? publicUrl : "no URL (outbound-only, via " + settings.via() + ")",
+                gateway.address());
+    }
+
+    private void registerDomain() throws RegistryException {
+        registry.registerDomain(settings.domain(), settings.via() == null ? url : null, settings.via(),
+                settings.lease());
+    }
+
+    private void renewDomain() {
+        try {
+            registerDomain();
+        } catch (RegistryException e) {
+            LOG.warn("{}: renewing the domain's registration failed, will retry: {}", settings.domain(),
+                    e.getMessage());
+        }
+    }
+
+    /** Endpoints with messages waiting and no uplink, that the registry no longer knows: their messages fail. */
+    private void dropVanished() {
+        for (Gateway.QueueInfo q : gateway.queues()) {
+            if (q.connected()) {
+                continue;
+            }
+            try {
+                if (!routes.endpointExists(q.endpoint())) {
+                    gateway.drop(q.endpoint(), ErrorCode.NO_ROUTE, q.endpoint() + " is not registered any more");
+                }
+            } catch (Routes.RouteException e) {
+                LOG.debug("{}: cannot check {}: {}", settings.domain(), q.endpoint(), e.getMessage());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- from the uplinks
+
+    @Override
+    public boolean route(Message m) {
+        String d = Gateway.domainOf(m.to());
+        if (d.equals(settings.domain())) {
+            // an endpoint sent to its own domain through us: deliver it, or say why not
+            if (m.to().equals(gateway.name())) {
+                answer(m, ErrorCode.NO_ROUTE, gateway.name() + " takes no messages of its own");
+            } else if (!gateway.deliverAll(List.of(m))) {
+                answer(m, ErrorCode.QUEUE_FULL, "the queue for " + m.to() + " at " + gateway.name() + " is full");
+            }
+            return true;
+        }
+        if (!DOMAIN.matcher(d).matches()) {
+            answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
+            return true;
+        }
+        return outbound(d).add(m);
+    }
+
+    @Override
+    public void undeliverable(Message m, ErrorCode code, String reason) {
+        metrics.drops.increment();
+        answer(m, code, reason);
+    }
+
+    private DomainQueue outbound(String d) {
+        DomainQueue q = outbound.get(d);
+        if (q != null) {
+            return q;
+        }
+        return outbound.computeIfAbsent(d, k -> {
+            DomainQueue created = new DomainQueue(k, settings.maxQueuedBytes(), settings.maxQueuedMessages(),
+                    totalBytes, settings.maxTotalBytes());
+            Thread t = new Thread(new Forwarder(this, created, http), "gma-pc-" + settings.domain() + "-to-" + k);
+            t.setDaemon(true);
+            forwarders.put(k, t);
+            t.start();
+            return created;
+        });
+    }
+
+    /** Room was freed in some queue: paused uplinks read again (and pause again if theirs is still full). */
+    void roomFreed() {
+        if (!stopping) {
+            gateway.resume();
+        }
+    }
+
+    // ---------------------------------------------------------------- errors and own messages
+
+    /** Tells the sender of {@code m} it failed: ERROR from its destination, with its sequence number. */
+    void answer(Message m, ErrorCode code, String reason) {
+        if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
+            LOG.debug("{}: {} from {} to {} lost: {} {}", settings.domain(), m.command(), m.from(), m.to(), code,
+                    reason);
+            return; // an answer to an answer would go round; the requester's timeout covers it
+        }
+        routeOwn(Message.error(m.to(), m.from(), m.sequence(), code, reason));
+    }
+
+    /** Routes an ERROR (made here, or from a POST's answer) whatever the bounds: they are few and small. */
+    void routeOwn(Message e) {
+        if (closed) {
+            return;
+        }
+        String d = Gateway.domainOf(e.to());
+        if (d.equals(settings.domain())) {
+            if (!e.to().equals(gateway.name()) && !gateway.deliverAll(List.of(e))) {
+                LOG.debug("{}: could not deliver {} to {}", settings.domain(), e.command(), e.to());
+            }
+        } else if (DOMAIN.matcher(d).matches()) {
+            outbound(d).add(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- inbound: POST
+
+    /**
+     * A POST of a batch from domain {@code fromDomain}: accepted whole, or refused whole (PROTOCOL.md section
+     * 6). The body is read only up to maxBatchBytes.
+     */
+    Answer accept(String fromDomain, long contentLength, InputStream body) throws IOException {
+        if (fromDomain == null || !DOMAIN.matcher(fromDomain).matches()) {
+            return Answer.text(400, ErrorCode.MALFORMED, "header " + DOMAIN_HEADER + " \"" + fromDomain
+                    + "\" is missing or not 1..64 of [A-Za-z0-9.-]");
+        }
+        if (stopping) {
+            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+        }
+        if (contentLength > settings.maxBatchBytes()) {
+            return Answer.text(413, ErrorCode.TOO_LARGE, "a batch of " + contentLength + " bytes exceeds"
+                    + " maxBatchBytes " + settings.maxBatchBytes());
+        }
+        List<Message> batch = new ArrayList<>();
+        try {
+            if (!read(body, batch)) {
+                return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
+                        + settings.maxBatchBytes());
+            }
+        } catch (ProtocolException e) {
+            return new Answer(400, "text/plain; charset=utf-8", e.errorText().getBytes(StandardCharsets.UTF_8), 0,
+                    null);
+        }
+        if (batch.isEmpty()) {
+            return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
+        }
+        metrics.batchesReceived.increment();
+        metrics.messagesReceived.add(batch.size());
+        return admit(fromDomain, batch);
+    }
+
+    /** Decodes the body into {@code batch}; false when it is longer than maxBatchBytes (reading stops there). */
+    private boolean read(InputStream body, List<Message> batch) throws IOException {
+        StreamDecoder decoder = CODEC.newStreamDecoder();
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
+        for (int n; (n = body.read(chunk)) > 0;) {
+            total += n;
+            if (total > settings.maxBatchBytes()) {
+                return false;
+            }
+            decoder.feed(chunk, 0, n, batch::add);
+        }
+        decoder.finish();
+        return true;
+    }
+
+    /** Sorts a decoded batch by where it goes, then queues all of it or none. */
+    private Answer admit(String fromDomain, List<Message> batch) {
+        List<Message> local = new ArrayList<>();
+        Map<String, List<Message>> relayed = new HashMap<>();
+        Map<String, List<Message>> onward = new HashMap<>();
+        List<Message> errors = new ArrayList<>();
+        for (Message m : batch) {
+            String refusal = sort(fromDomain, m, local, relayed, onward);
+            if (refusal != null) {
+                ErrorCode code = refusal.startsWith("MALFORMED") ? ErrorCode.MALFORMED : ErrorCode.NO_ROUTE;
+                if (m.command() != Command.REPLY && m.command() != Command.ERROR) {
+                    errors.add(Message.error(m.to(), m.from(), m.sequence(), code, refusal.substring(
+                            refusal.indexOf(' ') + 1)));
+                }
+            }
+        }
+        synchronized (accepting) {
+            if (!fits(relayed, relay.queues(), true) || !fits(onward, outbound, false)
+                    || !local.isEmpty() && !gateway.deliverAll(local)) {
+                metrics.throttledSent.increment();
+                return busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch now");
+            }
+            relayed.forEach(relay::addAll);
+            onward.forEach((d, ms) -> ms.forEach(outbound(d)::add));
+        }
+        metrics.delivered.add(local.size());
+        relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
+        onward.values().forEach(ms -> metrics.relayed.add(ms.size()));
+        ByteBuffer out = ByteBuffer.allocate(errors.stream().mapToInt(Message::encodedLength).sum());
+        errors.forEach(e -> CODEC.encode(e, out));
+        return new Answer(200, "application/x-gma", out.array(), 0, null);
+    }
+
+    /** Puts {@code m} in the list it goes to; or returns why it cannot go anywhere ("CODE sentence"). */
+    private String sort(String fromDomain, Message m, List<Message> local, Map<String, List<Message>> relayed,
+            Map<String, List<Message>> onward) {
+        if (!carried(m.command())) {
+            return "MALFORMED " + m.command() + " belongs to a TCP stream, not to the HTTP tunnel";
+        }
+        String d = Gateway.domainOf(m.to());
+        if (d.equals(settings.domain())) {
+            if (m.to().equals(gateway.name())) {
+                return "NO_ROUTE " + gateway.name() + " takes no messages of its own";
+            }
+            try {
+                if (!routes.endpointExists(m.to())) {
+                    return "NO_ROUTE " + m.to() + " is not registered";
+                }
+            } catch (Routes.RouteException registryDown) {
+                // cannot tell now: hold it; the janitor fails it later if the endpoint is gone
+            }
+            local.add(m);
+        } else if (routes.relaysFor(d)) {
+            relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+        } else if (routes.relaysFor(fromDomain) && DOMAIN.matcher(d).matches()) {
+            onward.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+        } else {
+            return "NO_ROUTE domain " + d + " is not served by " + settings.domain() + "'s PC servlet";
+        }
+        return null;
+    }
+
+    /** Whether the tunnel carries this command: not the stream's own (HELLO, WELCOME, ACK, PING, PONG, BYE). */
+    static boolean carried(Command c) {
+        return c != Command.HELLO && c != Command.WELCOME && c != Command.ACK && c != Command.PING
+                && c != Command.PONG && c != Command.BYE;
+    }
+
+    private boolean fits(Map<String, List<Message>> wanted, Map<String, DomainQueue> queues, boolean isRelay) {
+        for (Map.Entry<String, List<Message>> e : wanted.entrySet()) {
+            DomainQueue q = isRelay ? relay.queue(e.getKey()) : queues.get(e.getKey());
+            long size = e.getValue().stream().mapToLong(Message::encodedLength).sum();
+            if (q != null && !q.hasRoom(size, e.getValue().size())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Answer busy(int status, String text) {
+        long seconds = Math.max(1, (settings.retryAfter().toMillis() + 999) / 1000);
+        return new Answer(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8), seconds,
+                null);
+    }
+
+    /** The ERRORs in a 200 answer's body (bounded by maxBatchBytes); a bad body is logged and skipped. */
+    List<Message> decodeAnswer(ResponseBody body) {
+        List<Message> errors = new ArrayList<>();
+        if (body == null) {
+            return errors;
+        }
+        try (InputStream in = body.byteStream()) {
+            if (!read(in, errors)) {
+                LOG.warn("{}: an answer was larger than maxBatchBytes; its ERRORs were dropped", settings.domain());
+                errors.clear();
+            }
+        } catch (IOException e) {
+            LOG.warn("{}: an answer's ERRORs could not be read: {}", settings.domain(), e.getMessage());
+            errors.clear();
+        }
+        return errors;
+    }
+
+    // ---------------------------------------------------------------- inbound: long polls of relayed domains
+
+    /** A long poll from an outbound-only domain that registered with this one as its via. */
+    Answer poll(String domain, String waitParam, String ackParam) throws InterruptedException {
+        if (domain == null || !DOMAIN.matcher(domain).matches()) {
+            return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + domain + "\" is missing or not"
+                    + " 1..64 of [A-Za-z0-9.-]");
+        }
+        long wait;
+        long ack;
+        try {
+            wait = waitParam == null ? 30 : Long.parseLong(waitParam);
+            ack = ackParam == null || ackParam.isEmpty() ? Long.MIN_VALUE : Long.parseLong(ackParam);
+        } catch (NumberFormatException e) {
+            return Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\" and ack \"" + ackParam
+                    + "\" must be whole numbers");
+        }
+        if (wait < 0 || wait > 60) {
+            return Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds");
+        }
+        if (!routes.relaysFor(domain)) {
+            return Answer.text(403, ErrorCode.FORBIDDEN, "domain " + domain + " is not registered with via "
+                    + settings.domain());
+        }
+        if (stopping) {
+            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+        }
+        Relay.Batch batch = relay.poll(domain, ack, TimeUnit.SECONDS.toNanos(wait));
+        if (batch == null) {
+            return new Answer(204, null, new byte[0], 0, null);
+        }
+        ByteBuffer out = ByteBuffer.allocate(batch.messages().stream().mapToInt(Message::encodedLength).sum());
+        batch.messages().forEach(m -> CODEC.encode(m, out));
+        metrics.batchesSent.increment();
+        metrics.messagesSent.add(batch.messages().size());
+        return new Answer(200, "application/x-gma", out.array(), 0, Long.toString(batch.id()));
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    Settings settings() {
+        return settings;
+    }
+
+    String domain() {
+        return settings.domain();
+    }
+
+    String url() {
+        return url;
+    }
+
+    Routes routes() {
+        return routes;
+    }
+
+    Metrics metrics() {
+        return metrics;
+    }
+
+    Relay relay() {
+        return relay;
+    }
+
+    Gateway gateway() {
+        return gateway;
+    }
+
+    OkHttpClient http() {
+        return http;
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    Map<String, DomainQueue> outboundQueues() {
+        return outbound;
+    }
+
+    /**
+     * Drains, then stops: POSTs and polls are answered 503 and the uplinks stop being read (what endpoints
+     * have not sent stays with them, for the next run); then the queues are given up to drainTimeout to empty.
+     * What is left is logged and counted as dropped.
+     *
+     * @return how many messages could not be delivered
+     */
+    int shutdown() {
+        if (closed) {
+            return 0;
+        }
+        stopping = true;
+        gateway.hold();
+        outbound.values().forEach(DomainQueue::close);
+        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+        while (System.nanoTime() < deadline && !drained()) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        timer.shutdownNow();
+        if (poller != null) {
+            poller.interrupt();
+        }
+        int left = 0;
+        for (DomainQueue q : outbound.values()) {
+            left += q.drain().size();
+        }
+        relay.close();
+        for (DomainQueue q : relay.queues().values()) {
+            left += q.drain().size();
+        }
+        forwarders.values().forEach(Thread::interrupt);
+        for (Gateway.QueueInfo q : gateway.queues()) {
+            left += (int) q.messages();
+        }
+        closed = true;
+        gateway.close();
+        metrics.drops.add(left);
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+        if (left > 0) {
+            LOG.warn("{}: stopped with {} messages undelivered after draining for {} ms", settings.domain(), left,
+                    settings.drainTimeout().toMillis());
+        } else {
+            LOG.info("{}: stopped; every queue was drained", settings.domain());
+        }
+        return left;
+    }
+
+    private boolean drained() {
+        for (DomainQueue q : outbound.values()) {
+            if (!q.isEmpty()) {
+                return false;
+            }
+        }
+        for (Gateway.QueueInfo q : gateway.queues()) {
+            if (q.messages() > 0 && q.connected()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        shutdown();
+    }
+}

@@ -1,0 +1,281 @@
+package io.gma.pcservlet;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * A domain's PC servlet, embedded: the {@link TunnelServlet} on Jetty 12 and the TCP listener for its
+ * endpoints' uplinks, in one call.
+ *
+ * <pre>{@code
+ * try (PcServlet pc = PcServlet.builder("east", registryUrl).start()) {
+ *     Producer p = Producer.builder().registry(registryUrl).domain("east").pcServlet(pc.uplink())...
+ * }
+ * }</pre>
+ *
+ * <p>Standalone: {@code java -jar pcservlet/target/gma-pcservlet.jar --domain east --registry URL} (see
+ * {@link #main}).
+ */
+public final class PcServlet implements AutoCloseable {
+    private final Settings settings;
+    private PcCore core;
+    private Server server;
+    private String url;
+    private int httpPort;
+
+    private PcServlet(Settings settings) {
+        this.settings = settings;
+    }
+
+    public static Builder builder(String domain, String registryUrl) {
+        return new Builder(domain, registryUrl);
+    }
+
+    public static void main(String[] args) {
+        PcServletMain.quietLogging();
+        System.exit(PcServletMain.run(args, System.out, System.err));
+    }
+
+    private PcServlet start() throws Exception {
+        core = new PcCore(settings);
+        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
+        threads.setName("gma-pc-" + settings.domain() + "-http");
+        Server s = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        ServerConnector connector = new ServerConnector(s, new HttpConnectionFactory(http));
+        connector.setHost(settings.host());
+        connector.setPort(settings.httpPort());
+        s.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler("/");
+        context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(core)), "/*");
+        s.setHandler(context);
+        try {
+            s.start();
+            httpPort = connector.getLocalPort();
+            String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
+            url = settings.publicUrl() != null ? settings.publicUrl() : "http://" + host + ":" + httpPort;
+            core.start(settings.via() == null ? url : null);
+        } catch (Exception e) {
+            core.shutdown();
+            s.stop();
+            throw e;
+        }
+        server = s;
+        return this;
+    }
+
+    public String domain() {
+        return settings.domain();
+    }
+
+    /** The base URL of the HTTP side ({@code /gma/v1/...} follows it). */
+    public String url() {
+        return url;
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    /** The uplink address, {@code host:port}, as {@code EndpointBuilder.pcServlet} takes it. */
+    public String uplink() {
+        InetSocketAddress a = core.gateway().address();
+        String host = a.getHostString().contains(":") ? "[" + a.getHostString() + "]" : a.getHostString();
+        return host + ":" + a.getPort();
+    }
+
+    public int uplinkPort() {
+        return core.gateway().address().getPort();
+    }
+
+    /**
+     * Stops: POSTs are answered 503 and uplinks no longer read while the queues drain, for up to the drain
+     * timeout; then the uplinks and the HTTP side close. What could not be delivered is logged.
+     *
+     * @return how many messages could not be delivered
+     */
+    public int stop() throws Exception {
+        int left = core.shutdown();
+        server.stop();
+        return left;
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+
+    /** Settings of a PC servlet; the domain and the registry are required, the rest have defaults. */
+    public static final class Builder {
+        private final String domain;
+        private final String registry;
+        private String host = "127.0.0.1";
+        private int httpPort;
+        private int uplinkPort;
+        private String publicUrl;
+        private String via;
+        private long maxQueuedBytes = 8L << 20;
+        private int maxQueuedMessages = 65_536;
+        private long maxTotalBytes = 64L << 20;
+        private long maxEndpointBytes = 8L << 20;
+        private int maxBatchBytes = 16 << 20;
+        private Duration linger = Duration.ofMillis(5);
+        private Duration retryAfter = Duration.ofSeconds(1);
+        private Duration drainTimeout = Duration.ofSeconds(5);
+        private Duration lease = Duration.ofSeconds(30);
+
+        private Builder(String domain, String registry) {
+            if (domain == null || !PcCore.DOMAIN.matcher(domain).matches()) {
+                throw new IllegalArgumentException("domain \"" + domain + "\" is not 1..64 of [A-Za-z0-9.-]");
+            }
+            this.domain = domain;
+            this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        /** The address both the HTTP side and the uplinks listen on; default 127.0.0.1. */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** Default 0: an ephemeral port. */
+        public Builder httpPort(int port) {
+            this.httpPort = port(port, "httpPort");
+            return this;
+        }
+
+        /** Default 0: an ephemeral port. */
+        public Builder uplinkPort(int port) {
+            this.uplinkPort = port(port, "uplinkPort");
+            return this;
+        }
+
+        /** The URL registered for the domain, when other domains reach it by another name (a proxy, say). */
+        public Builder publicUrl(String url) {
+            if (!url.startsWith("http://") && !url.startsWith("https://")) {
+                throw new IllegalArgumentException("publicUrl \"" + url + "\" is not an http or https URL");
+            }
+            this.publicUrl = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+            return this;
+        }
+
+        /**
+         * Makes the domain outbound-only: it registers no URL, sends everything by POST to the PC servlet of
+         * domain {@code via}, and receives by polling it.
+         */
+        public Builder via(String via) {
+            if (via == null || !PcCore.DOMAIN.matcher(via).matches() || via.equals(domain)) {
+                throw new IllegalArgumentException("via \"" + via + "\" is not another domain, 1..64 of"
+                        + " [A-Za-z0-9.-]");
+            }
+            this.via = via;
+            return this;
+        }
+
+        /** Each destination domain's queue, in bytes; default 8 MiB. */
+        public Builder maxQueuedBytes(long bytes) {
+            this.maxQueuedBytes = atLeast(bytes, 1024, "maxQueuedBytes");
+            return this;
+        }
+
+        /** Each destination domain's queue, in messages; default 65,536. */
+        public Builder maxQueuedMessages(int messages) {
+            this.maxQueuedMessages = (int) atLeast(messages, 1, "maxQueuedMessages");
+            return this;
+        }
+
+        /** All the domain queues together, in bytes; default 64 MiB. */
+        public Builder maxTotalBytes(long bytes) {
+            this.maxTotalBytes = atLeast(bytes, 1024, "maxTotalBytes");
+            return this;
+        }
+
+        /** Each endpoint's queue of messages from other domains, in bytes; default 8 MiB. */
+        public Builder maxEndpointBytes(long bytes) {
+            this.maxEndpointBytes = atLeast(bytes, 1024, "maxEndpointBytes");
+            return this;
+        }
+
+        /** The largest POST body sent or accepted; default 16 MiB. */
+        public Builder maxBatchBytes(int bytes) {
+            this.maxBatchBytes = (int) atLeast(bytes, 1024, "maxBatchBytes");
+            return this;
+        }
+
+        /** How long a batch waits for more messages before it is posted; default 5 ms. */
+        public Builder linger(Duration linger) {
+            if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("linger " + linger + " is outside 0..1 s");
+            }
+            this.linger = linger;
+            return this;
+        }
+
+        /** What a 429 or 503 from this PC servlet asks senders to wait; default 1 s. */
+        public Builder retryAfter(Duration wait) {
+            if (wait.isNegative() || wait.isZero() || wait.compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new IllegalArgumentException("retryAfter " + wait + " is outside 1 ms..60 s");
+            }
+            this.retryAfter = wait;
+            return this;
+        }
+
+        /** How long stopping waits for the queues to drain; default 5 s. */
+        public Builder drainTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("drainTimeout " + timeout + " is negative");
+            }
+            this.drainTimeout = timeout;
+            return this;
+        }
+
+        /** The domain registration's lease, renewed at a third of it; default 30 s. */
+        public Builder lease(Duration lease) {
+            if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("lease " + lease + " is under 1 s");
+            }
+            this.lease = lease;
+            return this;
+        }
+
+        Settings settings() {
+            return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
+                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
+                    drainTimeout, lease);
+        }
+
+        /**
+         * Starts serving: binds both ports, registers the domain with the registry, and keeps it registered.
+         *
+         * @throws IOException if a port cannot be bound, or the registry refuses or cannot be reached; nothing
+         *     is left running
+         */
+        public PcServlet start() throws Exception {
+            return new PcServlet(settings()).start();
+        }
+
+        private static int port(int port, String name) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException(name + " " + port + " is outside 0..65535");
+            }
+            return port;
+        }
+
+        private static long atLeast(long value, long min, String name) {
+            if (value < min) {
+                throw new IllegalArgumentException(name + " " + value + " is under " + min);
+            }
+            return value;
+        }
+    }
+}

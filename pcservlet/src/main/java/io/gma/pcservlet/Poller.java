@@ -1,0 +1,118 @@
+package io.gma.pcservlet;
+
+import io.gma.client.Gateway;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How an outbound-only domain receives: a long poll to its via domain's PC servlet, again and again
+ * (PROTOCOL.md section 6). A batch is acknowledged, in the next poll, only once it is queued here whole; until
+ * then the relay keeps it and answers it again.
+ */
+final class Poller implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
+    static final int WAIT_SECONDS = 30;
+
+    private final PcCore core;
+    private final OkHttpClient http;
+    private String ack = "";
+    private int failures;
+
+    Poller(PcCore core) {
+        this.core = core;
+        this.http = core.http();
+    }
+
+    @Override
+    public void run() {
+        String via = core.settings().via();
+        while (!core.isStopping() && !Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(pollOnce(via));
+            } catch (InterruptedException stopped) {
+                return;
+            }
+        }
+    }
+
+    /** One poll; the pause before the next (0: at once). */
+    private long pollOnce(String via) {
+        String base;
+        try {
+            base = core.routes().target(via).url();
+        } catch (Routes.RouteException e) {
+            return backoff("looking up the via domain " + via + ": " + e.getMessage());
+        }
+        HttpUrl url = HttpUrl.get(base + PcCore.MESSAGES_PATH).newBuilder()
+                .addQueryParameter("domain", core.domain()).addQueryParameter("wait", Integer.toString(WAIT_SECONDS))
+                .addQueryParameter("ack", ack).build();
+        Request request = new Request.Builder().url(url).header(PcCore.DOMAIN_HEADER, core.domain()).get().build();
+        try (Response answer = http.newCall(request).execute()) {
+            if (answer.code() == 204) {
+                failures = 0;
+                return 0;
+            }
+            if (answer.code() == 429 || answer.code() == 503) {
+                return Forwarder.retryAfterMillis(answer.header("Retry-After"));
+            }
+            if (answer.code() != 200) {
+                return backoff("via " + via + " answered " + answer.code() + " to a poll");
+            }
+            String id = answer.header(PcCore.BATCH_HEADER);
+            List<Message> batch = core.decodeAnswer(answer.body());
+            if (id == null) {
+                return backoff("via " + via + " answered a poll without " + PcCore.BATCH_HEADER);
+            }
+            failures = 0;
+            if (deliver(batch)) {
+                ack = id;
+                return 0;
+            }
+            return 200; // no room here yet: poll again soon, without the ack, and get the same batch
+        } catch (IOException e) {
+            core.routes().forget(via);
+            return backoff("polling via " + via + ": " + e.getMessage());
+        }
+    }
+
+    /** Queues the batch whole for this domain's endpoints; messages for elsewhere get NO_ROUTE. */
+    private boolean deliver(List<Message> batch) {
+        List<Message> local = new ArrayList<>();
+        List<Message> foreign = new ArrayList<>();
+        for (Message m : batch) {
+            boolean ours = Gateway.domainOf(m.to()).equals(core.domain()) && !m.to().equals(core.gateway().name())
+                    && PcCore.carried(m.command());
+            (ours ? local : foreign).add(m);
+        }
+        if (!local.isEmpty() && !core.gateway().deliverAll(local)) {
+            core.metrics().throttledReceived.increment();
+            return false;
+        }
+        for (Message m : foreign) {
+            core.answer(m, ErrorCode.NO_ROUTE, m.to() + " is not an endpoint of " + core.domain());
+        }
+        core.metrics().batchesReceived.increment();
+        core.metrics().messagesReceived.add(batch.size());
+        core.metrics().delivered.add(local.size());
+        return true;
+    }
+
+    private long backoff(String why) {
+        core.metrics().retries.increment();
+        failures = Math.min(failures + 1, 16);
+        long ceiling = Math.min(Forwarder.MAX_BACKOFF_MILLIS, Forwarder.MIN_BACKOFF_MILLIS << Math.min(failures, 10));
+        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        LOG.debug("{}: {}; polling again in {} ms", core.domain(), why, delay);
+        return delay;
+    }
+}

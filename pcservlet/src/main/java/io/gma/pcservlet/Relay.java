@@ -1,0 +1,83 @@
+package io.gma.pcservlet;
+
+import io.gma.wire.Message;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What waits for the outbound-only domains that this PC servlet relays for (they registered with {@code via}
+ * this domain): one bounded queue each, taken by their long polls (PROTOCOL.md section 6).
+ *
+ * <pre>
+ *   GET /gma/v1/messages?domain=D&amp;wait=30&amp;ack=17
+ *     batch 17 is dropped (D has it), then:
+ *     a batch not acknowledged yet   -&gt; 200 with it again, X-Gma-Batch: its id
+ *     else messages within the wait   -&gt; 200 with a new batch, X-Gma-Batch: a new id
+ *     else                            -&gt; 204
+ * </pre>
+ *
+ * A batch stays in its queue, counted against the bounds, until a later poll names it in {@code ack}.
+ */
+final class Relay {
+    /** A batch handed to a poll, and its id. */
+    record Batch(long id, List<Message> messages) {
+    }
+
+    private final Settings settings;
+    private final AtomicLong total;
+    private final Map<String, DomainQueue> queues = new ConcurrentHashMap<>();
+    private final Map<String, Long> handedOut = new ConcurrentHashMap<>();
+    /** Batch ids start at a random point, so that an ack meant for an earlier run of this relay drops nothing. */
+    private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40));
+    private final Runnable roomFreed;
+
+    Relay(Settings settings, AtomicLong total, Runnable roomFreed) {
+        this.settings = settings;
+        this.total = total;
+        this.roomFreed = roomFreed;
+    }
+
+    DomainQueue queue(String domain) {
+        return queues.computeIfAbsent(domain, d -> new DomainQueue(d, settings.maxQueuedBytes(),
+                settings.maxQueuedMessages(), total, settings.maxTotalBytes()));
+    }
+
+    /** Queues messages for a relayed domain, whatever the bounds (the caller checked them, or must not wait). */
+    void addAll(String domain, List<Message> messages) {
+        DomainQueue q = queue(domain);
+        messages.forEach(q::add);
+    }
+
+    /**
+     * A poll from {@code domain}: drops the batch it acknowledges, then answers the batch to (re)deliver,
+     * waiting up to {@code waitNanos} for one; null when none came.
+     */
+    Batch poll(String domain, long ack, long waitNanos) throws InterruptedException {
+        DomainQueue q = queue(domain);
+        synchronized (q) { // one poll of a domain at a time: a batch and its id stay together
+            Long out = handedOut.get(domain);
+            if (out != null && out == ack) {
+                handedOut.remove(domain);
+                q.done();
+                roomFreed.run();
+            }
+            List<Message> batch = q.nextBatch(settings.maxBatchBytes(), 0, waitNanos);
+            if (batch.isEmpty()) {
+                return null;
+            }
+            return new Batch(handedOut.computeIfAbsent(domain, d -> nextId.incrementAndGet()), batch);
+        }
+    }
+
+    Map<String, DomainQueue> queues() {
+        return queues;
+    }
+
+    /** Closes every queue: polls waiting return at once. */
+    void close() {
+        queues.values().forEach(DomainQueue::close);
+    }
+}

@@ -1,0 +1,144 @@
+package io.gma.pcservlet;
+
+import io.gma.registry.DomainInfo;
+import io.gma.registry.RegistryClient;
+import io.gma.registry.RegistryException;
+import io.gma.wire.ErrorCode;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a domain's traffic goes, and whether an endpoint exists, as the registry says, remembered for a few
+ * seconds (PROTOCOL.md section 3: clients cache resolutions and drop them when a connection fails).
+ *
+ * <pre>
+ *   destination domain D, registered with   this PC servlet posts to
+ *   url U                                    U
+ *   via V (V has url W)                      W, which relays to D
+ *   via this domain                          nobody: D polls us (the relay)
+ *   this PC servlet is outbound-only (via V) V's url, for every destination
+ * </pre>
+ */
+final class Routes {
+    private static final long TTL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MISSING_TTL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Where to post for a domain: a URL, or null when this PC servlet relays for it. */
+    record Target(String url, boolean relayedHere) {
+    }
+
+    /** A look-up failed: NO_ROUTE when the registry says there is no such thing, else a passing failure. */
+    static final class RouteException extends Exception {
+        private static final long serialVersionUID = 1L;
+        final ErrorCode code;
+
+        RouteException(ErrorCode code, String message) {
+            super(message);
+            this.code = code;
+        }
+    }
+
+    private record Cached<T>(T value, RouteException failure, long until) {
+    }
+
+    private final String domain;
+    private final String via;
+    private final RegistryClient registry;
+    private final Map<String, Cached<DomainInfo>> domains = new ConcurrentHashMap<>();
+    private final Map<String, Cached<Boolean>> endpoints = new ConcurrentHashMap<>();
+
+    Routes(String domain, String via, RegistryClient registry) {
+        this.domain = domain;
+        this.via = via;
+        this.registry = registry;
+    }
+
+    /** Where messages for {@code destination} are posted. */
+    Target target(String destination) throws RouteException {
+        if (via != null) {
+            return new Target(urlOf(via, "the via domain of " + domain), false);
+        }
+        DomainInfo d = domain(destination);
+        if (d.url() != null) {
+            return new Target(d.url(), false);
+        }
+        if (domain.equals(d.via())) {
+            return new Target(null, true);
+        }
+        return new Target(urlOf(d.via(), "the via domain of " + destination), false);
+    }
+
+    private String urlOf(String name, String role) throws RouteException {
+        DomainInfo d = domain(name);
+        if (d.url() == null) {
+            throw new RouteException(ErrorCode.NO_ROUTE, "domain " + name + ", " + role + ", has no URL: it is"
+                    + " outbound-only itself (via " + d.via() + ")");
+        }
+        return d.url();
+    }
+
+    /** Whether {@code d} is an outbound-only domain that this PC servlet relays for. */
+    boolean relaysFor(String d) {
+        try {
+            return domain.equals(domain(d).via());
+        } catch (RouteException e) {
+            return false;
+        }
+    }
+
+    DomainInfo domain(String name) throws RouteException {
+        long now = System.nanoTime();
+        Cached<DomainInfo> c = domains.get(name);
+        if (c == null || now - c.until() > 0) {
+            try {
+                c = new Cached<>(registry.lookupDomain(name), null, now + TTL_NANOS);
+            } catch (RegistryException e) {
+                c = new Cached<>(null, failure("domain " + name, e), now + MISSING_TTL_NANOS);
+            }
+            domains.put(name, c);
+        }
+        if (c.failure() != null) {
+            throw c.failure();
+        }
+        return c.value();
+    }
+
+    /** Whether {@code name} is a live endpoint in the registry (answers cached a few seconds). */
+    boolean endpointExists(String name) throws RouteException {
+        long now = System.nanoTime();
+        Cached<Boolean> c = endpoints.get(name);
+        if (c == null || now - c.until() > 0) {
+            try {
+                registry.lookup(name);
+                c = new Cached<>(true, null, now + TTL_NANOS);
+            } catch (RegistryException e) {
+                RouteException f = failure("endpoint " + name, e);
+                c = f.code == ErrorCode.NO_ROUTE ? new Cached<>(false, null, now + MISSING_TTL_NANOS)
+                        : new Cached<>(null, f, now + MISSING_TTL_NANOS);
+            }
+            if (endpoints.size() > 100_000) {
+                endpoints.clear();
+            }
+            endpoints.put(name, c);
+        }
+        if (c.failure() != null) {
+            throw c.failure();
+        }
+        return c.value();
+    }
+
+    /** A post to {@code d} failed: look it up again next time, its URL may have changed. */
+    void forget(String d) {
+        domains.remove(d);
+        if (via != null) {
+            domains.remove(via);
+        }
+    }
+
+    private static RouteException failure(String what, RegistryException e) {
+        return e.status() == 404 ? new RouteException(ErrorCode.NO_ROUTE, what + " is not registered")
+                : new RouteException(ErrorCode.INTERNAL, "the registry could not look up " + what + ": "
+                        + e.getMessage());
+    }
+}

@@ -1,0 +1,28 @@
+package io.gma.pcservlet;
+
+import java.time.Duration;
+
+/**
+ * What a PC servlet is told; {@link PcServlet.Builder} checks each value.
+ *
+ * @param domain the domain it serves
+ * @param registry the registry's base URL
+ * @param host the address both listeners bind
+ * @param httpPort the HTTP port (0: ephemeral)
+ * @param uplinkPort the uplink port (0: ephemeral)
+ * @param publicUrl the URL registered for the domain (null: http://host:httpPort)
+ * @param via for an outbound-only domain, the domain whose PC servlet relays for it (null: none)
+ * @param maxQueuedBytes each destination domain's queue, and each relayed domain's
+ * @param maxQueuedMessages the same, in messages
+ * @param maxTotalBytes all those queues together
+ * @param maxEndpointBytes each endpoint's queue at the gateway
+ * @param maxBatchBytes the largest POST body sent or accepted
+ * @param linger how long a forwarder waits for more messages before it posts a batch
+ * @param retryAfter what a 429 or 503 from this PC servlet asks the sender to wait
+ * @param drainTimeout how long closing waits for the queues to empty
+ * @param lease the domain's registration lease
+ */
+record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
+        String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
+        int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease) {
+}

@@ -1,0 +1,96 @@
+package io.gma.pcservlet;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.client.EndpointStats;
+import io.gma.client.Gateway;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** {@code GET /gma/v1/status} (JSON) and {@code GET /metrics} (Prometheus text format 0.0.4). */
+final class StatusPages {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private StatusPages() {
+    }
+
+    static byte[] status(PcCore core) throws java.io.IOException {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("domain", core.domain()).put("version", PcCore.VERSION).put("url", core.url())
+                .put("via", core.settings().via()).put("uplink", hostPort(core.gateway()))
+                .put("stopping", core.isStopping());
+        ArrayNode clients = root.putArray("clients");
+        for (Gateway.QueueInfo q : core.gateway().queues()) {
+            clients.addObject().put("name", q.endpoint()).put("connected", q.connected())
+                    .put("queuedMessages", q.messages()).put("queuedBytes", q.bytes());
+        }
+        queues(root.putArray("outbound"), core.outboundQueues());
+        queues(root.putArray("relayed"), core.relay().queues());
+        Metrics m = core.metrics();
+        root.putObject("counters").put("batchesSent", m.batchesSent.sum()).put("messagesSent", m.messagesSent.sum())
+                .put("batchesReceived", m.batchesReceived.sum()).put("messagesReceived", m.messagesReceived.sum())
+                .put("throttledSent", m.throttledSent.sum()).put("throttledReceived", m.throttledReceived.sum())
+                .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
+                .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum());
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    }
+
+    private static void queues(ArrayNode out, Map<String, DomainQueue> queues) {
+        for (DomainQueue q : new TreeMap<>(queues).values()) {
+            out.addObject().put("domain", q.domain).put("queuedMessages", q.messages()).put("queuedBytes", q.bytes());
+        }
+    }
+
+    private static String hostPort(Gateway g) {
+        return g.address().getHostString() + ":" + g.address().getPort();
+    }
+
+    static String metrics(PcCore core) {
+        StringBuilder out = new StringBuilder(4096);
+        domainGauges(out, "gma_pc_outbound_queue", "queued for each destination domain", core.outboundQueues());
+        domainGauges(out, "gma_pc_relay_queue", "queued for each outbound-only domain that polls this one",
+                core.relay().queues());
+        Metrics.metric(out, "gma_pc_endpoint_queue_bytes", "gauge", "Bytes queued for each endpoint of this domain");
+        for (Gateway.QueueInfo q : core.gateway().queues()) {
+            Metrics.sample(out, "gma_pc_endpoint_queue_bytes", Metrics.label("endpoint", q.endpoint()), q.bytes());
+        }
+        Metrics.metric(out, "gma_pc_endpoint_queue_messages", "gauge", "Messages queued for each endpoint");
+        for (Gateway.QueueInfo q : core.gateway().queues()) {
+            Metrics.sample(out, "gma_pc_endpoint_queue_messages", Metrics.label("endpoint", q.endpoint()),
+                    q.messages());
+        }
+        Metrics m = core.metrics();
+        counter(out, "gma_pc_batches_sent_total", "Batches posted to other domains and answered 200", m.batchesSent
+                .sum());
+        counter(out, "gma_pc_messages_sent_total", "Messages in those batches", m.messagesSent.sum());
+        counter(out, "gma_pc_batches_received_total", "Batches accepted from other domains", m.batchesReceived.sum());
+        counter(out, "gma_pc_messages_received_total", "Messages in those batches", m.messagesReceived.sum());
+        counter(out, "gma_pc_throttled_sent_total", "POSTs answered 429 here", m.throttledSent.sum());
+        counter(out, "gma_pc_throttled_received_total", "POSTs other domains answered 429 or 503",
+                m.throttledReceived.sum());
+        counter(out, "gma_pc_retries_total", "POSTs retried after a failure", m.retries.sum());
+        counter(out, "gma_pc_refused_total", "Batches another domain refused (400, 401, 403, 413)", m.refused.sum());
+        counter(out, "gma_pc_drops_total", "Messages that could not be delivered", m.drops.sum());
+        counter(out, "gma_pc_delivered_total", "Messages queued for this domain's endpoints", m.delivered.sum());
+        counter(out, "gma_pc_relayed_total", "Messages relayed for outbound-only domains", m.relayed.sum());
+        EndpointStats uplinks = core.gateway().stats();
+        counter(out, "gma_pc_uplink_messages_in_total", "Messages read from uplinks", uplinks.messagesIn());
+        counter(out, "gma_pc_uplink_messages_out_total", "Messages written to uplinks", uplinks.messagesOut());
+        m.histogram(out, "gma_pc_post_seconds", "Round trip of each POST to another domain");
+        return out.toString();
+    }
+
+    private static void domainGauges(StringBuilder out, String name, String help, Map<String, DomainQueue> queues) {
+        Map<String, DomainQueue> sorted = new TreeMap<>(queues);
+        Metrics.metric(out, name + "_bytes", "gauge", "Bytes " + help);
+        sorted.forEach((d, q) -> Metrics.sample(out, name + "_bytes", Metrics.label("domain", d), q.bytes()));
+        Metrics.metric(out, name + "_messages", "gauge", "Messages " + help);
+        sorted.forEach((d, q) -> Metrics.sample(out, name + "_messages", Metrics.label("domain", d), q.messages()));
+    }
+
+    private static void counter(StringBuilder out, String name, String help, double value) {
+        Metrics.metric(out, name, "counter", help);
+        Metrics.sample(out, name, null, value);
+    }
+}
