@@ -34,7 +34,10 @@ final class DomainQueue {
     private List<Message> inFlight = List.of();
     private long bytes;
     private int messages;
+    /** Drained for good: nothing more is handed out. */
     private boolean closed;
+    /** Stopping: batches go without lingering. */
+    private boolean hurry;
 
     DomainQueue(String domain, long maxBytes, int maxMessages, AtomicLong total, long maxTotal) {
         this.domain = domain;
@@ -81,7 +84,7 @@ final class DomainQueue {
     /**
      * Waits for a message, then lingers up to {@code lingerNanos} for more, and returns the next batch: the
      * one in flight again if it was kept, else up to {@code maxBatchBytes} of waiting messages (always at
-     * least one). Empty when closed, or when nothing came within {@code idleNanos}.
+     * least one). Empty once drained, or when nothing came within {@code idleNanos}.
      */
     List<Message> nextBatch(long maxBatchBytes, long lingerNanos, long idleNanos) throws InterruptedException {
         lock.lock();
@@ -97,10 +100,10 @@ final class DomainQueue {
                 left = arrived.awaitNanos(left);
             }
             long lingerLeft = lingerNanos;
-            while (!closed && waitingBytes() < maxBatchBytes && lingerLeft > 0) {
+            while (!hurry && !closed && waitingBytes() < maxBatchBytes && lingerLeft > 0) {
                 lingerLeft = arrived.awaitNanos(lingerLeft);
             }
-            if (closed && waiting.isEmpty()) {
+            if (closed) {
                 return List.of();
             }
             List<Message> batch = new ArrayList<>();
@@ -163,11 +166,11 @@ final class DomainQueue {
         }
     }
 
-    /** Wakes the forwarder so that it sends what waits without lingering (closing). */
-    void close() {
+    /** The PC servlet is stopping: batches go at once, without lingering for more. */
+    void hurry() {
         lock.lock();
         try {
-            closed = true;
+            hurry = true;
             arrived.signalAll();
         } finally {
             lock.unlock();

@@ -59,7 +59,7 @@ final class Forwarder implements Runnable {
                 List<Message> batch = queue.nextBatch(core.settings().maxBatchBytes(), linger,
                         TimeUnit.SECONDS.toNanos(1));
                 if (batch.isEmpty()) {
-                    if (core.isStopping()) {
+                    if (core.isClosed()) {
                         return;
                     }
                     continue;

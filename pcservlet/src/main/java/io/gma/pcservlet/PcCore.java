@@ -465,6 +465,11 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return stopping;
     }
 
+    /** Drained and closed: forwarders and pollers end. */
+    boolean isClosed() {
+        return closed;
+    }
+
     Map<String, DomainQueue> outboundQueues() {
         return outbound;
     }
@@ -477,12 +482,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
      * @return how many messages could not be delivered
      */
     int shutdown() {
-        if (closed) {
+        if (stopping) {
             return 0;
         }
         stopping = true;
         gateway.hold();
-        outbound.values().forEach(DomainQueue::close);
+        outbound.values().forEach(DomainQueue::hurry);
         long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
         while (System.nanoTime() < deadline && !drained()) {
             try {
@@ -496,19 +501,15 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (poller != null) {
             poller.interrupt();
         }
-        int left = 0;
+        closed = true;
+        int left = relay.drain();
         for (DomainQueue q : outbound.values()) {
-            left += q.drain().size();
-        }
-        relay.close();
-        for (DomainQueue q : relay.queues().values()) {
             left += q.drain().size();
         }
         forwarders.values().forEach(Thread::interrupt);
         for (Gateway.QueueInfo q : gateway.queues()) {
             left += (int) q.messages();
         }
-        closed = true;
         gateway.close();
         metrics.drops.add(left);
         http.dispatcher().executorService().shutdown();

@@ -76,8 +76,12 @@ final class Relay {
         return queues;
     }
 
-    /** Closes every queue: polls waiting return at once. */
-    void close() {
-        queues.values().forEach(DomainQueue::close);
+    /** Empties every queue for good, polls waiting returning at once; what was in them. */
+    int drain() {
+        int left = 0;
+        for (DomainQueue q : queues.values()) {
+            left += q.drain().size();
+        }
+        return left;
     }
 }
