@@ -502,7 +502,12 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     /** A counted message arrived on a link (its I/O thread). */
     @Override
-    public void receive(Message m, Link link) {
+    public boolean receive(Message m, Link link) {
+        take(m);
+        return true; // an endpoint takes everything; dedup drops what it had
+    }
+
+    private void take(Message m) {
         Command c = m.command();
         boolean answer = c == Command.REPLY || c == Command.ERROR;
         if (!m.to().equals(name)) {

@@ -191,22 +191,17 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Stops reading from every uplink, for good: what endpoints have not sent yet stays with them (a PC servlet
-     * about to close drains its queues meanwhile). Delivery to them goes on.
+     * Takes no more messages from the uplinks, for good: they stay unacknowledged with their endpoints, which
+     * send them again to the next run of this PC servlet. ACKs are still read, so delivery to the endpoints
+     * goes on (a PC servlet about to close drains its queues meanwhile).
      */
     public void hold() {
         held = true;
-        for (Link l : links) {
-            paused.add(l);
-            l.pauseReading();
-        }
+        resume(); // a paused uplink would not read the ACKs that drain its endpoint's queue
     }
 
-    /** Reading from the uplinks paused by {@link Router#route} goes on (unless {@link #hold() held}). */
+    /** Reading from the uplinks paused by {@link Router#route} goes on. */
     public void resume() {
-        if (held) {
-            return;
-        }
         for (Link l : paused) {
             paused.remove(l);
             l.resumeReading();
@@ -367,19 +362,19 @@ public final class Gateway implements AutoCloseable {
             Peer p = peers.computeIfAbsent(link.peerName(), Gateway.this::newPeer);
             p.attach(link);
             p.kick();
-            if (held) {
-                paused.add(link);
-                link.pauseReading();
-            }
             return p;
         }
 
         @Override
-        public void receive(Message m, Link link) {
-            if (!router.route(m) || held) {
+        public boolean receive(Message m, Link link) {
+            if (held) {
+                return false; // the endpoint keeps it, and sends it again to the next run of its PC servlet
+            }
+            if (!router.route(m)) {
                 paused.add(link);
                 link.pauseReading();
             }
+            return true;
         }
 
         @Override

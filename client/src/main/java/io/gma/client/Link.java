@@ -95,6 +95,8 @@ final class Link implements Runnable {
     private long immediateBytes;
     private volatile long lastReadAt = System.nanoTime();
     private volatile boolean readPaused;
+    /** The owner took no more messages from this link: they are left uncounted, for the peer to resend. */
+    private boolean refusing;
     private volatile boolean writeWanted;
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
@@ -448,13 +450,17 @@ final class Link implements Runnable {
             state = State.CLOSED;
         } else if (c == Command.HELLO || c == Command.WELCOME) {
             throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
-        } else {
+        } else if (!refusing) {
+            if (!endpoint.receive(m, this)) {
+                // not taken, nor anything after it on this link: uncounted, so unacknowledged and resent later
+                refusing = true;
+                return;
+            }
             if (received == ackSent) {
                 firstUnackedAt = System.nanoTime();
             }
             received++;
             receivedBytes += m.encodedLength();
-            endpoint.receive(m, this);
         }
     }
 

@@ -29,8 +29,13 @@ interface LinkOwner {
     /** A link finished its handshake; for an accepted link, the peer it carries (null: none). */
     Peer linkOpened(Link link);
 
-    /** A counted message arrived on a link, on its I/O thread. */
-    void receive(Message m, Link link);
+    /**
+     * A counted message arrived on a link, on its I/O thread.
+     *
+     * @return whether it was taken: false leaves it, and all after it on this link, unacknowledged, so that
+     *     the peer sends them again on its next link
+     */
+    boolean receive(Message m, Link link);
 
     /** The peer said BYE: it closed for good. */
     void saidBye(String peerName);

@@ -55,6 +55,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final WireCodec CODEC = WireCodec.standard();
     static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
     private static final long JANITOR_SECONDS = 5;
+    /** How long a POST may wait for room before it is answered 429. */
+    static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none) and the
@@ -302,14 +304,19 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 }
             }
         }
-        synchronized (accepting) {
-            if (!fits(relayed, relay.queues(), true) || !fits(onward, outbound, false)
-                    || !local.isEmpty() && !gateway.deliverAll(local)) {
+        // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
+        long deadline = System.nanoTime() + ADMIT_WAIT_NANOS;
+        while (!admitted(local, relayed, onward)) {
+            if (System.nanoTime() > deadline || stopping) {
                 metrics.throttledSent.increment();
                 return busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch now");
             }
-            relayed.forEach(relay::addAll);
-            onward.forEach((d, ms) -> ms.forEach(outbound(d)::add));
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+            }
         }
         metrics.delivered.add(local.size());
         relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
@@ -317,6 +324,20 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         ByteBuffer out = ByteBuffer.allocate(errors.stream().mapToInt(Message::encodedLength).sum());
         errors.forEach(e -> CODEC.encode(e, out));
         return new Answer(200, "application/x-gma", out.array(), 0, null);
+    }
+
+    /** Queues the whole batch if every part of it has room, else nothing. */
+    private boolean admitted(List<Message> local, Map<String, List<Message>> relayed,
+            Map<String, List<Message>> onward) {
+        synchronized (accepting) {
+            if (!fits(relayed, relay.queues(), true) || !fits(onward, outbound, false)
+                    || !local.isEmpty() && !gateway.deliverAll(local)) {
+                return false;
+            }
+            relayed.forEach(relay::addAll);
+            onward.forEach((d, ms) -> ms.forEach(outbound(d)::add));
+            return true;
+        }
     }
 
     /** Puts {@code m} in the list it goes to; or returns why it cannot go anywhere ("CODE sentence"). */
@@ -366,7 +387,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     }
 
     private Answer busy(int status, String text) {
-        long seconds = Math.max(1, (settings.retryAfter().toMillis() + 999) / 1000);
+        long seconds = settings.retryAfter().toSeconds();
         return new Answer(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8), seconds,
                 null);
     }

@@ -221,10 +221,14 @@ public final class PcServlet implements AutoCloseable {
             return this;
         }
 
-        /** What a 429 or 503 from this PC servlet asks senders to wait; default 1 s. */
+        /**
+         * What a 429 or 503 from this PC servlet asks senders to wait (Retry-After, in whole seconds); default
+         * 1 s.
+         */
         public Builder retryAfter(Duration wait) {
-            if (wait.isNegative() || wait.isZero() || wait.compareTo(Duration.ofSeconds(60)) > 0) {
-                throw new IllegalArgumentException("retryAfter " + wait + " is outside 1 ms..60 s");
+            if (wait.toMillis() % 1000 != 0 || wait.toSeconds() < 1 || wait.toSeconds() > 60) {
+                throw new IllegalArgumentException("retryAfter " + wait + " is not a whole number of seconds in"
+                        + " 1..60");
             }
             this.retryAfter = wait;
             return this;

@@ -1,0 +1,165 @@
+package io.gma.pcservlet;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.client.Consumer;
+import io.gma.client.EndpointException;
+import io.gma.client.FullQueuePolicy;
+import io.gma.client.Producer;
+import io.gma.registry.Registry;
+import io.gma.wire.ErrorCode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Throttling end to end (PROTOCOL.md section 6): a consumer in west that stops reading fills its queue at
+ * west's PC servlet, west answers 429, east's queue for west fills, east stops reading its uplinks, and the
+ * producers' own queues fill: FAIL fails at once, BLOCK waits and then fails, both with QUEUE_FULL. Every hop
+ * stays within its bound; once the consumer reads again, everything accepted arrives, once, in order.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ThrottlingTest {
+    private static final long EAST_QUEUE = 64 * 1024;
+    private static final long WEST_ENDPOINT_QUEUE = 16 * 1024;
+    private static final int BATCH = 32 * 1024;
+    /** What one uplink read may add to a queue before the uplinks pause. */
+    private static final long ONE_READ = 256 * 1024;
+
+    @Test
+    void aSlowConsumerThrottlesProducersInAnotherDomain() throws Exception {
+        CountDownLatch reading = new CountDownLatch(1);
+        Map<String, List<Integer>> got = new HashMap<>();
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServlet east = PcServlet.builder("east", registry.url()).maxQueuedBytes(EAST_QUEUE)
+                        .maxBatchBytes(BATCH).start();
+                PcServlet west = PcServlet.builder("west", registry.url()).maxEndpointBytes(WEST_ENDPOINT_QUEUE)
+                        .maxBatchBytes(BATCH).start();
+                Consumer slow = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
+                        .label("slow").onMessage(m -> {
+                            reading.await(); // stops reading: its link's thread waits here
+                            synchronized (got) {
+                                got.computeIfAbsent(m.from(), k -> new ArrayList<>())
+                                        .add(Integer.parseInt(new String(m.data(), 0, 8, UTF_8).trim()));
+                            }
+                        }).build();
+                Producer failing = producer(registry, east, "failing", FullQueuePolicy.FAIL);
+                Producer blocking = producer(registry, east, "blocking", FullQueuePolicy.BLOCK)) {
+            int failingSent = sendUntilFull(failing, slow.name());
+            EndpointException full = fullAfter(failing, slow.name(), failingSent);
+            assertEquals(ErrorCode.QUEUE_FULL, full.code(), full.getMessage());
+
+            int blockingSent = sendUntilFull(blocking, slow.name());
+            long start = System.nanoTime();
+            EndpointException waited = fullAfter(blocking, slow.name(), blockingSent);
+            assertEquals(ErrorCode.QUEUE_FULL, waited.code(), waited.getMessage());
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(400), "BLOCK did not wait");
+            assertTrue(blocking.stats().waits() > 0);
+
+            PcCoreView eastView = new PcCoreView(east);
+            PcCoreView westView = new PcCoreView(west);
+            assertTrue(westView.counter("gma_pc_throttled_sent_total") > 0, "west never answered 429");
+            assertTrue(eastView.counter("gma_pc_throttled_received_total") > 0, "east never got 429");
+            double eastQueued = eastView.gauge("gma_pc_outbound_queue_bytes{domain=\"west\"}");
+            assertTrue(eastQueued <= EAST_QUEUE + ONE_READ, "east's queue for west holds " + eastQueued);
+            double westQueued = westView.gauge("gma_pc_endpoint_queue_bytes{endpoint=\"" + slow.name() + "\"}");
+            assertTrue(westQueued <= WEST_ENDPOINT_QUEUE + BATCH, "west's queue for the consumer holds " + westQueued);
+
+            reading.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (count(got) < failingSent + blockingSent && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(300); // a duplicate would come now
+            synchronized (got) {
+                assertEquals(inOrder(failingSent), got.get(failing.name()));
+                assertEquals(inOrder(blockingSent), got.get(blocking.name()));
+            }
+        }
+    }
+
+    private static Producer producer(Registry registry, PcServlet pc, String label, FullQueuePolicy policy)
+            throws EndpointException {
+        return Producer.builder().registry(registry.url()).domain("east").pcServlet(pc.uplink()).label(label)
+                .maxQueuedBytes(EAST_QUEUE).fullQueuePolicy(policy).blockTimeout(Duration.ofMillis(500)).build();
+    }
+
+    /** Sends 1 KB messages numbered from 0 until one fails; returns how many were taken. */
+    private static int sendUntilFull(Producer p, String to) {
+        for (int i = 0; i < 100_000; i++) {
+            try {
+                p.send(to, payload(i));
+            } catch (EndpointException e) {
+                assertEquals(ErrorCode.QUEUE_FULL, e.code(), e.getMessage());
+                return i;
+            }
+        }
+        throw new AssertionError("100,000 messages and no QUEUE_FULL: nothing throttled " + p.name());
+    }
+
+    private static EndpointException fullAfter(Producer p, String to, int i) {
+        try {
+            p.send(to, payload(i));
+        } catch (EndpointException e) {
+            return e;
+        }
+        throw new AssertionError("the queue of " + p.name() + " had room again while the consumer still waited");
+    }
+
+    private static byte[] payload(int i) {
+        byte[] b = new byte[1024];
+        byte[] n = String.format("%-8d", i).getBytes(UTF_8);
+        System.arraycopy(n, 0, b, 0, n.length);
+        return b;
+    }
+
+    private static int count(Map<String, List<Integer>> got) {
+        synchronized (got) {
+            return got.values().stream().mapToInt(List::size).sum();
+        }
+    }
+
+    private static List<Integer> inOrder(int n) {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            all.add(i);
+        }
+        return all;
+    }
+
+    /** Reads a PC servlet's /metrics page. */
+    private static final class PcCoreView {
+        private final String text;
+
+        PcCoreView(PcServlet pc) throws Exception {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(pc.url() + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            text = r.body();
+        }
+
+        double counter(String name) {
+            return gauge(name);
+        }
+
+        double gauge(String sample) {
+            for (String line : text.split("\n")) {
+                if (line.startsWith(sample + " ")) {
+                    return Double.parseDouble(line.substring(sample.length() + 1));
+                }
+            }
+            assertNotNull(null, sample + " not in /metrics:\n" + text);
+            return 0;
+        }
+    }
+}
