@@ -1,11 +1,14 @@
 package io.gma.examples;
 
 import io.gma.client.Consumer;
+import io.gma.client.EndpointBuilder;
 import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
 import io.gma.wire.ErrorCode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -18,20 +21,32 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp examples/target/gma-examples.jar io.gma.examples.Ping REGISTRY_URL DOMAIN NAME \
- *     [COUNT] [BYTES] [blocking|nonblocking]
+ *     [COUNT] [BYTES] [blocking|nonblocking] [--pc HOST:PORT]
  * </pre>
+ *
+ * With {@code --pc}, the uplink address of its domain's PC servlet, it pings endpoints of other domains too.
  */
 public final class Ping implements AutoCloseable {
     private final BlockingQueue<Incoming> echoes = new ArrayBlockingQueue<>(1024);
     private final Consumer consumer;
 
-    private Ping(String registry, String domain) throws EndpointException {
-        consumer = Consumer.builder().registry(registry).domain(domain).label("ping").onMessage(echoes::add).build();
+    private Ping(String registry, String domain, String pcServlet) throws EndpointException {
+        EndpointBuilder<Consumer> b = Consumer.builder().registry(registry).domain(domain).label("ping")
+                .onMessage(echoes::add);
+        if (pcServlet != null) {
+            b.pcServlet(pcServlet);
+        }
+        consumer = b.build();
     }
 
     /** Starts and registers a ping endpoint. */
     public static Ping start(String registry, String domain) throws EndpointException {
-        return new Ping(registry, domain);
+        return new Ping(registry, domain, null);
+    }
+
+    /** As {@link #start(String, String)}, reaching other domains through {@code pcServlet} (may be null). */
+    public static Ping start(String registry, String domain, String pcServlet) throws EndpointException {
+        return new Ping(registry, domain, pcServlet);
     }
 
     /** Round-trip times of one run, in nanoseconds, in the order measured. */
@@ -72,18 +87,36 @@ public final class Ping implements AutoCloseable {
         consumer.close();
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length < 3 || args.length > 6 || args[0].startsWith("-")) {
-            System.err.println("usage: Ping REGISTRY_URL DOMAIN NAME [COUNT=10000] [BYTES=64] [blocking|nonblocking]");
+    /** Removes {@code --name VALUE} from the arguments and returns VALUE (null when absent). */
+    static String option(List<String> args, String name) {
+        int i = args.indexOf(name);
+        if (i < 0) {
+            return null;
+        }
+        if (i + 1 >= args.size()) {
+            System.err.println(name + " needs a value");
             System.exit(2);
         }
-        int count = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
-        int bytes = args.length > 4 ? Integer.parseInt(args[4]) : 64;
-        boolean blocking = args.length <= 5 || args[5].equals("blocking");
-        try (Ping ping = start(args[0], args[1])) {
-            ping.run(args[2], Math.min(count, 1000), bytes, blocking); // warm-up
-            System.out.println(summary(ping.run(args[2], count, bytes, blocking)));
-        } catch (EndpointException e) {
+        String value = args.get(i + 1);
+        args.subList(i, i + 2).clear();
+        return value;
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> rest = new ArrayList<>(List.of(args));
+        String pc = option(rest, "--pc");
+        if (rest.size() < 3 || rest.size() > 6 || rest.get(0).startsWith("-")) {
+            System.err.println("usage: Ping REGISTRY_URL DOMAIN NAME [COUNT=10000] [BYTES=64] [blocking|nonblocking]"
+                    + " [--pc HOST:PORT]");
+            System.exit(2);
+        }
+        int count = rest.size() > 3 ? Integer.parseInt(rest.get(3)) : 10_000;
+        int bytes = rest.size() > 4 ? Integer.parseInt(rest.get(4)) : 64;
+        boolean blocking = rest.size() <= 5 || rest.get(5).equals("blocking");
+        try (Ping ping = start(rest.get(0), rest.get(1), pc)) {
+            ping.run(rest.get(2), Math.min(count, 1000), bytes, blocking); // warm-up
+            System.out.println(summary(ping.run(rest.get(2), count, bytes, blocking)));
+        } catch (EndpointException | IllegalArgumentException e) {
             System.err.println("ping: " + e.getMessage());
             System.exit(1);
         }

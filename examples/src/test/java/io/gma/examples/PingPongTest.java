@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Producer;
+import io.gma.pcservlet.PcServlet;
 import io.gma.registry.Registry;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,20 @@ class PingPongTest {
                 String summary = Ping.summary(rtt);
                 assertTrue(summary.matches(
                         "200 round trips: p50 [0-9.]+ us, p90 [0-9.]+ us, p99 [0-9.]+ us, max [0-9.]+ us"), summary);
+            }
+        }
+    }
+
+    @Test
+    void pingReachesPongInAnotherDomainThroughTheirPcServlets() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServlet east = PcServlet.builder("east", registry.url()).start();
+                PcServlet west = PcServlet.builder("west", registry.url()).start();
+                Producer pong = Pong.start(registry.url(), "east", "pong", east.uplink());
+                Ping ping = Ping.start(registry.url(), "west", west.uplink())) {
+            for (boolean blocking : new boolean[] {true, false}) {
+                long[] rtt = ping.run("pong@east", 50, 100, blocking);
+                assertEquals(50, rtt.length);
             }
         }
     }

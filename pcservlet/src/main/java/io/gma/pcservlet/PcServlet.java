@@ -129,7 +129,7 @@ public final class PcServlet implements AutoCloseable {
         private long maxTotalBytes = 64L << 20;
         private long maxEndpointBytes = 8L << 20;
         private int maxBatchBytes = 16 << 20;
-        private Duration linger = Duration.ofMillis(5);
+        private Duration linger = Duration.ZERO;
         private Duration retryAfter = Duration.ofSeconds(1);
         private Duration drainTimeout = Duration.ofSeconds(5);
         private Duration lease = Duration.ofSeconds(30);
@@ -212,7 +212,11 @@ public final class PcServlet implements AutoCloseable {
             return this;
         }
 
-        /** How long a batch waits for more messages before it is posted; default 5 ms. */
+        /**
+         * How long a batch waits for more messages before it is posted; default 0. Batches form anyway while
+         * the previous POST to the same domain is in flight (one at a time, for order), so a busy stream is
+         * batched without it, and a lone message is not held back.
+         */
         public Builder linger(Duration linger) {
             if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(1)) > 0) {
                 throw new IllegalArgumentException("linger " + linger + " is outside 0..1 s");

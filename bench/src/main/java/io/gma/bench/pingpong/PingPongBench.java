@@ -54,7 +54,7 @@ public final class PingPongBench {
     }
 
     /** Nearest-rank percentile in microseconds. */
-    static double pct(long[] nanos, double p) {
+    public static double pct(long[] nanos, double p) {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
         return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)] / 1000.0;
