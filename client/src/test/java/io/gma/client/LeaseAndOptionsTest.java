@@ -109,5 +109,21 @@ class LeaseAndOptionsTest {
                 () -> Producer.builder().pingInterval(Duration.ofMillis(1))).getMessage());
         assertEquals("registry, domain and label are required; missing: registry domain", assertThrows(
                 IllegalStateException.class, () -> Producer.builder().label("x").build()).getMessage());
+        assertEquals("pcServlet \"localhost\" is not host:port", assertThrows(IllegalArgumentException.class,
+                () -> Producer.builder().pcServlet("localhost")).getMessage());
+        assertEquals("pcServlet \"[::1]:70000\": port is not 1..65535", assertThrows(IllegalArgumentException.class,
+                () -> Producer.builder().pcServlet("[::1]:70000")).getMessage());
+        assertEquals("::1", EndpointBuilder.hostPort("pc", "[::1]:8082").getHostString());
+    }
+
+    @Test
+    void anotherDomainIsUnreachableWithoutAPcServlet() throws Exception {
+        try (DirectFixture f = new DirectFixture(); Producer p = f.producer("alone").build()) {
+            EndpointException e = assertThrows(EndpointException.class,
+                    () -> p.send("cpu-aaaaaa@elsewhere", new byte[1]));
+            assertEquals(io.gma.wire.ErrorCode.NO_ROUTE, e.code());
+            assertEquals("cpu-aaaaaa@elsewhere is in domain elsewhere; " + p.name() + " has no PC servlet (see"
+                    + " pcServlet) and reaches only its own domain, lan", e.getMessage());
+        }
     }
 }

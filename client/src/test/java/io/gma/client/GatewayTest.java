@@ -1,0 +1,91 @@
+package io.gma.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.StreamDecoder;
+import io.gma.wire.WireCodec;
+import java.io.InputStream;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The uplink side of a PC servlet, alone: who may open an uplink, and all-or-nothing delivery. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GatewayTest {
+    private final LinkedBlockingQueue<Message> routed = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
+    private final Gateway.Router router = new Gateway.Router() {
+        @Override
+        public boolean route(Message m) {
+            routed.add(m);
+            return true;
+        }
+
+        @Override
+        public void undeliverable(Message m, ErrorCode code, String reason) {
+            lost.add(m.to() + " " + code);
+        }
+    };
+
+    @Test
+    void anEndpointOfAnotherDomainIsRefusedWithForbidden() throws Exception {
+        try (Gateway g = Gateway.builder("east", router).build().start();
+                Socket s = new Socket(g.address().getAddress(), g.address().getPort())) {
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, "spy-aaaaaa@west", "", new byte[0]));
+            List<Message> answer = readAll(s.getInputStream());
+            assertEquals(1, answer.size(), answer.toString());
+            assertEquals(Command.ERROR, answer.get(0).command());
+            assertEquals("FORBIDDEN pc@east takes uplinks from endpoints of domain east only, not"
+                    + " \"spy-aaaaaa@west\"", answer.get(0).dataAsString());
+        }
+    }
+
+    @Test
+    void anEndpointOfItsDomainIsWelcomedAndWhatItSendsIsRouted() throws Exception {
+        try (Gateway g = Gateway.builder("east", router).build().start();
+                Socket s = new Socket(g.address().getAddress(), g.address().getPort())) {
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, "cpu-aaaaaa@east", "", new byte[0]));
+            s.getOutputStream().write(Packed.make(1, Command.DATA, "cpu-aaaaaa@east", "sink-bbbbbb@west",
+                    new byte[] {7}));
+            Message m = routed.poll(10, TimeUnit.SECONDS);
+            assertEquals("sink-bbbbbb@west", m.to());
+            assertEquals(1, m.sequence());
+        }
+    }
+
+    @Test
+    void deliveryIsAllOrNothingAndFailsToTheRouterWhenDropped() throws Exception {
+        try (Gateway g = Gateway.builder("east", router).maxQueuedBytes(1024).build().start()) {
+            Message small = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 1, new byte[100]);
+            Message big = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 2, new byte[2000]);
+            assertTrue(g.deliverAll(List.of(small, big)), "empty queues take any batch");
+            Message more = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 3, new byte[10]);
+            Message other = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 4, new byte[10]);
+            assertFalse(g.deliverAll(List.of(other, more)), "b's queue is over its bound");
+            assertEquals(1, g.queues().stream().filter(q -> q.endpoint().equals("a-cccccc@east"))
+                    .mapToLong(Gateway.QueueInfo::messages).sum(), "nothing of a refused batch is queued");
+            g.drop("b-dddddd@east", ErrorCode.NO_ROUTE, "gone");
+            assertEquals("b-dddddd@east NO_ROUTE", lost.poll(5, TimeUnit.SECONDS));
+        }
+    }
+
+    private static List<Message> readAll(InputStream in) throws Exception {
+        List<Message> got = new ArrayList<>();
+        StreamDecoder d = WireCodec.standard().newStreamDecoder();
+        byte[] buf = new byte[4096];
+        for (int n; (n = in.read(buf)) > 0;) {
+            d.feed(buf, 0, n, got::add);
+        }
+        return got;
+    }
+}
