@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -57,6 +58,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     private static final long JANITOR_SECONDS = 5;
     /** How long a POST may wait for room before it is answered 429. */
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The largest message the codec takes, encoded: header, two names, data. */
+    static final long MAX_ENCODED_MESSAGE = 20 + 255 + 255 + WireCodec.DEFAULT_MAX_MESSAGE_BYTES;
 
     /**
      * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none) and the
@@ -80,6 +83,9 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     private final Map<String, Thread> forwarders = new ConcurrentHashMap<>();
     private final Relay relay;
     private final Object accepting = new Object();
+    /** KiB of POST bodies being read at once, at most. */
+    private final int inboundKib;
+    private final Semaphore inbound;
     private final ScheduledExecutorService timer;
     private Thread poller;
     private volatile String url;
@@ -97,6 +103,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
                 .writeTimeout(Duration.ofSeconds(30)).build();
         this.relay = new Relay(settings, totalBytes, this::roomFreed);
+        this.inboundKib = (int) Math.max(1, settings.maxTotalBytes() / 1024);
+        this.inbound = new Semaphore(inboundKib);
         this.gateway = Gateway.builder(settings.domain(), this).host(settings.host()).port(settings.uplinkPort())
                 .maxQueuedBytes(settings.maxEndpointBytes()).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -250,39 +258,73 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (stopping) {
             return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
         }
-        if (contentLength > settings.maxBatchBytes()) {
+        long limit = bodyLimit();
+        if (contentLength > limit) {
             return Answer.text(413, ErrorCode.TOO_LARGE, "a batch of " + contentLength + " bytes exceeds"
-                    + " maxBatchBytes " + settings.maxBatchBytes());
+                    + " maxBatchBytes " + settings.maxBatchBytes() + " plus one message (" + limit + " in all)");
         }
-        List<Message> batch = new ArrayList<>();
+        // bodies being read hold memory: together within maxTotalBytes (one alone always fits)
+        int kib = (int) Math.min(inboundKib, ((contentLength >= 0 ? contentLength : limit) + 1023) / 1024);
         try {
-            if (!read(body, batch)) {
-                return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
-                        + settings.maxBatchBytes());
+            if (!inbound.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                metrics.throttledSent.increment();
+                return busy(429, "QUEUE_FULL " + settings.domain() + " is reading " + inboundKib
+                        + " KiB of other POSTs already");
             }
-        } catch (ProtocolException e) {
-            return new Answer(400, "text/plain; charset=utf-8", e.errorText().getBytes(StandardCharsets.UTF_8), 0,
-                    null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
         }
-        if (batch.isEmpty()) {
-            return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
+        try {
+            List<Message> batch = new ArrayList<>();
+            try {
+                if (!read(body, batch)) {
+                    return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
+                            + settings.maxBatchBytes() + " plus one message");
+                }
+            } catch (ProtocolException e) {
+                return new Answer(400, "text/plain; charset=utf-8", e.errorText().getBytes(StandardCharsets.UTF_8),
+                        0, null);
+            }
+            if (batch.isEmpty()) {
+                return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
+            }
+            metrics.batchesReceived.increment();
+            metrics.messagesReceived.add(batch.size());
+            return admit(fromDomain, batch);
+        } finally {
+            inbound.release(kib);
         }
-        metrics.batchesReceived.increment();
-        metrics.messagesReceived.add(batch.size());
-        return admit(fromDomain, batch);
     }
 
-    /** Decodes the body into {@code batch}; false when it is longer than maxBatchBytes (reading stops there). */
+    /** The largest body: maxBatchBytes, plus the one message that may start before that limit and end after. */
+    private long bodyLimit() {
+        return settings.maxBatchBytes() + MAX_ENCODED_MESSAGE;
+    }
+
+    /**
+     * Decodes the body into {@code batch}; false when a message starts past maxBatchBytes or the body passes
+     * {@link #bodyLimit()} (reading stops there).
+     */
     private boolean read(InputStream body, List<Message> batch) throws IOException {
         StreamDecoder decoder = CODEC.newStreamDecoder();
         byte[] chunk = new byte[64 * 1024];
+        long[] started = {0}; // where the next message starts
+        boolean[] over = {false};
         long total = 0;
-        for (int n; (n = body.read(chunk)) > 0;) {
+        for (int n; (n = body.read(chunk)) > 0 && !over[0];) {
             total += n;
-            if (total > settings.maxBatchBytes()) {
+            if (total > bodyLimit()) {
                 return false;
             }
-            decoder.feed(chunk, 0, n, batch::add);
+            decoder.feed(chunk, 0, n, m -> {
+                over[0] |= started[0] >= settings.maxBatchBytes();
+                started[0] += m.encodedLength();
+                batch.add(m);
+            });
+        }
+        if (over[0]) {
+            return false;
         }
         decoder.finish();
         return true;

@@ -102,6 +102,10 @@ public final class TunnelServlet extends HttpServlet {
             answer = PcCore.Answer.text(503, io.gma.wire.ErrorCode.SHUTTING_DOWN, "interrupted");
         }
         resp.setStatus(answer.status());
+        if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413)) {
+            // the body may be unread: the connection cannot carry another request
+            resp.setHeader("Connection", "close");
+        }
         if (answer.retryAfterSeconds() > 0) {
             resp.setHeader("Retry-After", Long.toString(answer.retryAfterSeconds()));
         }

@@ -185,7 +185,8 @@ class InboundTest {
         long announced = 20L << 20; // over maxBatchBytes, even plus one message of the largest size
         Answer a = rawPost("Content-Length: " + announced, new byte[0]); // and the body never comes
         assertEquals(413, a.status(), a.text());
-        assertEquals("TOO_LARGE a batch of " + announced + " bytes exceeds maxBatchBytes " + MAX_BATCH, a.text());
+        assertEquals("TOO_LARGE a batch of " + announced + " bytes exceeds maxBatchBytes " + MAX_BATCH
+                + " plus one message (" + (MAX_BATCH + PcCore.MAX_ENCODED_MESSAGE) + " in all)", a.text());
         assertStillServes();
     }
 
@@ -204,7 +205,7 @@ class InboundTest {
         // no last chunk: the body has not ended when the limit is passed, and the answer comes all the same
         Answer a = rawPost("Transfer-Encoding: chunked", chunks.toByteArray());
         assertEquals(413, a.status(), a.text());
-        assertEquals("TOO_LARGE the batch exceeds maxBatchBytes " + MAX_BATCH, a.text());
+        assertEquals("TOO_LARGE the batch exceeds maxBatchBytes " + MAX_BATCH + " plus one message", a.text());
         assertStillServes(); // and none of the refused batch was delivered
     }
 

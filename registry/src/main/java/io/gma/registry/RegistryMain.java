@@ -98,9 +98,12 @@ final class RegistryMain {
                 out.println(USAGE);
                 return null;
             }
+            if (!USAGE.contains("  " + option + " ")) {
+                throw new IllegalArgumentException((option.startsWith("--") ? "unknown option " : "unknown argument ")
+                        + option);
+            }
             if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
-                        : "unknown argument " + option);
+                throw new IllegalArgumentException(option + " needs a value");
             }
             String value = args[++i];
             switch (option) {

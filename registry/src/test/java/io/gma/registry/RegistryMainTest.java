@@ -48,6 +48,9 @@ class RegistryMainTest {
         assertEquals(2, run("--frobnicate", "1"));
         assertTrue(err().startsWith("gma-registry: unknown option --frobnicate"), err());
         err.reset();
+        assertEquals(2, run("--port", "0", "--frobnicate"));
+        assertTrue(err().startsWith("gma-registry: unknown option --frobnicate"), err());
+        err.reset();
         assertEquals(2, run("--port"));
         assertTrue(err().startsWith("gma-registry: --port needs a value"), err());
         err.reset();
