@@ -337,14 +337,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         Map<String, List<Message>> onward = new HashMap<>();
         List<Message> errors = new ArrayList<>();
         for (Message m : batch) {
-            String refusal = sort(fromDomain, m, local, relayed, onward);
-            if (refusal != null) {
-                ErrorCode code = refusal.startsWith("MALFORMED") ? ErrorCode.MALFORMED : ErrorCode.NO_ROUTE;
-                if (m.command() != Command.REPLY && m.command() != Command.ERROR) {
-                    errors.add(Message.error(m.to(), m.from(), m.sequence(), code, refusal.substring(
-                            refusal.indexOf(' ') + 1)));
-                }
-            }
+            refuse(m, sort(fromDomain, m, local, relayed, onward), errors);
         }
         // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
         long deadline = System.nanoTime() + ADMIT_WAIT_NANOS;
@@ -366,6 +359,39 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         ByteBuffer out = ByteBuffer.allocate(errors.stream().mapToInt(Message::encodedLength).sum());
         errors.forEach(e -> CODEC.encode(e, out));
         return new Answer(200, "application/x-gma", out.array(), 0, null);
+    }
+
+    /** With a refusal ("CODE sentence"), adds the ERROR that answers {@code m} (none for an answer). */
+    private static void refuse(Message m, String refusal, List<Message> errors) {
+        if (refusal != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
+            ErrorCode code = refusal.startsWith("MALFORMED") ? ErrorCode.MALFORMED : ErrorCode.NO_ROUTE;
+            errors.add(Message.error(m.to(), m.from(), m.sequence(), code, refusal.substring(refusal.indexOf(' ')
+                    + 1)));
+        }
+    }
+
+    /**
+     * A batch polled from the via domain: queued whole for this domain's endpoints, or not at all; what has
+     * no endpoint here gets its ERROR once the rest is queued.
+     *
+     * @return false when nothing was queued, for want of room: the batch is to be polled again
+     */
+    boolean admitPolled(List<Message> batch) {
+        List<Message> local = new ArrayList<>();
+        List<Message> errors = new ArrayList<>();
+        Map<String, List<Message>> none = new HashMap<>();
+        for (Message m : batch) {
+            refuse(m, sort(settings.via(), m, local, none, none), errors);
+        }
+        if (!local.isEmpty() && !gateway.deliverAll(local)) {
+            metrics.throttledReceived.increment();
+            return false;
+        }
+        errors.forEach(this::routeOwn);
+        metrics.batchesReceived.increment();
+        metrics.messagesReceived.add(batch.size());
+        metrics.delivered.add(local.size());
+        return true;
     }
 
     /** Queues the whole batch if every part of it has room, else nothing. */

@@ -1,10 +1,7 @@
 package io.gma.pcservlet;
 
-import io.gma.client.Gateway;
-import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import okhttp3.HttpUrl;
@@ -74,7 +71,7 @@ final class Poller implements Runnable {
                 return backoff("via " + via + " answered a poll without " + PcCore.BATCH_HEADER);
             }
             failures = 0;
-            if (deliver(batch)) {
+            if (core.admitPolled(batch)) {
                 ack = id;
                 return 0;
             }
@@ -83,28 +80,6 @@ final class Poller implements Runnable {
             core.routes().forget(via);
             return backoff("polling via " + via + ": " + e.getMessage());
         }
-    }
-
-    /** Queues the batch whole for this domain's endpoints; messages for elsewhere get NO_ROUTE. */
-    private boolean deliver(List<Message> batch) {
-        List<Message> local = new ArrayList<>();
-        List<Message> foreign = new ArrayList<>();
-        for (Message m : batch) {
-            boolean ours = Gateway.domainOf(m.to()).equals(core.domain()) && !m.to().equals(core.gateway().name())
-                    && PcCore.carried(m.command());
-            (ours ? local : foreign).add(m);
-        }
-        if (!local.isEmpty() && !core.gateway().deliverAll(local)) {
-            core.metrics().throttledReceived.increment();
-            return false;
-        }
-        for (Message m : foreign) {
-            core.answer(m, ErrorCode.NO_ROUTE, m.to() + " is not an endpoint of " + core.domain());
-        }
-        core.metrics().batchesReceived.increment();
-        core.metrics().messagesReceived.add(batch.size());
-        core.metrics().delivered.add(local.size());
-        return true;
     }
 
     private long backoff(String why) {

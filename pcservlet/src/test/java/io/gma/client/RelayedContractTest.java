@@ -4,6 +4,6 @@ package io.gma.client;
 class RelayedContractTest extends ContractSuite {
     @Override
     Fixture fixture() throws Exception {
-        return new TunnelFixture(true);
+        return new TunnelFixture(TunnelFixture.Firewalls.EAST);
     }
 }

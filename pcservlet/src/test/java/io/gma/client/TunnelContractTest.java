@@ -4,6 +4,6 @@ package io.gma.client;
 class TunnelContractTest extends ContractSuite {
     @Override
     Fixture fixture() throws Exception {
-        return new TunnelFixture(false);
+        return new TunnelFixture(TunnelFixture.Firewalls.NONE);
     }
 }

@@ -6,9 +6,9 @@ import java.time.Duration;
 
 /**
  * The producer in domain east and the consumer in domain west, each behind its PC servlet, the two joined by
- * the HTTP tunnel; all on loopback and ephemeral ports, with a real registry. With {@code relayed}, east is
- * outbound-only: it registers no URL and reaches west, and is reached, through the PC servlet of a third
- * domain, hub, that relays for it.
+ * the HTTP tunnel; all on loopback and ephemeral ports, with a real registry. Outbound-only domains register
+ * no URL: they reach the others, and are reached, through the PC servlet of a third domain, hub, that relays
+ * for them.
  */
 final class TunnelFixture implements Fixture {
     final Registry registry;
@@ -16,12 +16,16 @@ final class TunnelFixture implements Fixture {
     final PcServlet west;
     final PcServlet hub;
 
-    TunnelFixture(boolean relayed) throws Exception {
+    /** Which domains sit behind firewalls that allow no inbound connection. */
+    enum Firewalls { NONE, EAST, BOTH }
+
+    TunnelFixture(Firewalls firewalls) throws Exception {
         registry = Registry.builder().port(0).build().start();
-        hub = relayed ? PcServlet.builder("hub", registry.url()).start() : null;
+        hub = firewalls != Firewalls.NONE ? PcServlet.builder("hub", registry.url()).start() : null;
         PcServlet.Builder e = PcServlet.builder("east", registry.url());
-        east = (relayed ? e.via("hub") : e).start();
-        west = PcServlet.builder("west", registry.url()).start();
+        east = (firewalls != Firewalls.NONE ? e.via("hub") : e).start();
+        PcServlet.Builder w = PcServlet.builder("west", registry.url());
+        west = (firewalls == Firewalls.BOTH ? w.via("hub") : w).start();
     }
 
     @Override
