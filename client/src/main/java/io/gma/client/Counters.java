@@ -13,4 +13,10 @@ final class Counters {
     final LongAdder rejected = new LongAdder();
     final LongAdder reconnects = new LongAdder();
     final LongAdder duplicates = new LongAdder();
+
+    /** A snapshot, with the queues' depth now. */
+    EndpointStats snapshot(long queuedMessages, long queuedBytes) {
+        return new EndpointStats(messagesOut.sum(), bytesOut.sum(), messagesIn.sum(), bytesIn.sum(), queuedMessages,
+                queuedBytes, waits.sum(), drops.sum(), rejected.sum(), reconnects.sum(), duplicates.sum());
+    }
 }

@@ -115,7 +115,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             e.peers.put(e.uplink.name, e.uplink);
             e.connect(e.uplink); // at once, and for good: messages from other domains come over it
         }
-        Thread accept = new Thread(e::acceptLoop, "gma-" + config.label + "-accept");
+        Thread accept = new Thread(() -> Link.acceptLoop(e.server, e, () -> e.closed, e::startLink),
+                "gma-" + config.label + "-accept");
         accept.setDaemon(true);
         accept.start();
         long renew = Math.max(1, config.lease.toMillis() / 3);
@@ -439,26 +440,6 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         new IoThread(link, "gma-" + config.label + "-link-" + linkThreads.incrementAndGet()).start();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            SocketChannel channel = null;
-            try {
-                channel = server.accept();
-                startLink(new Link(this, channel, false, null));
-            } catch (IOException ex) {
-                close(channel);
-                if (!closed) {
-                    LOG.warn("{}: accept failed: {}", name, ex.getMessage());
-                    try {
-                        Thread.sleep(100); // out of file descriptors, say: do not spin
-                    } catch (InterruptedException interrupted) {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
     /** A link finished its handshake: it carries its peer's messages. */
     @Override
     public Peer linkOpened(Link link) {
@@ -678,9 +659,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             queuedMessages += p.queue.messages();
             queuedBytes += p.queue.bytes();
         }
-        return new EndpointStats(counters.messagesOut.sum(), counters.bytesOut.sum(), counters.messagesIn.sum(),
-                counters.bytesIn.sum(), queuedMessages, queuedBytes, counters.waits.sum(), counters.drops.sum(),
-                counters.rejected.sum(), counters.reconnects.sum(), counters.duplicates.sum());
+        return counters.snapshot(queuedMessages, queuedBytes);
     }
 
     /** Unregisters, says BYE on every link, fails what is still queued with SHUTTING_DOWN. */

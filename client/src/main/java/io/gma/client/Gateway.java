@@ -8,7 +8,6 @@ import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -225,9 +224,7 @@ public final class Gateway implements AutoCloseable {
             messages += p.queue.messages();
             bytes += p.queue.bytes();
         }
-        return new EndpointStats(counters.messagesOut.sum(), counters.bytesOut.sum(), counters.messagesIn.sum(),
-                counters.bytesIn.sum(), messages, bytes, counters.waits.sum(), counters.drops.sum(),
-                counters.rejected.sum(), counters.reconnects.sum(), counters.duplicates.sum());
+        return counters.snapshot(messages, bytes);
     }
 
     /**
@@ -256,43 +253,21 @@ public final class Gateway implements AutoCloseable {
 
     /** Accepts uplinks on a thread of its own until closed. */
     public Gateway start() {
-        Thread accept = new Thread(this::acceptLoop, "gma-" + name + "-accept");
+        Thread accept = new Thread(() -> Link.acceptLoop(server, owner, () -> closed, this::startLink),
+                "gma-" + name + "-accept");
         accept.setDaemon(true);
         accept.start();
         return this;
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            SocketChannel channel = null;
-            try {
-                channel = server.accept();
-                Link link = new Link(owner, channel, false, null);
-                links.add(link);
-                if (closed) {
-                    links.remove(link);
-                    link.abort();
-                    return;
-                }
-                new Endpoint.IoThread(link, "gma-" + name + "-uplink-" + linkThreads.incrementAndGet()).start();
-            } catch (IOException ex) {
-                if (channel != null) {
-                    try {
-                        channel.close();
-                    } catch (IOException ignored) {
-                        // it failed already
-                    }
-                }
-                if (!closed) {
-                    LOG.warn("{}: accept failed: {}", name, ex.getMessage());
-                    try {
-                        Thread.sleep(100); // out of file descriptors, say: do not spin
-                    } catch (InterruptedException interrupted) {
-                        return;
-                    }
-                }
-            }
+    private void startLink(Link link) {
+        links.add(link);
+        if (closed) {
+            links.remove(link);
+            link.abort();
+            return;
         }
+        new Endpoint.IoThread(link, "gma-" + name + "-uplink-" + linkThreads.incrementAndGet()).start();
     }
 
     /** Says BYE on every uplink; what is still queued goes to {@link Router#undeliverable} as SHUTTING_DOWN. */

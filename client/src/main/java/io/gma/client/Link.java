@@ -10,12 +10,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,6 +144,37 @@ final class Link implements Runnable {
 
     Peer peer() {
         return peer;
+    }
+
+    /**
+     * Accepts connections until {@code closed}, each an accepted link of {@code owner} handed to {@code start};
+     * on the calling thread.
+     */
+    static void acceptLoop(ServerSocketChannel server, LinkOwner owner, BooleanSupplier closed,
+            Consumer<Link> start) {
+        while (!closed.getAsBoolean()) {
+            SocketChannel accepted = null;
+            try {
+                accepted = server.accept();
+                start.accept(new Link(owner, accepted, false, null));
+            } catch (IOException ex) {
+                if (accepted != null) {
+                    try {
+                        accepted.close();
+                    } catch (IOException ignored) {
+                        // it failed already
+                    }
+                }
+                if (!closed.getAsBoolean()) {
+                    LOG.warn("{}: accept failed: {}", owner.name(), ex.getMessage());
+                    try {
+                        Thread.sleep(100); // out of file descriptors, say: do not spin
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------- writing
