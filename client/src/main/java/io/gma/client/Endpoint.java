@@ -104,7 +104,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                     ex);
         }
         try {
-            e.name = e.register(config.label, config.exact);
+            e.name = e.register(null);
         } catch (EndpointException ex) {
             e.shutdown();
             throw ex;
@@ -135,14 +135,22 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     // ---------------------------------------------------------------- registration
 
-    private String register(String label, boolean exact) throws EndpointException {
-        Registration.Builder r = Registration.builder(config.kind(), label, config.domain).host(config.host)
-                .port(((InetSocketAddress) localAddress()).getPort()).exact(exact).lease(config.lease);
+    /**
+     * Registers the endpoint's label; with {@code again}, its name whose lease was lost, the same name (the
+     * nonce it had), so that peers' routes stay valid.
+     */
+    private String register(String again) throws EndpointException {
+        Registration.Builder r = Registration.builder(config.kind(), config.label, config.domain).host(config.host)
+                .port(((InetSocketAddress) localAddress()).getPort()).exact(config.exact).lease(config.lease);
+        if (again != null && !config.exact) {
+            // label-nonce@domain: the label is the configured one, so the nonce is what follows it
+            r.nonce(again.substring(config.label.length() + 1, again.lastIndexOf('@')));
+        }
         config.attributes.forEach(r::attribute);
         try {
             return registry.register(r.build()).name();
         } catch (RegistryException ex) {
-            throw registryFailure("register " + label + "@" + config.domain, ex);
+            throw registryFailure("register " + (again != null ? again : config.label + "@" + config.domain), ex);
         }
     }
 
@@ -161,7 +169,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         } catch (RegistryException ex) {
             if (ex.status() == 404 && !closed) {
                 try {
-                    register(name.substring(0, name.lastIndexOf('@')), true);
+                    register(name);
                     LOG.info("{}: lease was lost; registered again", name);
                 } catch (EndpointException again) {
                     LOG.warn("{}: lease lost and registering again failed: {}", name, again.getMessage());

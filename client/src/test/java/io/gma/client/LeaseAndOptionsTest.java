@@ -42,6 +42,26 @@ class LeaseAndOptionsTest {
     }
 
     @Test
+    void aLostLeaseOfTheLongestLabelComesBackUnderTheSameNameAndLabel() throws Exception {
+        String label = "l".repeat(64);
+        try (DirectFixture f = new DirectFixture();
+                Producer p = f.producer(label).lease(Duration.ofSeconds(1)).build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            registry.unregister(p.name()); // as if the registry had lost it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (System.nanoTime() < deadline) {
+                try {
+                    assertEquals(label, registry.lookup(p.name()).label());
+                    return;
+                } catch (RegistryException e) {
+                    Thread.sleep(100);
+                }
+            }
+            throw new AssertionError(p.name() + " was not registered again");
+        }
+    }
+
+    @Test
     void queryReturnsRows() throws Exception {
         try (DirectFixture f = new DirectFixture();
                 Producer p = f.producer("cpu").attribute("metric", "load").build();

@@ -27,8 +27,8 @@ final class EndpointStore {
     }
 
     /** A checked registration request; {@link RegistryServlet} builds it from JSON. */
-    record NewEndpoint(String label, Kind kind, String domain, String host, int port, boolean exact, int leaseSeconds,
-            Map<String, String> attributes) {
+    record NewEndpoint(String label, Kind kind, String domain, String host, int port, boolean exact, String nonce,
+            int leaseSeconds, Map<String, String> attributes) {
     }
 
     Lease register(NewEndpoint e, String owner) throws SQLException {
@@ -37,7 +37,7 @@ final class EndpointStore {
             try {
                 for (int attempt = 1;; attempt++) {
                     String name = e.exact() ? e.label() + "@" + e.domain()
-                            : e.label() + "-" + Names.nonce() + "@" + e.domain();
+                            : e.label() + "-" + (e.nonce() != null ? e.nonce() : Names.nonce()) + "@" + e.domain();
                     try {
                         Lease lease = insert(c, name, e, owner);
                         c.commit();
@@ -47,7 +47,7 @@ final class EndpointStore {
                         if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
                             throw ex;
                         }
-                        if (e.exact()) {
+                        if (e.exact() || e.nonce() != null) {
                             throw ApiException.conflict("name \"" + name + "\" is taken by a live endpoint");
                         }
                         if (attempt == NONCE_ATTEMPTS) {

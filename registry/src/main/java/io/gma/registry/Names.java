@@ -12,6 +12,7 @@ final class Names {
     private static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
     private static final Pattern ATTRIBUTE_KEY = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}(-[a-z2-7]{6})?@[A-Za-z0-9.-]{1,64}");
+    private static final Pattern NONCE = Pattern.compile("[a-z2-7]{6}");
     private static final char[] NONCE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -33,6 +34,11 @@ final class Names {
     /** Checks a full registered name, as found in a URL path. */
     static String name(String value) {
         return check(NAME, "name", value, "<label>[-<nonce>]@<domain>");
+    }
+
+    /** A nonce a registration asks for, to take back its name. */
+    static String givenNonce(String value) {
+        return check(NONCE, "nonce", value, "6 of [a-z2-7]");
     }
 
     static String nonce() {

@@ -14,11 +14,13 @@ import java.util.Objects;
  * @param host the address others connect to
  * @param port the TCP port others connect to, 1..65535
  * @param exact register as {@code label@domain} without a nonce (a well-known service); 409 if taken
+ * @param nonce register as {@code label-nonce@domain} with this nonce (6 of [a-z2-7]), to take back a name
+ *     whose lease was lost; 409 if taken; null for a nonce chosen by the registry
  * @param lease how long the registration lives unless renewed; null for the registry's default
  * @param attributes free key/value pairs, queryable through the {@code attributes} view
  */
 public record Registration(String label, Kind kind, String domain, String host, int port, boolean exact,
-        Duration lease, Map<String, String> attributes) {
+        String nonce, Duration lease, Map<String, String> attributes) {
 
     public Registration {
         Objects.requireNonNull(label, "label");
@@ -41,6 +43,7 @@ public record Registration(String label, Kind kind, String domain, String host, 
         private String host = "127.0.0.1";
         private int port;
         private boolean exact;
+        private String nonce;
         private Duration lease;
         private final Map<String, String> attributes = new LinkedHashMap<>();
 
@@ -65,6 +68,12 @@ public record Registration(String label, Kind kind, String domain, String host, 
             return this;
         }
 
+        /** Asks for {@code label-nonce@domain}: the name of a registration whose lease was lost. */
+        public Builder nonce(String nonce) {
+            this.nonce = nonce;
+            return this;
+        }
+
         public Builder lease(Duration lease) {
             this.lease = lease;
             return this;
@@ -76,7 +85,7 @@ public record Registration(String label, Kind kind, String domain, String host, 
         }
 
         public Registration build() {
-            return new Registration(label, kind, domain, host, port, exact, lease, attributes);
+            return new Registration(label, kind, domain, host, port, exact, nonce, lease, attributes);
         }
     }
 }

@@ -62,10 +62,13 @@ public final class RegistryClient {
         return new Builder(baseUrl);
     }
 
-    /** Registers an endpoint. A CONFLICT (409) means an exact name is taken. */
+    /** Registers an endpoint. A CONFLICT (409) means an exact name (or the asked-for nonce) is taken. */
     public Lease register(Registration r) throws RegistryException {
         ObjectNode body = Json.MAPPER.createObjectNode().put("label", r.label()).put("kind", r.kind().wireName())
                 .put("domain", r.domain()).put("host", r.host()).put("port", r.port()).put("exact", r.exact());
+        if (r.nonce() != null) {
+            body.put("nonce", r.nonce());
+        }
         if (r.lease() != null) {
             body.put("leaseSeconds", r.lease().toSeconds());
         }

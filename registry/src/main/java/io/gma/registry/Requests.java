@@ -19,7 +19,7 @@ final class Requests {
     static final int MAX_HOST = 255;
     static final int MAX_URL = 2048;
     private static final Set<String> ENDPOINT_FIELDS = Set.of("label", "kind", "domain", "host", "port", "exact",
-            "leaseSeconds", "attributes");
+            "nonce", "leaseSeconds", "attributes");
     private static final Set<String> DOMAIN_FIELDS = Set.of("domain", "url", "via", "leaseSeconds");
 
     /** A checked domain registration. */
@@ -52,8 +52,13 @@ final class Requests {
         }
         int port = integer(json, "port", 1, 65535, null);
         boolean exact = json.has("exact") && bool(json, "exact");
+        String nonce = json.has("nonce") && !json.get("nonce").isNull() ? Names.givenNonce(text(json, "nonce")) : null;
+        if (exact && nonce != null) {
+            throw ApiException.badRequest("give at most one of exact (label@domain) and nonce (label-nonce@domain)");
+        }
         int lease = integer(json, "leaseSeconds", 1, maxLeaseSeconds, defaultLeaseSeconds);
-        return new EndpointStore.NewEndpoint(label, kind, domain, host, port, exact, lease, attributes(json));
+        return new EndpointStore.NewEndpoint(label, kind, domain, host, port, exact, nonce, lease,
+                attributes(json));
     }
 
     NewDomain domain(byte[] body) {

@@ -105,6 +105,18 @@ class RegistryApiTest {
     }
 
     @Test
+    void aLostNameIsTakenBackByItsNonceOnce() throws Exception {
+        Lease back = client.register(producer("cpu", "lan").nonce("abc234").build());
+        assertEquals("cpu-abc234@lan", back.name());
+        assertEquals("cpu", client.lookup("cpu-abc234@lan").label(), "the label stays the label");
+        RegistryException taken = assertThrows(RegistryException.class,
+                () -> client.register(producer("cpu", "lan").nonce("abc234").build()));
+        assertEquals(409, taken.status());
+        assertEquals("name \"cpu-abc234@lan\" is taken by a live endpoint", taken.getMessage());
+        client.unregister("cpu-abc234@lan");
+    }
+
+    @Test
     void refusesEachBadFieldWith400NamingIt() throws IOException {
         String ok = "\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"d\",\"host\":\"h\"";
         assertError(post("{" + ok + ",\"port\":70000}"), 400, "BAD_REQUEST", "port 70000 is outside 1..65535");
@@ -120,7 +132,11 @@ class RegistryApiTest {
                 "leaseSeconds 0 is outside 1..3600");
         assertError(post("{" + ok + ",\"port\":1,\"lable\":\"x\"}"), 400, "BAD_REQUEST",
                 "unknown field \"lable\"; the fields are [attributes, domain, exact, host, kind, label, leaseSeconds,"
-                        + " port]");
+                        + " nonce, port]");
+        assertError(post("{" + ok + ",\"port\":1,\"nonce\":\"ABCDEF\"}"), 400, "BAD_REQUEST",
+                "nonce \"ABCDEF\" is not 6 of [a-z2-7]");
+        assertError(post("{" + ok + ",\"port\":1,\"nonce\":\"abcdef\",\"exact\":true}"), 400, "BAD_REQUEST",
+                "give at most one of exact (label@domain) and nonce (label-nonce@domain)");
         assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":1}}"), 400, "BAD_REQUEST",
                 "attribute k is not a string");
         assertError(post("{" + ok + ",\"port\":1,\"attributes\":{\"k\":\"" + "v".repeat(1025) + "\"}}"), 400,
