@@ -38,6 +38,9 @@ final class DomainQueue {
     private boolean closed;
     /** Stopping: batches go without lingering. */
     private boolean hurry;
+    /** Empty and idle, taken out of service: its forwarder ends, and a new queue serves the domain. */
+    private boolean retired;
+    private long lastActive = System.nanoTime();
 
     DomainQueue(String domain, long maxBytes, int maxMessages, AtomicLong total, long maxTotal) {
         this.domain = domain;
@@ -51,12 +54,17 @@ final class DomainQueue {
      * Queues a message, whatever the bounds (the caller checked {@link #hasRoom}, or throttles its source when
      * this answers false).
      *
-     * @return whether there is still room after it: false asks the caller to stop its source
+     * @return whether there is still room after it (false asks the caller to stop its source); null when the
+     *     queue was retired, and took nothing
      */
-    boolean add(Message m) {
+    Boolean offer(Message m) {
         lock.lock();
         try {
+            if (retired) {
+                return null;
+            }
             waiting.addLast(m);
+            lastActive = System.nanoTime();
             bytes += m.encodedLength();
             messages++;
             total.addAndGet(m.encodedLength());
@@ -131,6 +139,22 @@ final class DomainQueue {
             b += m.encodedLength();
         }
         return b;
+    }
+
+    /**
+     * Takes the queue out of service if it is empty and has been idle {@code idleNanos}: nothing can be added
+     * to it afterwards (the caller makes a new one).
+     */
+    boolean retireIfIdle(long idleNanos) {
+        lock.lock();
+        try {
+            if (messages == 0 && System.nanoTime() - lastActive > idleNanos) {
+                retired = true;
+            }
+            return retired;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The batch in flight is done with (accepted, or refused for good): its room is free. */

@@ -62,6 +62,10 @@ final class Forwarder implements Runnable {
                     if (core.isClosed()) {
                         return;
                     }
+                    if (queue.retireIfIdle(core.settings().idleQueue().toNanos())) {
+                        core.retired(queue);
+                        return;
+                    }
                     continue;
                 }
                 long pause = post(batch);

@@ -58,6 +58,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     private static final long JANITOR_SECONDS = 5;
     /** How long a POST may wait for room before it is answered 429. */
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Destination domains with a queue at once, at most: local endpoints cannot make threads without end. */
+    static final int MAX_DOMAINS = 1024;
     /** The largest message the codec takes, encoded: header, two names, data. */
     static final long MAX_ENCODED_MESSAGE = 20 + 255 + 255 + WireCodec.DEFAULT_MAX_MESSAGE_BYTES;
 
@@ -80,7 +82,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     private final Gateway gateway;
     private final AtomicLong totalBytes = new AtomicLong();
     private final Map<String, DomainQueue> outbound = new ConcurrentHashMap<>();
-    private final Map<String, Thread> forwarders = new ConcurrentHashMap<>();
+    private final Map<DomainQueue, Thread> forwarders = new ConcurrentHashMap<>();
     private final Relay relay;
     private final Object accepting = new Object();
     /** KiB of POST bodies being read at once, at most. */
@@ -185,7 +187,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
             return true;
         }
-        return outbound(d).add(m);
+        return enqueue(d, m);
     }
 
     @Override
@@ -194,9 +196,31 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         answer(m, code, reason);
     }
 
+    /**
+     * Queues a message for domain {@code d}, whatever the bounds; a domain beyond MAX_DOMAINS gets NO_ROUTE.
+     *
+     * @return whether there is room for more
+     */
+    private boolean enqueue(String d, Message m) {
+        while (true) {
+            DomainQueue q = outbound(d);
+            if (q == null) {
+                answer(m, ErrorCode.NO_ROUTE, settings.domain() + " already sends to " + MAX_DOMAINS
+                        + " domains, the most it may: none for domain " + d);
+                return true;
+            }
+            Boolean more = q.offer(m);
+            if (more != null) {
+                return more;
+            }
+            outbound.remove(d, q); // retired meanwhile: a new queue takes over
+        }
+    }
+
+    /** The queue for domain {@code d}, made with its forwarder if need be; null past MAX_DOMAINS. */
     private DomainQueue outbound(String d) {
         DomainQueue q = outbound.get(d);
-        if (q != null) {
+        if (q != null || outbound.size() >= MAX_DOMAINS) {
             return q;
         }
         return outbound.computeIfAbsent(d, k -> {
@@ -204,10 +228,16 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                     totalBytes, settings.maxTotalBytes());
             Thread t = new Thread(new Forwarder(this, created, http), "gma-pc-" + settings.domain() + "-to-" + k);
             t.setDaemon(true);
-            forwarders.put(k, t);
+            forwarders.put(created, t);
             t.start();
             return created;
         });
+    }
+
+    /** A forwarder's queue went idle and was retired: both go, until the domain has traffic again. */
+    void retired(DomainQueue q) {
+        outbound.remove(q.domain, q);
+        forwarders.remove(q);
     }
 
     /** Room was freed in some queue: paused uplinks read again (and pause again if theirs is still full). */
@@ -240,7 +270,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 LOG.debug("{}: could not deliver {} to {}", settings.domain(), e.command(), e.to());
             }
         } else if (DOMAIN.matcher(d).matches()) {
-            outbound(d).add(e);
+            enqueue(d, e);
         }
     }
 
@@ -403,7 +433,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 return false;
             }
             relayed.forEach(relay::addAll);
-            onward.forEach((d, ms) -> ms.forEach(outbound(d)::add));
+            onward.forEach((d, ms) -> ms.forEach(m -> enqueue(d, m)));
             return true;
         }
     }

@@ -133,6 +133,7 @@ public final class PcServlet implements AutoCloseable {
         private Duration retryAfter = Duration.ofSeconds(1);
         private Duration drainTimeout = Duration.ofSeconds(5);
         private Duration lease = Duration.ofSeconds(30);
+        private Duration idleQueue = Duration.ofSeconds(60);
 
         private Builder(String domain, String registry) {
             if (domain == null || !PcCore.DOMAIN.matcher(domain).matches()) {
@@ -256,10 +257,16 @@ public final class PcServlet implements AutoCloseable {
             return this;
         }
 
+        /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
+        Builder idleQueue(Duration idle) {
+            this.idleQueue = idle;
+            return this;
+        }
+
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
                     maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
-                    drainTimeout, lease);
+                    drainTimeout, lease, idleQueue);
         }
 
         /**

@@ -48,7 +48,7 @@ final class Relay {
     /** Queues messages for a relayed domain, whatever the bounds (the caller checked them, or must not wait). */
     void addAll(String domain, List<Message> messages) {
         DomainQueue q = queue(domain);
-        messages.forEach(q::add);
+        messages.forEach(q::offer); // relay queues are never retired
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 final class Routes {
     private static final long TTL_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MISSING_TTL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int MAX_CACHED = 10_000;
 
     /** Where to post for a domain: a URL, or null when this PC servlet relays for it. */
     record Target(String url, boolean relayedHere) {
@@ -96,6 +97,9 @@ final class Routes {
             } catch (RegistryException e) {
                 c = new Cached<>(null, failure("domain " + name, e), now + MISSING_TTL_NANOS);
             }
+            if (domains.size() >= MAX_CACHED) {
+                domains.clear(); // names from remote input: bounded, whatever they send
+            }
             domains.put(name, c);
         }
         if (c.failure() != null) {
@@ -117,7 +121,7 @@ final class Routes {
                 c = f.code == ErrorCode.NO_ROUTE ? new Cached<>(false, null, now + MISSING_TTL_NANOS)
                         : new Cached<>(null, f, now + MISSING_TTL_NANOS);
             }
-            if (endpoints.size() > 100_000) {
+            if (endpoints.size() >= MAX_CACHED) {
                 endpoints.clear();
             }
             endpoints.put(name, c);

@@ -21,8 +21,10 @@ import java.time.Duration;
  * @param retryAfter what a 429 or 503 from this PC servlet asks the sender to wait
  * @param drainTimeout how long closing waits for the queues to empty
  * @param lease the domain's registration lease
+ * @param idleQueue how long a destination's queue and forwarder live without traffic
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
-        int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease) {
+        int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease,
+        Duration idleQueue) {
 }
