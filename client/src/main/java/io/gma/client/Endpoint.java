@@ -477,6 +477,15 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             return;
         }
         EndpointException reason = why != null ? why : new EndpointException(ErrorCode.INTERNAL, "link closed");
+        if (peer == uplink && !wasOpen && reason.code() == ErrorCode.FORBIDDEN) {
+            // the PC servlet refuses this endpoint (another domain's, say): a setting to fix, not a failure to retry
+            LOG.error("{}: the PC servlet at {} refused the uplink: {}; messages for other domains fail", name,
+                    config.pcServlet, reason.getMessage());
+            for (Pending p : peer.queue.close(reason)) {
+                p.completeExceptionally(reason);
+            }
+            return;
+        }
         if (next != null) {
             next.flush();
         } else if (!wasOpen && link.outbound) {

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +17,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,10 +35,12 @@ import org.slf4j.LoggerFactory;
  *   endpoint &lt;--uplink-- Gateway &lt;--deliverAll--- the PC servlet, from POSTs of other domains
  * </pre>
  *
- * Every endpoint has its own bounded queue here, so a slow endpoint fills its own and no other's. What a
- * router cannot take pauses reading from the uplinks until {@link #resume()}: the endpoints get no ACK for
- * what they send next, and their own send queues fill (throttling end to end). This class is for the
- * pcservlet module; applications use {@link Producer} and {@link Consumer}.
+ * Every endpoint has its own bounded queue here, so a slow endpoint fills its own and no other's. When the
+ * router has no room, an uplink goes on being read (the endpoint's ACKs, for what is delivered to it, come
+ * on it too) but what it carries is parked, unacknowledged, until {@link #resume()}: the endpoint's own send
+ * queue fills, and it blocks or fails (throttling end to end). Parked messages are bounded in all; past that
+ * bound they are not kept, and the uplink is closed once the router has room, so that its endpoint sends
+ * them again. This class is for the pcservlet module; applications use {@link Producer} and {@link Consumer}.
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
@@ -42,9 +49,9 @@ public final class Gateway implements AutoCloseable {
     public interface Router {
         /**
          * A message an endpoint of this domain sent for another, on its uplink's I/O thread, in the order sent.
-         * The message is taken whatever the answer.
          *
-         * @return whether more are welcome: false pauses reading from every uplink until {@link #resume()}
+         * @return whether it was taken: false when there is no room for it now; the gateway then parks it and
+         *     what the uplink sends after it, and offers it again after {@link #resume()}
          */
         boolean route(Message m);
 
@@ -73,7 +80,12 @@ public final class Gateway implements AutoCloseable {
     private final ServerSocketChannel server;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
-    private final Set<Link> paused = ConcurrentHashMap.newKeySet();
+    /** Uplinks whose messages are parked, and their state (touched only on each link's I/O thread). */
+    private final Map<Link, Parked> paused = new ConcurrentHashMap<>();
+    /** Bytes parked on all uplinks together; past maxParkedBytes, messages are not kept (they are resent). */
+    private final AtomicLong parkedBytes = new AtomicLong();
+    private final long maxParkedBytes;
+    private final ScheduledExecutorService retry;
     private final Object delivering = new Object();
     private final AtomicInteger linkThreads = new AtomicInteger();
     private final LinkOwner owner = new Owner();
@@ -87,6 +99,7 @@ public final class Gateway implements AutoCloseable {
         this.maxQueuedBytes = b.maxQueuedBytes;
         this.maxQueuedMessages = b.maxQueuedMessages;
         this.pingNanos = b.pingInterval.toNanos();
+        this.maxParkedBytes = b.maxParkedBytes;
         this.codec = WireCodec.withMaxMessageBytes(b.maxMessageBytes);
         this.server = ServerSocketChannel.open();
         try {
@@ -95,6 +108,11 @@ public final class Gateway implements AutoCloseable {
             server.close();
             throw new IOException("cannot listen for uplinks on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
         }
+        this.retry = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gma-" + name + "-resume");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** The name a PC servlet of {@code domain} says in WELCOME: {@code pc@<domain>}. */
@@ -134,10 +152,10 @@ public final class Gateway implements AutoCloseable {
      * (REPLY, ERROR) and UNSUBSCRIBE go in the control lane, which data never holds up; one that overflows even
      * that is passed to {@link Router#undeliverable}.
      *
-     * @return false when nothing was queued, for want of room
+     * @return null when all was queued; else nothing was, and this says which queue had no room
      * @throws IllegalArgumentException if a message is not for an endpoint of this domain
      */
-    public boolean deliverAll(List<Message> messages) {
+    public String deliverAll(List<Message> messages) {
         Map<String, long[]> shares = new HashMap<>();
         for (Message m : messages) {
             if (!domainOf(m.to()).equals(domain) || m.to().equals(name)) {
@@ -152,12 +170,14 @@ public final class Gateway implements AutoCloseable {
         List<Peer> touched = new ArrayList<>();
         synchronized (delivering) {
             if (closed) {
-                return false;
+                return name + " is closed";
             }
             for (Map.Entry<String, long[]> e : shares.entrySet()) {
                 Peer p = peers.get(e.getKey());
                 if (p != null && !p.queue.hasRoom(e.getValue()[1], (int) e.getValue()[0])) {
-                    return false;
+                    return "the queue for " + e.getKey() + " holds " + p.queue.messages() + " messages, "
+                            + p.queue.bytes() + " bytes (limits " + maxQueuedMessages + ", " + maxQueuedBytes
+                            + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes, came";
                 }
             }
             for (Message m : messages) {
@@ -178,7 +198,7 @@ public final class Gateway implements AutoCloseable {
         for (Peer p : touched) {
             p.kick();
         }
-        return true;
+        return null;
     }
 
     private static boolean isControl(Command c) {
@@ -191,19 +211,73 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Takes no more messages from the uplinks, for good: they stay unacknowledged with their endpoints, which
-     * send them again to the next run of this PC servlet. ACKs are still read, so delivery to the endpoints
-     * goes on (a PC servlet about to close drains its queues meanwhile).
+     * send them again to the next run of this PC servlet; what was parked is dropped likewise. ACKs are still
+     * read, so delivery to the endpoints goes on (a PC servlet about to close drains its queues meanwhile).
      */
     public void hold() {
         held = true;
-        resume(); // a paused uplink would not read the ACKs that drain its endpoint's queue
+        for (Map.Entry<Link, Parked> e : paused.entrySet()) {
+            e.getKey().execute(() -> e.getValue().dropAll());
+        }
     }
 
-    /** Reading from the uplinks paused by {@link Router#route} goes on. */
+    /** The router has room again: parked messages are routed, in order, on their uplinks' threads. */
     public void resume() {
-        for (Link l : paused) {
-            paused.remove(l);
-            l.resumeReading();
+        for (Map.Entry<Link, Parked> e : paused.entrySet()) {
+            e.getKey().execute(() -> unpark(e.getKey(), e.getValue()));
+        }
+    }
+
+    /**
+     * On the link's I/O thread: routes its parked messages until the router is full again. Once none is left
+     * the uplink is no longer parked; if some were not kept, it is closed, for its endpoint to send them again.
+     */
+    private void unpark(Link link, Parked p) {
+        if (held || paused.get(link) != p) {
+            return;
+        }
+        while (!p.messages.isEmpty()) {
+            Message m = p.messages.peekFirst();
+            if (!router.route(m)) {
+                return; // still no room: the rest waits for the next resume
+            }
+            p.messages.pollFirst();
+            p.bytes -= m.encodedLength();
+            parkedBytes.addAndGet(-m.encodedLength());
+            link.countTaken(1, m.encodedLength());
+        }
+        paused.remove(link);
+        if (p.dropped) {
+            link.bye(); // ACK what was taken, and close: the endpoint resends what it had not had acknowledged
+        }
+    }
+
+    /** What one uplink sent while the router was full: kept in order, unacknowledged, within the bound. */
+    private final class Parked {
+        final ArrayDeque<Message> messages = new ArrayDeque<>();
+        long bytes;
+        /** Some were not kept: nothing after them may be taken on this link. */
+        boolean dropped;
+
+        /** On the link's I/O thread: keeps {@code m} if the bound allows. */
+        void park(Message m) {
+            if (!dropped && parkedBytes.addAndGet(m.encodedLength()) <= maxParkedBytes) {
+                messages.addLast(m);
+                bytes += m.encodedLength();
+                return;
+            }
+            if (!dropped) {
+                parkedBytes.addAndGet(-m.encodedLength());
+            }
+            dropped = true;
+        }
+
+        /** On the link's I/O thread: lets go of everything; the endpoint resends it to the next run. */
+        void dropAll() {
+            parkedBytes.addAndGet(-bytes);
+            messages.clear();
+            bytes = 0;
+            dropped = true;
         }
     }
 
@@ -233,10 +307,17 @@ public final class Gateway implements AutoCloseable {
      */
     public void drop(String endpoint, ErrorCode code, String reason) {
         Peer p = peers.get(endpoint);
-        if (p == null || p.active() != null) {
+        if (p == null) {
             return;
         }
-        peers.remove(endpoint, p);
+        synchronized (delivering) {
+            synchronized (p) { // the monitor attach holds: no uplink can attach to it while it goes
+                if (p.active() != null) {
+                    return;
+                }
+                peers.remove(endpoint, p);
+            }
+        }
         fail(p, new EndpointException(code, reason));
     }
 
@@ -253,6 +334,12 @@ public final class Gateway implements AutoCloseable {
 
     /** Accepts uplinks on a thread of its own until closed. */
     public Gateway start() {
+        // a safety net under resume(): parked uplinks try again every 50 ms, whatever the router says
+        retry.scheduleWithFixedDelay(() -> {
+            if (!paused.isEmpty()) {
+                resume();
+            }
+        }, 50, 50, TimeUnit.MILLISECONDS);
         Thread accept = new Thread(() -> Link.acceptLoop(server, owner, () -> closed, this::startLink),
                 "gma-" + name + "-accept");
         accept.setDaemon(true);
@@ -279,6 +366,7 @@ public final class Gateway implements AutoCloseable {
             }
             closed = true;
         }
+        retry.shutdownNow();
         try {
             server.close();
         } catch (IOException ignored) {
@@ -334,8 +422,16 @@ public final class Gateway implements AutoCloseable {
 
         @Override
         public Peer linkOpened(Link link) {
-            Peer p = peers.computeIfAbsent(link.peerName(), Gateway.this::newPeer);
-            p.attach(link);
+            Peer p;
+            while (true) {
+                p = peers.computeIfAbsent(link.peerName(), Gateway.this::newPeer);
+                synchronized (p) {
+                    if (peers.get(link.peerName()) == p) { // not dropped meanwhile
+                        p.attach(link);
+                        break;
+                    }
+                }
+            }
             p.kick();
             return p;
         }
@@ -345,11 +441,19 @@ public final class Gateway implements AutoCloseable {
             if (held) {
                 return false; // the endpoint keeps it, and sends it again to the next run of its PC servlet
             }
-            if (!router.route(m)) {
-                paused.add(link);
-                link.pauseReading();
+            Parked p = paused.get(link);
+            if (p != null) {
+                p.park(m);
+                return false;
             }
-            return true;
+            if (router.route(m)) {
+                return true;
+            }
+            p = new Parked(); // the first one not taken: it and all after it wait
+            p.park(m);
+            paused.put(link, p);
+            resume(); // room may have come between the router's answer and now: no wake-up is lost
+            return false;
         }
 
         @Override
@@ -360,7 +464,10 @@ public final class Gateway implements AutoCloseable {
         @Override
         public void linkClosed(Link link, EndpointException why) {
             links.remove(link);
-            paused.remove(link);
+            Parked parked = paused.remove(link);
+            if (parked != null) {
+                parked.dropAll(); // unacknowledged: the endpoint sends them again on its next uplink
+            }
             Peer p = link.peer();
             if (p != null) {
                 Link next = p.detach(link);
@@ -381,6 +488,7 @@ public final class Gateway implements AutoCloseable {
         private int maxQueuedMessages = Dedup.REMEMBERED;
         private Duration pingInterval = Duration.ofSeconds(15);
         private int maxMessageBytes = 16 << 20;
+        private long maxParkedBytes = 64L << 20;
 
         private Builder(String domain, Router router) {
             this.domain = Objects.requireNonNull(domain, "domain");
@@ -426,6 +534,19 @@ public final class Gateway implements AutoCloseable {
                 throw new IllegalArgumentException("pingInterval " + interval + " is not positive");
             }
             this.pingInterval = interval;
+            return this;
+        }
+
+        /**
+         * What all uplinks together may park, in bytes, while the router is full; default 64 MiB. Past it,
+         * messages are not kept, and their uplinks are closed once there is room, for the endpoints to send
+         * them again.
+         */
+        public Builder maxParkedBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxParkedBytes " + bytes + " is negative");
+            }
+            this.maxParkedBytes = bytes;
             return this;
         }
 

@@ -97,10 +97,9 @@ final class Link implements Runnable {
     static final long MAX_IMMEDIATE_BYTES = 4L << 20;
     private long immediateBytes;
     private volatile long lastReadAt = System.nanoTime();
-    private volatile boolean readPaused;
-    /** The owner took no more messages from this link: they are left uncounted, for the peer to resend. */
-    private boolean refusing;
-    private volatile boolean writeWanted;
+    /** Work of the owner's to run on the I/O thread. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> tasks =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
 
@@ -308,42 +307,44 @@ final class Link implements Runnable {
     }
 
     private void wantWrite(boolean on) {
-        writeWanted = on;
-        updateInterest(on);
-    }
-
-    /**
-     * Stops reading from the peer, after the messages already read, until {@link #resumeReading()}: the owner
-     * has no room for more. The peer then gets no ACK for what it sends next, and its send queue fills.
-     */
-    void pauseReading() {
-        readPaused = true;
-        updateInterest(false);
-    }
-
-    void resumeReading() {
-        if (readPaused) {
-            lastReadAt = System.nanoTime(); // the silence was ours
-            readPaused = false;
-            updateInterest(true);
-        }
-    }
-
-    private synchronized void updateInterest(boolean wake) {
         SelectionKey key = channel.keyFor(selector);
         if (key == null || !key.isValid()) {
             return;
         }
-        int ops = (readPaused ? 0 : SelectionKey.OP_READ) | (writeWanted ? SelectionKey.OP_WRITE : 0);
+        int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
         try {
             if (key.interestOps() != ops) {
                 key.interestOps(ops);
-                if (wake) {
+                if (on) {
                     selector.wakeup();
                 }
             }
         } catch (java.nio.channels.CancelledKeyException closing) {
             // the link is closing; its I/O thread will report it
+        }
+    }
+
+    /** Runs {@code task} on this link's I/O thread, soon (for an owner's state that only that thread touches). */
+    void execute(Runnable task) {
+        tasks.add(task);
+        selector.wakeup();
+    }
+
+    /**
+     * On the I/O thread: counts {@code n} more messages, of {@code bytes} in all, as received, that the owner
+     * did not take when they arrived and takes now, in the order they came; the next ACK covers them.
+     */
+    void countTaken(int n, long bytes) {
+        if (n <= 0) {
+            return;
+        }
+        if (received == ackSent) {
+            firstUnackedAt = System.nanoTime();
+        }
+        received += n;
+        receivedBytes += bytes;
+        if (received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES) {
+            sendAck();
         }
     }
 
@@ -361,6 +362,9 @@ final class Link implements Runnable {
                     selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
                 }
                 selecting = false;
+                for (Runnable task; (task = tasks.poll()) != null;) {
+                    task.run();
+                }
                 if (flushRequested.getAndSet(false)) {
                     LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
                     flush();
@@ -423,7 +427,7 @@ final class Link implements Runnable {
         if (received > ackSent && now - firstUnackedAt >= ACK_WITHIN_NANOS) {
             sendAck();
         }
-        if (now - lastReadAt > 3 * pingNanos && !readPaused) {
+        if (now - lastReadAt > 3 * pingNanos) {
             failure = new EndpointException(ErrorCode.TIMEOUT, peerName + " was silent for 3 ping intervals ("
                     + TimeUnit.NANOSECONDS.toMillis(3 * pingNanos) + " ms)");
             throw new IOException(failure.getMessage());
@@ -484,12 +488,7 @@ final class Link implements Runnable {
             state = State.CLOSED;
         } else if (c == Command.HELLO || c == Command.WELCOME) {
             throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
-        } else if (!refusing) {
-            if (!endpoint.receive(m, this)) {
-                // not taken, nor anything after it on this link: uncounted, so unacknowledged and resent later
-                refusing = true;
-                return;
-            }
+        } else if (endpoint.receive(m, this)) {
             if (received == ackSent) {
                 firstUnackedAt = System.nanoTime();
             }

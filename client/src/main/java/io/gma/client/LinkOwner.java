@@ -32,8 +32,10 @@ interface LinkOwner {
     /**
      * A counted message arrived on a link, on its I/O thread.
      *
-     * @return whether it was taken: false leaves it, and all after it on this link, unacknowledged, so that
-     *     the peer sends them again on its next link
+     * @return whether it is taken now, and counted (its ACK follows). Once it answers false, the owner answers
+     *     false for every later message of the link until it takes them, in order, with
+     *     {@link Link#countTaken}; or it never takes them, and closes the link, so that the peer sends them
+     *     again on its next one
      */
     boolean receive(Message m, Link link);
 

@@ -1,8 +1,7 @@
 package io.gma.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
@@ -68,10 +67,11 @@ class GatewayTest {
         try (Gateway g = Gateway.builder("east", router).maxQueuedBytes(1024).build().start()) {
             Message small = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 1, new byte[100]);
             Message big = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 2, new byte[2000]);
-            assertTrue(g.deliverAll(List.of(small, big)), "empty queues take any batch");
+            assertNull(g.deliverAll(List.of(small, big)), "empty queues take any batch");
             Message more = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 3, new byte[10]);
             Message other = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 4, new byte[10]);
-            assertFalse(g.deliverAll(List.of(other, more)), "b's queue is over its bound");
+            assertEquals("the queue for b-dddddd@east holds 1 messages, 2048 bytes (limits 65536, 1024); 1 more, 58"
+                    + " bytes, came", g.deliverAll(List.of(other, more)), "b's queue is over its bound");
             assertEquals(1, g.queues().stream().filter(q -> q.endpoint().equals("a-cccccc@east"))
                     .mapToLong(Gateway.QueueInfo::messages).sum(), "nothing of a refused batch is queued");
             g.drop("b-dddddd@east", ErrorCode.NO_ROUTE, "gone");

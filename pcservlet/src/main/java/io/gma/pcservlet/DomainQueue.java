@@ -51,17 +51,19 @@ final class DomainQueue {
     }
 
     /**
-     * Queues a message, whatever the bounds (the caller checked {@link #hasRoom}, or throttles its source when
-     * this answers false).
+     * Queues a message if it fits, or whatever the bounds with {@code force} (the caller checked
+     * {@link #hasRoom} for a whole batch, or must not wait, for an ERROR). An empty queue takes any message.
      *
-     * @return whether there is still room after it (false asks the caller to stop its source); null when the
-     *     queue was retired, and took nothing
+     * @return whether it was queued; null when the queue was retired, and took nothing
      */
-    Boolean offer(Message m) {
+    Boolean offer(Message m, boolean force) {
         lock.lock();
         try {
             if (retired) {
                 return null;
+            }
+            if (!force && messages > 0 && !withinBounds(m.encodedLength(), 1)) {
+                return false;
             }
             waiting.addLast(m);
             lastActive = System.nanoTime();
@@ -69,7 +71,7 @@ final class DomainQueue {
             messages++;
             total.addAndGet(m.encodedLength());
             arrived.signal();
-            return withinBounds(0, 0);
+            return true;
         } finally {
             lock.unlock();
         }
@@ -80,6 +82,17 @@ final class DomainQueue {
         lock.lock();
         try {
             return messages == 0 || withinBounds(size, n);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The queue's fill and limits, for an error text. */
+    String describe() {
+        lock.lock();
+        try {
+            return "the queue for domain " + domain + " holds " + messages + " messages, " + bytes + " bytes (limits "
+                    + maxMessages + ", " + maxBytes + "; all queues " + total.get() + " of " + maxTotal + " bytes)";
         } finally {
             lock.unlock();
         }

@@ -37,6 +37,8 @@ final class Forwarder implements Runnable {
     static final long MIN_BACKOFF_MILLIS = 100;
     static final long MAX_BACKOFF_MILLIS = 5_000;
     static final long MAX_RETRY_AFTER_SECONDS = 60;
+    /** How soon a batch for a full relay queue is offered again (polls free room; no wake-up is sent). */
+    static final long RELAY_RETRY_MILLIS = 50;
     /** The longest refusal text read from an answer. */
     private static final int MAX_TEXT = 4096;
 
@@ -44,6 +46,8 @@ final class Forwarder implements Runnable {
     private final DomainQueue queue;
     private final OkHttpClient http;
     private int failures;
+    /** The last look-up found no such domain. */
+    private boolean unknownDomain;
 
     Forwarder(PcCore core, DomainQueue queue, OkHttpClient http) {
         this.core = core;
@@ -62,7 +66,8 @@ final class Forwarder implements Runnable {
                     if (core.isClosed()) {
                         return;
                     }
-                    if (queue.retireIfIdle(core.settings().idleQueue().toNanos())) {
+                    // a domain the registry does not know goes at once: names from endpoints make no threads
+                    if (queue.retireIfIdle(unknownDomain ? 0 : core.settings().idleQueue().toNanos())) {
                         core.retired(queue);
                         return;
                     }
@@ -87,13 +92,21 @@ final class Forwarder implements Runnable {
             target = core.routes().target(queue.domain);
         } catch (Routes.RouteException e) {
             if (e.code == ErrorCode.NO_ROUTE) {
+                unknownDomain = true;
                 finish(batch, e.code, e.getMessage());
                 return 0;
             }
+            unknownDomain = false;
             return backoff("looking up domain " + queue.domain + ": " + e.getMessage());
         }
+        unknownDomain = false;
         if (target.relayedHere()) {
-            core.relay().addAll(queue.domain, batch); // it polls us: hand the batch over
+            // it polls us: hand the batch over, within the bounds of its relay queue
+            long size = batch.stream().mapToLong(Message::encodedLength).sum();
+            if (!core.relay().queue(queue.domain).hasRoom(size, batch.size())) {
+                return RELAY_RETRY_MILLIS;
+            }
+            core.relay().addAll(queue.domain, batch);
             finish(batch, null, null);
             return 0;
         }
@@ -106,7 +119,7 @@ final class Forwarder implements Runnable {
             if (status == 200) {
                 core.metrics().batchesSent.increment();
                 core.metrics().messagesSent.add(batch.size());
-                List<Message> errors = core.decodeAnswer(answer.body());
+                List<Message> errors = core.decodeErrors(answer.body(), batch.size());
                 finish(batch, null, null);
                 errors.forEach(core::routeOwn);
                 return 0;

@@ -60,6 +60,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Destination domains with a queue at once, at most: local endpoints cannot make threads without end. */
     static final int MAX_DOMAINS = 1024;
+    /** The longest sentence of an ERROR this PC servlet makes, in characters. */
+    static final int MAX_SENTENCE = 1000;
     /** The largest message the codec takes, encoded: header, two names, data. */
     static final long MAX_ENCODED_MESSAGE = 20 + 255 + 255 + WireCodec.DEFAULT_MAX_MESSAGE_BYTES;
 
@@ -175,19 +177,18 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     public boolean route(Message m) {
         String d = Gateway.domainOf(m.to());
         if (d.equals(settings.domain())) {
-            // an endpoint sent to its own domain through us: deliver it, or say why not
+            // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(gateway.name())) {
                 answer(m, ErrorCode.NO_ROUTE, gateway.name() + " takes no messages of its own");
-            } else if (!gateway.deliverAll(List.of(m))) {
-                answer(m, ErrorCode.QUEUE_FULL, "the queue for " + m.to() + " at " + gateway.name() + " is full");
+                return true;
             }
-            return true;
+            return gateway.deliverAll(List.of(m)) == null;
         }
         if (!DOMAIN.matcher(d).matches()) {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
             return true;
         }
-        return enqueue(d, m);
+        return enqueue(d, m, false);
     }
 
     @Override
@@ -197,11 +198,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     }
 
     /**
-     * Queues a message for domain {@code d}, whatever the bounds; a domain beyond MAX_DOMAINS gets NO_ROUTE.
+     * Queues a message for domain {@code d}: if it fits, or whatever the bounds with {@code force}. A domain
+     * beyond MAX_DOMAINS gets NO_ROUTE (and the message counts as taken).
      *
-     * @return whether there is room for more
+     * @return whether it was taken
      */
-    private boolean enqueue(String d, Message m) {
+    private boolean enqueue(String d, Message m, boolean force) {
         while (true) {
             DomainQueue q = outbound(d);
             if (q == null) {
@@ -209,9 +211,9 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                         + " domains, the most it may: none for domain " + d);
                 return true;
             }
-            Boolean more = q.offer(m);
-            if (more != null) {
-                return more;
+            Boolean taken = q.offer(m, force);
+            if (taken != null) {
+                return taken;
             }
             outbound.remove(d, q); // retired meanwhile: a new queue takes over
         }
@@ -256,7 +258,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                     reason);
             return; // an answer to an answer would go round; the requester's timeout covers it
         }
-        routeOwn(Message.error(m.to(), m.from(), m.sequence(), code, reason));
+        routeOwn(Message.error(m.to(), m.from(), m.sequence(), code, sentence(reason)));
+    }
+
+    /** An ERROR's sentence, at most MAX_SENTENCE characters, so that an answer's size is bounded. */
+    static String sentence(String text) {
+        return text.length() <= MAX_SENTENCE ? text : text.substring(0, MAX_SENTENCE - 3) + "...";
     }
 
     /** Routes an ERROR (made here, or from a POST's answer) whatever the bounds: they are few and small. */
@@ -266,11 +273,11 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         }
         String d = Gateway.domainOf(e.to());
         if (d.equals(settings.domain())) {
-            if (!e.to().equals(gateway.name()) && !gateway.deliverAll(List.of(e))) {
+            if (!e.to().equals(gateway.name()) && gateway.deliverAll(List.of(e)) != null) {
                 LOG.debug("{}: could not deliver {} to {}", settings.domain(), e.command(), e.to());
             }
         } else if (DOMAIN.matcher(d).matches()) {
-            enqueue(d, e);
+            enqueue(d, e, true);
         }
     }
 
@@ -366,15 +373,24 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         Map<String, List<Message>> relayed = new HashMap<>();
         Map<String, List<Message>> onward = new HashMap<>();
         List<Message> errors = new ArrayList<>();
-        for (Message m : batch) {
-            refuse(m, sort(fromDomain, m, local, relayed, onward), errors);
+        try {
+            for (Message m : batch) {
+                refuse(m, sort(fromDomain, m, local, relayed, onward), errors);
+            }
+        } catch (Routes.RouteException registryDown) {
+            // whether a domain is relayed here cannot be told now: the sender keeps the batch and tries again
+            return busy(503, "INTERNAL " + registryDown.getMessage());
         }
         // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
         long deadline = System.nanoTime() + ADMIT_WAIT_NANOS;
-        while (!admitted(local, relayed, onward)) {
-            if (System.nanoTime() > deadline || stopping) {
+        for (String full; (full = admitted(local, relayed, onward)) != null;) {
+            if (stopping) {
+                return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+            }
+            if (System.nanoTime() > deadline) {
                 metrics.throttledSent.increment();
-                return busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch now");
+                return busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch of "
+                        + batch.size() + " messages now: " + full);
             }
             try {
                 Thread.sleep(5);
@@ -395,8 +411,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     private static void refuse(Message m, String refusal, List<Message> errors) {
         if (refusal != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
             ErrorCode code = refusal.startsWith("MALFORMED") ? ErrorCode.MALFORMED : ErrorCode.NO_ROUTE;
-            errors.add(Message.error(m.to(), m.from(), m.sequence(), code, refusal.substring(refusal.indexOf(' ')
-                    + 1)));
+            errors.add(Message.error(m.to(), m.from(), m.sequence(), code, sentence(refusal.substring(
+                    refusal.indexOf(' ') + 1))));
         }
     }
 
@@ -409,11 +425,22 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     boolean admitPolled(List<Message> batch) {
         List<Message> local = new ArrayList<>();
         List<Message> errors = new ArrayList<>();
-        Map<String, List<Message>> none = new HashMap<>();
-        for (Message m : batch) {
-            refuse(m, sort(settings.via(), m, local, none, none), errors);
+        Map<String, List<Message>> relayed = new HashMap<>();
+        Map<String, List<Message>> onward = new HashMap<>();
+        try {
+            for (Message m : batch) {
+                refuse(m, sort(settings.via(), m, local, relayed, onward), errors);
+            }
+        } catch (Routes.RouteException registryDown) {
+            LOG.debug("{}: a polled batch waits: {}", settings.domain(), registryDown.getMessage());
+            return false; // polled again, without the ack
         }
-        if (!local.isEmpty() && !gateway.deliverAll(local)) {
+        // an outbound-only domain relays for nobody: what would go on from here has no route
+        relayed.values().forEach(ms -> ms.forEach(m -> refuse(m, "NO_ROUTE " + settings.domain()
+                + " is outbound-only and relays for no domain", errors)));
+        onward.values().forEach(ms -> ms.forEach(m -> refuse(m, "NO_ROUTE " + settings.domain()
+                + " is outbound-only and relays for no domain", errors)));
+        if (!local.isEmpty() && gateway.deliverAll(local) != null) {
             metrics.throttledReceived.increment();
             return false;
         }
@@ -424,23 +451,32 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return true;
     }
 
-    /** Queues the whole batch if every part of it has room, else nothing. */
-    private boolean admitted(List<Message> local, Map<String, List<Message>> relayed,
+    /** Queues the whole batch if every part of it has room, else nothing: null, or which queue had none. */
+    private String admitted(List<Message> local, Map<String, List<Message>> relayed,
             Map<String, List<Message>> onward) {
         synchronized (accepting) {
-            if (!fits(relayed, relay.queues(), true) || !fits(onward, outbound, false)
-                    || !local.isEmpty() && !gateway.deliverAll(local)) {
-                return false;
+            if (stopping) {
+                return settings.domain() + " is shutting down";
+            }
+            String full = fits(relayed, true);
+            if (full == null) {
+                full = fits(onward, false);
+            }
+            if (full == null && !local.isEmpty()) {
+                full = gateway.deliverAll(local);
+            }
+            if (full != null) {
+                return full;
             }
             relayed.forEach(relay::addAll);
-            onward.forEach((d, ms) -> ms.forEach(m -> enqueue(d, m)));
-            return true;
+            onward.forEach((d, ms) -> ms.forEach(m -> enqueue(d, m, true)));
+            return null;
         }
     }
 
     /** Puts {@code m} in the list it goes to; or returns why it cannot go anywhere ("CODE sentence"). */
     private String sort(String fromDomain, Message m, List<Message> local, Map<String, List<Message>> relayed,
-            Map<String, List<Message>> onward) {
+            Map<String, List<Message>> onward) throws Routes.RouteException {
         if (!carried(m.command())) {
             return "MALFORMED " + m.command() + " belongs to a TCP stream, not to the HTTP tunnel";
         }
@@ -473,15 +509,16 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 && c != Command.PONG && c != Command.BYE;
     }
 
-    private boolean fits(Map<String, List<Message>> wanted, Map<String, DomainQueue> queues, boolean isRelay) {
+    /** Null when every share fits its queue (relay or outbound), else which one does not. */
+    private String fits(Map<String, List<Message>> wanted, boolean isRelay) {
         for (Map.Entry<String, List<Message>> e : wanted.entrySet()) {
-            DomainQueue q = isRelay ? relay.queue(e.getKey()) : queues.get(e.getKey());
+            DomainQueue q = isRelay ? relay.queue(e.getKey()) : outbound.get(e.getKey());
             long size = e.getValue().stream().mapToLong(Message::encodedLength).sum();
             if (q != null && !q.hasRoom(size, e.getValue().size())) {
-                return false;
+                return q.describe() + "; " + e.getValue().size() + " more, " + size + " bytes, came";
             }
         }
-        return true;
+        return null;
     }
 
     private Answer busy(int status, String text) {
@@ -490,22 +527,48 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 null);
     }
 
-    /** The ERRORs in a 200 answer's body (bounded by maxBatchBytes); a bad body is logged and skipped. */
-    List<Message> decodeAnswer(ResponseBody body) {
+    /**
+     * The ERRORs in a 200 answer to a batch of {@code batchSize} messages: at most one each, so the body is
+     * read up to that many of the largest ERROR; what decodes before a bad byte or that bound is kept.
+     */
+    List<Message> decodeErrors(ResponseBody body, int batchSize) {
         List<Message> errors = new ArrayList<>();
         if (body == null) {
             return errors;
         }
+        long limit = (long) batchSize * (20 + 255 + 255 + 32 + MAX_SENTENCE * 4);
+        StreamDecoder decoder = CODEC.newStreamDecoder();
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
         try (InputStream in = body.byteStream()) {
-            if (!read(in, errors)) {
-                LOG.warn("{}: an answer was larger than maxBatchBytes; its ERRORs were dropped", settings.domain());
-                errors.clear();
+            for (int n; (n = in.read(chunk)) > 0;) {
+                total += n;
+                if (total > limit) {
+                    LOG.warn("{}: an answer to {} messages passed {} bytes; the ERRORs after that were dropped",
+                            settings.domain(), batchSize, limit);
+                    break;
+                }
+                decoder.feed(chunk, 0, n, errors::add);
             }
         } catch (IOException e) {
-            LOG.warn("{}: an answer's ERRORs could not be read: {}", settings.domain(), e.getMessage());
-            errors.clear();
+            LOG.warn("{}: an answer's ERRORs could not all be read: {}", settings.domain(), e.getMessage());
         }
         return errors;
+    }
+
+    /** A batch a poll answered, whole; null when it cannot be read whole (it is polled again). */
+    List<Message> decodeBatch(ResponseBody body) {
+        List<Message> batch = new ArrayList<>();
+        try (InputStream in = body.byteStream()) {
+            if (read(in, batch)) {
+                return batch;
+            }
+            LOG.warn("{}: a polled batch passed maxBatchBytes {} plus one message", settings.domain(),
+                    settings.maxBatchBytes());
+        } catch (IOException e) {
+            LOG.warn("{}: a polled batch could not be read: {}", settings.domain(), e.getMessage());
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------- inbound: long polls of relayed domains
@@ -528,13 +591,20 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (wait < 0 || wait > 60) {
             return Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds");
         }
-        if (!routes.relaysFor(domain)) {
+        boolean relayed;
+        try {
+            relayed = routes.relaysFor(domain);
+        } catch (Routes.RouteException registryDown) {
+            return busy(503, "INTERNAL " + registryDown.getMessage());
+        }
+        if (!relayed) {
             return Answer.text(403, ErrorCode.FORBIDDEN, "domain " + domain + " is not registered with via "
                     + settings.domain());
         }
-        if (stopping) {
+        if (closed) {
             return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
         }
+        // polls go on while stopping: they are how the relay queues drain
         Relay.Batch batch = relay.poll(domain, ack, TimeUnit.SECONDS.toNanos(wait));
         if (batch == null) {
             return new Answer(204, null, new byte[0], 0, null);
@@ -620,17 +690,20 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (poller != null) {
             poller.interrupt();
         }
-        closed = true;
-        int left = relay.drain();
-        for (DomainQueue q : outbound.values()) {
-            left += q.drain().size();
+        synchronized (accepting) {
+            closed = true; // no POST is between its check and its queueing now
         }
+        int fromQueues = relay.drain();
+        for (DomainQueue q : outbound.values()) {
+            fromQueues += q.drain().size();
+        }
+        metrics.drops.add(fromQueues);
         forwarders.values().forEach(Thread::interrupt);
+        int left = fromQueues;
         for (Gateway.QueueInfo q : gateway.queues()) {
-            left += (int) q.messages();
+            left += (int) q.messages(); // counted as drops when the gateway closes, one by one
         }
         gateway.close();
-        metrics.drops.add(left);
         http.dispatcher().executorService().shutdown();
         http.connectionPool().evictAll();
         if (left > 0) {
@@ -644,6 +717,11 @@ final class PcCore implements Gateway.Router, AutoCloseable {
 
     private boolean drained() {
         for (DomainQueue q : outbound.values()) {
+            if (!q.isEmpty()) {
+                return false;
+            }
+        }
+        for (DomainQueue q : relay.queues().values()) {
             if (!q.isEmpty()) {
                 return false;
             }

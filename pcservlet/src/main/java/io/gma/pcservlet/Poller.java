@@ -66,9 +66,12 @@ final class Poller implements Runnable {
                 return backoff("via " + via + " answered " + answer.code() + " to a poll");
             }
             String id = answer.header(PcCore.BATCH_HEADER);
-            List<Message> batch = core.decodeAnswer(answer.body());
             if (id == null) {
                 return backoff("via " + via + " answered a poll without " + PcCore.BATCH_HEADER);
+            }
+            List<Message> batch = core.decodeBatch(answer.body());
+            if (batch == null) {
+                return backoff("via " + via + " answered a batch that cannot be read whole");
             }
             failures = 0;
             if (core.admitPolled(batch)) {

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What waits for the outbound-only domains that this PC servlet relays for (they registered with {@code via}
@@ -30,6 +32,7 @@ final class Relay {
     private final AtomicLong total;
     private final Map<String, DomainQueue> queues = new ConcurrentHashMap<>();
     private final Map<String, Long> handedOut = new ConcurrentHashMap<>();
+    private final Map<String, ReentrantLock> turns = new ConcurrentHashMap<>();
     /** Batch ids start at a random point, so that an ack meant for an earlier run of this relay drops nothing. */
     private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40));
     private final Runnable roomFreed;
@@ -48,7 +51,7 @@ final class Relay {
     /** Queues messages for a relayed domain, whatever the bounds (the caller checked them, or must not wait). */
     void addAll(String domain, List<Message> messages) {
         DomainQueue q = queue(domain);
-        messages.forEach(q::offer); // relay queues are never retired
+        messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
     }
 
     /**
@@ -57,18 +60,28 @@ final class Relay {
      */
     Batch poll(String domain, long ack, long waitNanos) throws InterruptedException {
         DomainQueue q = queue(domain);
-        synchronized (q) { // one poll of a domain at a time: a batch and its id stay together
+        // one poll of a domain at a time, so that a batch and its id stay together; another waits its turn
+        // only as long as it asked to wait, then gets nothing (a restarted poller is not stuck behind its own)
+        ReentrantLock turn = turns.computeIfAbsent(domain, d -> new ReentrantLock());
+        long start = System.nanoTime();
+        if (!turn.tryLock(waitNanos, TimeUnit.NANOSECONDS)) {
+            return null;
+        }
+        try {
             Long out = handedOut.get(domain);
             if (out != null && out == ack) {
                 handedOut.remove(domain);
                 q.done();
                 roomFreed.run();
             }
-            List<Message> batch = q.nextBatch(settings.maxBatchBytes(), 0, waitNanos);
+            List<Message> batch = q.nextBatch(settings.maxBatchBytes(), 0,
+                    Math.max(0, waitNanos - (System.nanoTime() - start)));
             if (batch.isEmpty()) {
                 return null;
             }
             return new Batch(handedOut.computeIfAbsent(domain, d -> nextId.incrementAndGet()), batch);
+        } finally {
+            turn.unlock();
         }
     }
 

@@ -79,12 +79,20 @@ final class Routes {
         return d.url();
     }
 
-    /** Whether {@code d} is an outbound-only domain that this PC servlet relays for. */
-    boolean relaysFor(String d) {
+    /**
+     * Whether {@code d} is an outbound-only domain that this PC servlet relays for; false for a domain the
+     * registry does not know.
+     *
+     * @throws RouteException INTERNAL when the registry cannot say now
+     */
+    boolean relaysFor(String d) throws RouteException {
         try {
             return domain.equals(domain(d).via());
         } catch (RouteException e) {
-            return false;
+            if (e.code == ErrorCode.NO_ROUTE) {
+                return false;
+            }
+            throw e;
         }
     }
 
