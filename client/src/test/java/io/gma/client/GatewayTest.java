@@ -50,6 +50,26 @@ class GatewayTest {
     }
 
     @Test
+    void anEndpointPointedAtAnotherDomainsPcServletFailsItsMessagesWithForbidden() throws Exception {
+        try (DirectFixture f = new DirectFixture(); Gateway g = Gateway.builder("east", router).build().start();
+                Producer p = f.producer("lost").pcServlet("127.0.0.1:" + g.address().getPort()).build()) {
+            ErrorCode first;
+            try {
+                p.send("x-aaaaaa@north", new byte[1]).acknowledged().get(10, TimeUnit.SECONDS);
+                first = null;
+            } catch (EndpointException refusedAlready) {
+                first = refusedAlready.code();
+            } catch (java.util.concurrent.ExecutionException failedLater) {
+                first = ((EndpointException) failedLater.getCause()).code();
+            }
+            assertEquals(ErrorCode.FORBIDDEN, first);
+            EndpointException again = org.junit.jupiter.api.Assertions.assertThrows(EndpointException.class,
+                    () -> p.send("x-aaaaaa@north", new byte[1]));
+            assertEquals(ErrorCode.FORBIDDEN, again.code(), "not retried for ever: " + again.getMessage());
+        }
+    }
+
+    @Test
     void anEndpointOfItsDomainIsWelcomedAndWhatItSendsIsRouted() throws Exception {
         try (Gateway g = Gateway.builder("east", router).build().start();
                 Socket s = new Socket(g.address().getAddress(), g.address().getPort())) {
