@@ -201,6 +201,29 @@ public final class Gateway implements AutoCloseable {
         return null;
     }
 
+    /**
+     * The endpoints among these messages' destinations whose queues have no room for their share of data now
+     * (advice for a sender, which may hold their messages back and send the others).
+     */
+    public Set<String> fullFor(List<Message> messages) {
+        Map<String, long[]> shares = new HashMap<>();
+        for (Message m : messages) {
+            if (!isControl(m.command())) {
+                long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
+                share[0]++;
+                share[1] += m.encodedLength();
+            }
+        }
+        Set<String> full = new java.util.TreeSet<>();
+        for (Map.Entry<String, long[]> e : shares.entrySet()) {
+            Peer p = peers.get(e.getKey());
+            if (p != null && !p.queue.hasRoom(e.getValue()[1], (int) e.getValue()[0])) {
+                full.add(e.getKey());
+            }
+        }
+        return full;
+    }
+
     private static boolean isControl(Command c) {
         return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }

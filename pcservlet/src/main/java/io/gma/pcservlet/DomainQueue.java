@@ -3,7 +3,11 @@ package io.gma.pcservlet;
 import io.gma.wire.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -20,6 +24,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Bounded by bytes and messages of its own, and by a byte total shared by every queue of the PC servlet; the
  * batch in flight counts until it is done. One batch at a time, so that a retry never overtakes the batch
  * after it: each sender's order holds across domains.
+ *
+ * <p>Endpoints the destination said are full ({@code X-Gma-Full} on a 429) are held back until its
+ * Retry-After: their messages stay, in order, while batches of the others go; and while held, an endpoint's
+ * messages may fill a quarter of the queue at most, so that one stuck endpoint does not fill it for the rest.
  */
 final class DomainQueue {
     final String domain;
@@ -41,6 +49,10 @@ final class DomainQueue {
     /** Empty and idle, taken out of service: its forwarder ends, and a new queue serves the domain. */
     private boolean retired;
     private long lastActive = System.nanoTime();
+    /** Endpoints held back, and until when (System.nanoTime). */
+    private final Map<String, Long> heldUntil = new HashMap<>();
+    /** Bytes queued (waiting or in flight) per destination endpoint. */
+    private final Map<String, Long> queuedFor = new HashMap<>();
 
     DomainQueue(String domain, long maxBytes, int maxMessages, AtomicLong total, long maxTotal) {
         this.domain = domain;
@@ -65,6 +77,11 @@ final class DomainQueue {
             if (!force && messages > 0 && !withinBounds(m.encodedLength(), 1)) {
                 return false;
             }
+            if (!force && held(m.to(), System.nanoTime())
+                    && queuedFor.getOrDefault(m.to(), 0L) + m.encodedLength() > maxBytes / 4) {
+                return false; // a held endpoint's share is capped: the rest of the domain keeps its room
+            }
+            queuedFor.merge(m.to(), (long) m.encodedLength(), Long::sum);
             waiting.addLast(m);
             lastActive = System.nanoTime();
             bytes += m.encodedLength();
@@ -114,11 +131,17 @@ final class DomainQueue {
                 return inFlight;
             }
             long left = idleNanos;
-            while (waiting.isEmpty() && !closed) {
+            long now = System.nanoTime();
+            long wait;
+            while ((wait = untilSendable(now)) != 0 && !closed) {
                 if (left <= 0) {
                     return List.of();
                 }
-                left = arrived.awaitNanos(left);
+                long slept = Math.min(left, wait);
+                arrived.awaitNanos(slept);
+                long after = System.nanoTime();
+                left -= after - now;
+                now = after;
             }
             long lingerLeft = lingerNanos;
             while (!hurry && !closed && waitingBytes() < maxBatchBytes && lingerLeft > 0) {
@@ -127,16 +150,75 @@ final class DomainQueue {
             if (closed) {
                 return List.of();
             }
+            now = System.nanoTime();
             List<Message> batch = new ArrayList<>();
             long size = 0;
-            while (!waiting.isEmpty()
-                    && (batch.isEmpty() || size + waiting.peekFirst().encodedLength() <= maxBatchBytes)) {
-                Message m = waiting.pollFirst();
+            for (Iterator<Message> it = waiting.iterator(); it.hasNext();) {
+                Message m = it.next();
+                if (held(m.to(), now)) {
+                    continue; // stays, in its place
+                }
+                if (!batch.isEmpty() && size + m.encodedLength() > maxBatchBytes) {
+                    break;
+                }
+                it.remove();
                 size += m.encodedLength();
                 batch.add(m);
             }
             inFlight = batch;
             return batch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: 0 when a waiting message is for an endpoint not held back; else how long to wait for
+     * one (until the first hold ends, or a long while when nothing waits).
+     */
+    private long untilSendable(long now) {
+        long first = Long.MAX_VALUE;
+        for (Message m : waiting) {
+            Long until = heldUntil.get(m.to());
+            if (until == null || until - now <= 0) {
+                return 0;
+            }
+            first = Math.min(first, until - now);
+        }
+        return first;
+    }
+
+    /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */
+    private boolean held(String endpoint, long now) {
+        Long until = heldUntil.get(endpoint);
+        if (until == null) {
+            return false;
+        }
+        if (until - now <= 0) {
+            heldUntil.remove(endpoint);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The destination is full for these endpoints: they are held back for {@code nanos}, and the batch in
+     * flight goes back to the front, in its order, for the next batch to be made of the others.
+     */
+    void holdBack(Collection<String> endpoints, long nanos) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            heldUntil.values().removeIf(t -> t - now <= 0);
+            long until = now + nanos;
+            for (String e : endpoints) {
+                heldUntil.put(e, until);
+            }
+            for (int i = inFlight.size() - 1; i >= 0; i--) {
+                waiting.addFirst(inFlight.get(i));
+            }
+            inFlight = List.of();
+            arrived.signalAll();
         } finally {
             lock.unlock();
         }
@@ -178,6 +260,10 @@ final class DomainQueue {
             bytes -= b;
             messages -= inFlight.size();
             total.addAndGet(-b);
+            for (Message m : inFlight) {
+                queuedFor.computeIfPresent(m.to(), (k, v) -> v - m.encodedLength() <= 0 ? null
+                        : v - m.encodedLength());
+            }
             inFlight = List.of();
         } finally {
             lock.unlock();
@@ -193,6 +279,7 @@ final class DomainQueue {
             all.addAll(waiting);
             waiting.clear();
             inFlight = List.of();
+            queuedFor.clear();
             total.addAndGet(-bytes);
             bytes = 0;
             messages = 0;

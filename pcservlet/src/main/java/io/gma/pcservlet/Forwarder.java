@@ -128,7 +128,14 @@ final class Forwarder implements Runnable {
             if (status == 429 || status == 503) {
                 core.metrics().throttledReceived.increment();
                 failures = 0;
-                return retryAfterMillis(answer.header("Retry-After"));
+                long wait = retryAfterMillis(answer.header("Retry-After"));
+                List<String> full = fullEndpoints(answer.header(PcCore.FULL_HEADER), batch);
+                if (status == 429 && !full.isEmpty()) {
+                    // only these endpoints are full: hold their messages back, post the others at once
+                    queue.holdBack(full, TimeUnit.MILLISECONDS.toNanos(wait));
+                    return 0;
+                }
+                return wait;
             }
             if (status == 400 || status == 401 || status == 403 || status == 413) {
                 core.metrics().refused.increment();
@@ -179,6 +186,24 @@ final class Forwarder implements Runnable {
             }
         }
         return Math.max(10, TimeUnit.SECONDS.toMillis(seconds));
+    }
+
+    /** The names in an X-Gma-Full header that are destinations in the batch (others are ignored). */
+    static List<String> fullEndpoints(String header, List<Message> batch) {
+        if (header == null || header.isBlank()) {
+            return List.of();
+        }
+        java.util.Set<String> destinations = new java.util.HashSet<>();
+        for (Message m : batch) {
+            destinations.add(m.to());
+        }
+        List<String> full = new java.util.ArrayList<>();
+        for (String name : header.trim().split("\\s+")) {
+            if (destinations.contains(name)) {
+                full.add(name);
+            }
+        }
+        return full;
     }
 
     /** The error code a refusal names first ("FORBIDDEN domain ... may not ..."), else the status's. */

@@ -52,6 +52,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final String MESSAGES_PATH = "/gma/v1/messages";
     static final String DOMAIN_HEADER = "X-Gma-Domain";
     static final String BATCH_HEADER = "X-Gma-Batch";
+    /** On a 429: the endpoints whose queues are full (an addition to PROTOCOL.md section 6). */
+    static final String FULL_HEADER = "X-Gma-Full";
     static final String VERSION = "0.1.0";
     static final WireCodec CODEC = WireCodec.standard();
     static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
@@ -66,10 +68,15 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final long MAX_ENCODED_MESSAGE = 20 + 255 + 255 + WireCodec.DEFAULT_MAX_MESSAGE_BYTES;
 
     /**
-     * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none) and the
-     * X-Gma-Batch id of a poll's batch (null: none).
+     * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none), the
+     * X-Gma-Batch id of a poll's batch and the X-Gma-Full endpoints of a 429 (null: none).
      */
-    record Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId) {
+    record Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId,
+            String full) {
+        Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId) {
+            this(status, contentType, body, retryAfterSeconds, batchId, null);
+        }
+
         static Answer text(int status, ErrorCode code, String sentence) {
             return new Answer(status, "text/plain; charset=utf-8", (code + " " + sentence)
                     .getBytes(StandardCharsets.UTF_8), 0, null);
@@ -389,8 +396,13 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 metrics.throttledSent.increment();
-                return busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch of "
+                Answer busy = busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch of "
                         + batch.size() + " messages now: " + full);
+                // when only endpoints' queues lack room, say which: the sender may post the others meanwhile
+                java.util.Set<String> endpoints = fits(relayed, true) == null && fits(onward, false) == null
+                        ? gateway.fullFor(local) : java.util.Set.of();
+                return endpoints.isEmpty() ? busy : new Answer(busy.status(), busy.contentType(), busy.body(),
+                        busy.retryAfterSeconds(), null, String.join(" ", endpoints));
             }
             try {
                 Thread.sleep(5);

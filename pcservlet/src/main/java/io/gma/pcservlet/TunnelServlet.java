@@ -112,6 +112,9 @@ public final class TunnelServlet extends HttpServlet {
         if (answer.batchId() != null) {
             resp.setHeader(PcCore.BATCH_HEADER, answer.batchId());
         }
+        if (answer.full() != null) {
+            resp.setHeader(PcCore.FULL_HEADER, answer.full());
+        }
         if (answer.contentType() != null) {
             resp.setContentType(answer.contentType());
         }
