@@ -161,6 +161,17 @@ class InboundTest {
     // ---------------------------------------------------------------- (a) a good batch
 
     @Test
+    void aBatchPostedTwiceIsDeliveredOnce() throws Exception {
+        serve(); // as after a retry whose first answer was lost, or OkHttp's own silent retry
+        byte[] body = concat(data(sink.name(), "once"), data(sink.name(), "only"));
+        assertEquals(200, post(body).status());
+        assertEquals(200, post(body).status());
+        assertEquals("once", new String(next().data(), UTF_8));
+        assertEquals("only", new String(next().data(), UTF_8));
+        assertNull(received.poll(300, TimeUnit.MILLISECONDS), "a duplicate was delivered");
+    }
+
+    @Test
     void acceptsAGoodBatchWithAnEmptyBodyAndDeliversItInOrder() throws Exception {
         serve();
         byte[][] batch = {data(sink.name(), "one"), data(sink.name(), "two"), data(sink.name(), "three")};

@@ -1,0 +1,34 @@
+package io.gma.pcservlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.gma.registry.DomainInfo;
+import io.gma.registry.Registry;
+import io.gma.registry.RegistryClient;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A PC servlet registers its domain, with its URL or its via, and keeps it registered past its lease. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RegistrationTest {
+    @Test
+    void theDomainStaysRegisteredPastItsLease() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServlet hub = PcServlet.builder("hub", registry.url()).lease(Duration.ofSeconds(1)).start();
+                PcServlet edge = PcServlet.builder("edge", registry.url()).via("hub").lease(Duration.ofSeconds(1))
+                        .start()) {
+            Thread.sleep(2_500); // past two leases: only renewal keeps them
+            RegistryClient client = RegistryClient.create(registry.url());
+            DomainInfo h = client.lookupDomain("hub");
+            assertEquals(hub.url(), h.url());
+            assertNull(h.via());
+            DomainInfo e = client.lookupDomain("edge");
+            assertNull(e.url(), "an outbound-only domain registers no URL");
+            assertEquals("hub", e.via());
+            assertEquals("edge", edge.domain());
+        }
+    }
+}
