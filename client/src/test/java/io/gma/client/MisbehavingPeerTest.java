@@ -46,6 +46,8 @@ class MisbehavingPeerTest {
             }
         } catch (SocketTimeoutException stillOpen) {
             got.add(null); // marks "not closed"
+        } catch (java.net.SocketException reset) {
+            // closed with our bytes unread: the peer's kernel answers with a reset rather than an end of stream
         }
         return got;
     }
@@ -188,7 +190,7 @@ class MisbehavingPeerTest {
                     return; // cut off while still flooding
                 }
                 List<Message> got = readUntilClosed(s, 10_000);
-                assertTrue(!got.isEmpty() && got.get(got.size() - 1) != null, "still open after 16 MiB of PINGs");
+                assertTrue(got.isEmpty() || got.get(got.size() - 1) != null, "still open after 16 MiB of PINGs");
             }
         }
     }
