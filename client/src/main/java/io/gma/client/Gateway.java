@@ -247,7 +247,17 @@ public final class Gateway implements AutoCloseable {
     /** The router has room again: parked messages are routed, in order, on their uplinks' threads. */
     public void resume() {
         for (Map.Entry<Link, Parked> e : paused.entrySet()) {
-            e.getKey().execute(() -> unpark(e.getKey(), e.getValue()));
+            schedule(e.getKey(), e.getValue());
+        }
+    }
+
+    /** Asks the link's I/O thread to offer its parked messages again, unless it is asked already. */
+    private void schedule(Link link, Parked p) {
+        if (p.scheduled.compareAndSet(false, true)) {
+            link.execute(() -> {
+                p.scheduled.set(false);
+                unpark(link, p);
+            });
         }
     }
 
@@ -256,17 +266,20 @@ public final class Gateway implements AutoCloseable {
      * the uplink is no longer parked; if some were not kept, it is closed, for its endpoint to send them again.
      */
     private void unpark(Link link, Parked p) {
-        if (held || paused.get(link) != p) {
+        if (paused.get(link) != p) {
             return;
         }
         while (!p.messages.isEmpty()) {
+            if (held) {
+                return; // stopping: what is parked stays unacknowledged, for the next run
+            }
             Message m = p.messages.peekFirst();
             if (!router.route(m)) {
                 return; // still no room: the rest waits for the next resume
             }
             p.messages.pollFirst();
-            p.bytes -= m.encodedLength();
-            parkedBytes.addAndGet(-m.encodedLength());
+            p.bytes -= Parked.cost(m);
+            parkedBytes.addAndGet(-Parked.cost(m));
             link.countTaken(1, m.encodedLength());
         }
         paused.remove(link);
@@ -278,19 +291,35 @@ public final class Gateway implements AutoCloseable {
     /** What one uplink sent while the router was full: kept in order, unacknowledged, within the bound. */
     private final class Parked {
         final ArrayDeque<Message> messages = new ArrayDeque<>();
+        /** What its messages cost in memory, as counted against maxParkedBytes. */
         long bytes;
         /** Some were not kept: nothing after them may be taken on this link. */
         boolean dropped;
+        /** An unpark task is queued on the link's thread. */
+        final java.util.concurrent.atomic.AtomicBoolean scheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
-        /** On the link's I/O thread: keeps {@code m} if the bound allows. */
+        /** A parked message's memory: its bytes and about 64 for the objects around them. */
+        static long cost(Message m) {
+            return m.encodedLength() + 64L;
+        }
+
+        /**
+         * On the link's I/O thread: keeps {@code m} if the bound allows. The first is kept whatever the bound:
+         * it is what tells when there is room again (without it, the link would be closed at once, and its
+         * endpoint would send the same messages again and again).
+         */
         void park(Message m) {
-            if (!dropped && parkedBytes.addAndGet(m.encodedLength()) <= maxParkedBytes) {
+            long c = cost(m);
+            if (!dropped && (messages.isEmpty() || parkedBytes.addAndGet(c) <= maxParkedBytes)) {
+                if (messages.isEmpty()) {
+                    parkedBytes.addAndGet(c);
+                }
                 messages.addLast(m);
-                bytes += m.encodedLength();
+                bytes += c;
                 return;
             }
             if (!dropped) {
-                parkedBytes.addAndGet(-m.encodedLength());
+                parkedBytes.addAndGet(-c);
             }
             dropped = true;
         }
@@ -475,7 +504,7 @@ public final class Gateway implements AutoCloseable {
             p = new Parked(); // the first one not taken: it and all after it wait
             p.park(m);
             paused.put(link, p);
-            resume(); // room may have come between the router's answer and now: no wake-up is lost
+            schedule(link, p); // room may have come between the router's answer and now: no wake-up is lost
             return false;
         }
 

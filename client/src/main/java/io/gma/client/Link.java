@@ -522,8 +522,14 @@ final class Link implements Runnable {
     private void handshake(Message m) throws ProtocolException {
         if (outbound) {
             if (m.command() == Command.ERROR) {
-                failure = new EndpointException(ErrorCode.FORBIDDEN, peerName + " refused the link: "
-                        + m.dataAsString());
+                String text = m.dataAsString();
+                ErrorCode code = ErrorCode.FORBIDDEN;
+                try {
+                    code = ErrorCode.valueOf(text.substring(0, Math.max(0, text.indexOf(' '))));
+                } catch (IllegalArgumentException notACode) {
+                    // an ERROR without a known code first: a refusal all the same
+                }
+                failure = new EndpointException(code, peerName + " refused the link: " + text);
                 state = State.CLOSED;
                 return;
             }
@@ -615,11 +621,32 @@ final class Link implements Runnable {
                 selector.selectedKeys().clear();
                 flush();
             }
+            lingerUntilPeerCloses(deadline);
         }
         if (failure == null) {
             failure = new EndpointException(ErrorCode.SHUTTING_DOWN, endpoint.name() + " is closing");
         }
         state = State.CLOSED;
+    }
+
+    /**
+     * Half-closes, then reads and discards until the peer closes too or the deadline passes: closing a socket
+     * with unread input makes the kernel answer with a reset, which can destroy the ACK and BYE just written
+     * (the peer would then send again what was taken).
+     */
+    private void lingerUntilPeerCloses(long deadline) throws IOException {
+        if (hasUnwritten() || !channel.isOpen()) {
+            return;
+        }
+        channel.shutdownOutput();
+        while (System.nanoTime() < deadline) {
+            selector.select(10);
+            selector.selectedKeys().clear();
+            readBuffer.clear();
+            if (channel.read(readBuffer) < 0) {
+                return;
+            }
+        }
     }
 
     private boolean hasUnwritten() {

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.wire.Command;
 import io.gma.wire.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -51,8 +52,8 @@ final class DomainQueue {
     private long lastActive = System.nanoTime();
     /** Endpoints held back, and until when (System.nanoTime). */
     private final Map<String, Long> heldUntil = new HashMap<>();
-    /** Bytes queued (waiting or in flight) per destination endpoint. */
-    private final Map<String, Long> queuedFor = new HashMap<>();
+    /** Data messages and bytes queued (waiting or in flight) per destination endpoint. */
+    private final Map<String, long[]> queuedFor = new HashMap<>();
 
     DomainQueue(String domain, long maxBytes, int maxMessages, AtomicLong total, long maxTotal) {
         this.domain = domain;
@@ -71,23 +72,33 @@ final class DomainQueue {
     Boolean offer(Message m, boolean force) {
         lock.lock();
         try {
-            if (retired) {
+            if (retired || closed) {
                 return null;
             }
             if (!force && messages > 0 && !withinBounds(m.encodedLength(), 1)) {
                 return false;
             }
-            if (!force && held(m.to(), System.nanoTime())
-                    && queuedFor.getOrDefault(m.to(), 0L) + m.encodedLength() > maxBytes / 4) {
-                return false; // a held endpoint's share is capped: the rest of the domain keeps its room
+            boolean data = !control(m);
+            boolean heldNow = data && held(m.to(), System.nanoTime());
+            if (!force && heldNow) {
+                long[] share = queuedFor.get(m.to());
+                if (share != null && (share[0] + 1 > maxMessages / 4 || share[1] + m.encodedLength() > maxBytes / 4)) {
+                    return false; // a held endpoint's share is capped: the rest of the domain keeps its room
+                }
             }
-            queuedFor.merge(m.to(), (long) m.encodedLength(), Long::sum);
+            if (data) {
+                long[] share = queuedFor.computeIfAbsent(m.to(), k -> new long[2]);
+                share[0]++;
+                share[1] += m.encodedLength();
+            }
             waiting.addLast(m);
             lastActive = System.nanoTime();
             bytes += m.encodedLength();
             messages++;
             total.addAndGet(m.encodedLength());
-            arrived.signal();
+            if (!heldNow) {
+                arrived.signal(); // a held endpoint's message makes no batch: the forwarder need not look
+            }
             return true;
         } finally {
             lock.unlock();
@@ -155,8 +166,8 @@ final class DomainQueue {
             long size = 0;
             for (Iterator<Message> it = waiting.iterator(); it.hasNext();) {
                 Message m = it.next();
-                if (held(m.to(), now)) {
-                    continue; // stays, in its place
+                if (!control(m) && held(m.to(), now)) {
+                    continue; // stays, in its place; answers to it are never held back
                 }
                 if (!batch.isEmpty() && size + m.encodedLength() > maxBatchBytes) {
                     break;
@@ -179,13 +190,19 @@ final class DomainQueue {
     private long untilSendable(long now) {
         long first = Long.MAX_VALUE;
         for (Message m : waiting) {
-            Long until = heldUntil.get(m.to());
+            Long until = control(m) ? null : heldUntil.get(m.to());
             if (until == null || until - now <= 0) {
                 return 0;
             }
             first = Math.min(first, until - now);
         }
         return first;
+    }
+
+    /** REPLY, ERROR and UNSUBSCRIBE: never held back nor capped (PROTOCOL.md section 4, control traffic). */
+    private static boolean control(Message m) {
+        Command c = m.command();
+        return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }
 
     /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */
@@ -261,8 +278,12 @@ final class DomainQueue {
             messages -= inFlight.size();
             total.addAndGet(-b);
             for (Message m : inFlight) {
-                queuedFor.computeIfPresent(m.to(), (k, v) -> v - m.encodedLength() <= 0 ? null
-                        : v - m.encodedLength());
+                long[] share = control(m) ? null : queuedFor.get(m.to());
+                if (share != null && --share[0] <= 0) {
+                    queuedFor.remove(m.to());
+                } else if (share != null) {
+                    share[1] -= m.encodedLength();
+                }
             }
             inFlight = List.of();
         } finally {
@@ -295,6 +316,7 @@ final class DomainQueue {
         lock.lock();
         try {
             hurry = true;
+            heldUntil.clear(); // stopping: what was held goes now, within the drain
             arrived.signalAll();
         } finally {
             lock.unlock();

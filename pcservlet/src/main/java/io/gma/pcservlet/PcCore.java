@@ -62,6 +62,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Destination domains with a queue at once, at most: local endpoints cannot make threads without end. */
     static final int MAX_DOMAINS = 1024;
+    /** The longest X-Gma-Full header, in characters. */
+    static final int MAX_FULL_HEADER = 4096;
     /** The longest sentence of an ERROR this PC servlet makes, in characters. */
     static final int MAX_SENTENCE = 1000;
     /** The largest message the codec takes, encoded: header, two names, data. */
@@ -212,6 +214,10 @@ final class PcCore implements Gateway.Router, AutoCloseable {
      */
     private boolean enqueue(String d, Message m, boolean force) {
         while (true) {
+            if (closed) {
+                metrics.drops.increment(); // stopped: the queues were drained and counted already
+                return true;
+            }
             DomainQueue q = outbound(d);
             if (q == null) {
                 answer(m, ErrorCode.NO_ROUTE, settings.domain() + " already sends to " + MAX_DOMAINS
@@ -222,7 +228,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             if (taken != null) {
                 return taken;
             }
-            outbound.remove(d, q); // retired meanwhile: a new queue takes over
+            outbound.remove(d, q); // retired (or drained) meanwhile: a new queue takes over
         }
     }
 
@@ -402,7 +408,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 java.util.Set<String> endpoints = fits(relayed, true) == null && fits(onward, false) == null
                         ? gateway.fullFor(local) : java.util.Set.of();
                 return endpoints.isEmpty() ? busy : new Answer(busy.status(), busy.contentType(), busy.body(),
-                        busy.retryAfterSeconds(), null, String.join(" ", endpoints));
+                        busy.retryAfterSeconds(), null, fullHeader(endpoints));
             }
             try {
                 Thread.sleep(5);
@@ -461,6 +467,21 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         metrics.messagesReceived.add(batch.size());
         metrics.delivered.add(local.size());
         return true;
+    }
+
+    /**
+     * The X-Gma-Full header: the full endpoints' names, as many as fit in MAX_FULL_HEADER characters (a
+     * header must stay small; holding back some of them still lets the others through).
+     */
+    static String fullHeader(java.util.Set<String> endpoints) {
+        StringBuilder b = new StringBuilder();
+        for (String e : endpoints) {
+            if (b.length() + 1 + e.length() > MAX_FULL_HEADER) {
+                break;
+            }
+            b.append(b.length() == 0 ? "" : " ").append(e);
+        }
+        return b.toString();
     }
 
     /** Queues the whole batch if every part of it has room, else nothing: null, or which queue had none. */

@@ -1,0 +1,75 @@
+package io.gma.client;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The gateway's parking of uplinks past its bound, as a review found it. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ParkingBoundTest {
+    /**
+     * The parked bound holds 16 messages, and the router frees room for one message every 20 ms. An uplink
+     * over the bound keeps its first refused message (the probe) and the bound's worth, and is closed, for its
+     * endpoint to send the rest again, only once they were all taken: a handful of reconnects, not one per
+     * message (before, with nothing kept, it was closed at once, again and again: 40-56 reconnects, 8 MiB read
+     * for 400 KiB).
+     */
+    @Test
+    void anUplinkOverTheParkedBoundIsClosedOnlyOnceThereWasRoom() throws Exception {
+        AtomicInteger tokens = new AtomicInteger();
+        AtomicInteger routed = new AtomicInteger();
+        java.util.List<String> seqs = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Gateway.Router router = new Gateway.Router() {
+            @Override
+            public boolean route(Message m) {
+                if (tokens.getAndUpdate(t -> t > 0 ? t - 1 : t) > 0) {
+                    routed.incrementAndGet();
+                    seqs.add(m.sequence() + "@" + System.nanoTime() / 1000 % 100000000);
+                    return true;
+                }
+                return false;
+            }
+
+            @Override
+            public void undeliverable(Message m, ErrorCode code, String reason) {
+            }
+        };
+        int n = 100;
+        try (DirectFixture f = new DirectFixture();
+                Gateway g = Gateway.builder("lan", router).maxParkedBytes(16 * (4096 + 200)).build().start();
+                Producer p = f.producer("p").pcServlet("127.0.0.1:" + g.address().getPort()).build()) {
+            Thread drain = new Thread(() -> { // the router's queue frees room for one message every 20 ms
+                while (!Thread.currentThread().isInterrupted()) {
+                    tokens.incrementAndGet();
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            drain.setDaemon(true);
+            drain.start();
+            for (int i = 0; i < n; i++) {
+                p.send("sink-aaaaaa@far", new byte[4096]);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (routed.get() < n && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            drain.interrupt();
+            EndpointStats gs = g.stats();
+            EndpointStats ps = p.stats();
+            long duplicates = seqs.size() - seqs.stream().map(x -> x.substring(0, x.indexOf('@'))).distinct().count();
+            assertTrue(routed.get() >= n, "routed " + routed.get());
+            assertTrue(ps.reconnects() <= n / 16 + 2, ps.reconnects() + " reconnects, " + gs.bytesIn()
+                    + " bytes read for " + n + " messages of 4 KiB");
+            assertTrue(duplicates == 0, duplicates + " messages routed twice: an ACK before BYE was lost");
+        }
+    }
+}
