@@ -169,10 +169,15 @@ final class Forwarder implements Runnable {
     private long backoff(String why) {
         core.metrics().retries.increment();
         failures = Math.min(failures + 1, 16);
-        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
-        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long delay = backoffMillis(failures);
         LOG.debug("{}: {}; retrying in {} ms", core.domain(), why, delay);
         return delay;
+    }
+
+    /** After {@code failures} in a row: 100 ms doubling to 5 s, with jitter (half to all of it). */
+    static long backoffMillis(int failures) {
+        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
+        return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
     }
 
     /** Retry-After in seconds (RFC 9110 also allows a date, read here as the 1 s default), at most 60 s. */

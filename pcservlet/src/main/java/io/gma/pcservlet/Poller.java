@@ -3,7 +3,6 @@ package io.gma.pcservlet;
 import io.gma.wire.Message;
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -88,8 +87,7 @@ final class Poller implements Runnable {
     private long backoff(String why) {
         core.metrics().retries.increment();
         failures = Math.min(failures + 1, 16);
-        long ceiling = Math.min(Forwarder.MAX_BACKOFF_MILLIS, Forwarder.MIN_BACKOFF_MILLIS << Math.min(failures, 10));
-        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long delay = Forwarder.backoffMillis(failures);
         LOG.debug("{}: {}; polling again in {} ms", core.domain(), why, delay);
         return delay;
     }

@@ -32,8 +32,8 @@ class ThrottlingTest {
     private static final long EAST_QUEUE = 64 * 1024;
     private static final long WEST_ENDPOINT_QUEUE = 16 * 1024;
     private static final int BATCH = 32 * 1024;
-    /** What one uplink read may add to a queue before the uplinks pause. */
-    private static final long ONE_READ = 256 * 1024;
+    /** Past its bound, a queue refuses: what it may hold beyond is the odd ERROR a PC servlet makes. */
+    private static final long SLACK = 2 * 1024;
 
     @Test
     void aSlowConsumerThrottlesProducersInAnotherDomain() throws Exception {
@@ -70,7 +70,7 @@ class ThrottlingTest {
             assertTrue(westView.counter("gma_pc_throttled_sent_total") > 0, "west never answered 429");
             assertTrue(eastView.counter("gma_pc_throttled_received_total") > 0, "east never got 429");
             double eastQueued = eastView.gauge("gma_pc_outbound_queue_bytes{domain=\"west\"}");
-            assertTrue(eastQueued <= EAST_QUEUE + ONE_READ, "east's queue for west holds " + eastQueued);
+            assertTrue(eastQueued <= EAST_QUEUE + SLACK, "east's queue for west holds " + eastQueued);
             double westQueued = westView.gauge("gma_pc_endpoint_queue_bytes{endpoint=\"" + slow.name() + "\"}");
             assertTrue(westQueued <= WEST_ENDPOINT_QUEUE + BATCH, "west's queue for the consumer holds " + westQueued);
 
