@@ -1,0 +1,186 @@
+package io.gma.security;
+
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Issues and checks the bearer tokens of a domain: HMAC-SHA256 over a subject (an endpoint's name, or a
+ * domain), an expiry and a key id, keyed by the domain's shared secret of that id (security/README.md has
+ * the format).
+ *
+ * <pre>
+ *   gma1.k2.Y3B1LWszeDdxekBkc2c.1795176000.2mU1c6...
+ *   ^    ^  ^                  ^          ^
+ *   |    |  subject, Base64url  expiry,    HMAC-SHA256(secret of k2, everything before the last dot),
+ *   |    key id                epoch s    Base64url
+ *   format version
+ * </pre>
+ *
+ * <pre>{@code
+ * Tokens tokens = Tokens.with(KeyRing.read(Path.of("domain.keys"))).build();
+ * String t = tokens.issue("cpu-k3x7qz@dsg", Duration.ofHours(1));
+ * String who = tokens.verify(t).subject();            // throws TokenException when refused
+ * }</pre>
+ *
+ * Signatures are compared in constant time. Immutable and thread-safe.
+ */
+public final class Tokens {
+    static final String VERSION = "gma1";
+    /** The longest token accepted, in characters: a subject is a name, at most a few hundred. */
+    public static final int MAX_TOKEN_CHARS = 1024;
+    private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder B64_DECODE = Base64.getUrlDecoder();
+
+    /** A token that verified. */
+    public record Verified(String subject, Instant expiresAt, String keyId) {
+    }
+
+    private final KeyRing keys;
+    private final Duration skew;
+    private final Duration maxLifetime;
+    private final Clock clock;
+
+    private Tokens(Builder b) {
+        this.keys = b.keys;
+        this.skew = b.skew;
+        this.maxLifetime = b.maxLifetime;
+        this.clock = b.clock;
+    }
+
+    public static Builder with(KeyRing keys) {
+        return new Builder(keys);
+    }
+
+    /**
+     * A token for {@code subject}, valid for {@code lifetime}, signed with the ring's current key.
+     *
+     * @throws IllegalArgumentException if the subject is empty or over 255 characters, or the lifetime is not
+     *     positive or longer than maxLifetime
+     */
+    public String issue(String subject, Duration lifetime) {
+        if (subject == null || subject.isEmpty() || subject.length() > 255) {
+            throw new IllegalArgumentException("subject \"" + subject + "\" is not 1..255 characters");
+        }
+        if (lifetime.isNegative() || lifetime.isZero() || lifetime.compareTo(maxLifetime) > 0) {
+            throw new IllegalArgumentException("lifetime " + lifetime + " is outside 1 s.." + maxLifetime);
+        }
+        long expiry = clock.instant().plus(lifetime).getEpochSecond();
+        String kid = keys.current();
+        String signed = VERSION + "." + kid + "." + B64.encodeToString(subject.getBytes(StandardCharsets.UTF_8))
+                + "." + expiry;
+        return signed + "." + B64.encodeToString(mac(keys.secret(kid), signed));
+    }
+
+    /**
+     * Checks a token: its form, its key, its signature, then its expiry.
+     *
+     * @throws TokenException naming what was refused (never which part of a signature differed)
+     */
+    public Verified verify(String token) throws TokenException {
+        if (token == null || token.length() > MAX_TOKEN_CHARS) {
+            throw new TokenException(TokenException.Reason.MALFORMED, "a token of " + (token == null ? "no"
+                    : token.length()) + " characters is not 1.." + MAX_TOKEN_CHARS);
+        }
+        String[] part = token.split("\\.", -1);
+        if (part.length != 5 || !part[0].equals(VERSION)) {
+            throw new TokenException(TokenException.Reason.MALFORMED, "not a " + VERSION
+                    + " token (version.keyId.subject.expiry.signature)");
+        }
+        byte[] secret;
+        try {
+            secret = keys.secret(KeyRing.checkId(part[1]));
+        } catch (IllegalArgumentException badId) {
+            throw new TokenException(TokenException.Reason.MALFORMED, badId.getMessage());
+        }
+        if (secret == null) {
+            throw new TokenException(TokenException.Reason.UNKNOWN_KEY, "key id " + part[1]
+                    + " is not in this domain's key ring");
+        }
+        byte[] given;
+        byte[] subject;
+        long expiry;
+        try {
+            given = B64_DECODE.decode(part[4]);
+            subject = B64_DECODE.decode(part[2]);
+            expiry = Long.parseLong(part[3]);
+        } catch (IllegalArgumentException notDecodable) {
+            throw new TokenException(TokenException.Reason.MALFORMED, "a token's subject, expiry or signature"
+                    + " does not decode");
+        }
+        byte[] expected = mac(secret, token.substring(0, token.lastIndexOf('.')));
+        if (!MessageDigest.isEqual(expected, given)) {
+            throw new TokenException(TokenException.Reason.BAD_SIGNATURE, "the token's signature does not verify"
+                    + " with key " + part[1]);
+        }
+        Instant expiresAt = Instant.ofEpochSecond(expiry);
+        Instant now = clock.instant();
+        if (now.isAfter(expiresAt.plus(skew))) {
+            throw new TokenException(TokenException.Reason.EXPIRED, "the token expired at " + expiresAt + ", now "
+                    + now + " (clock skew allowed: " + skew.toSeconds() + " s)");
+        }
+        if (expiresAt.isAfter(now.plus(maxLifetime).plus(skew))) {
+            throw new TokenException(TokenException.Reason.TOO_LONG_LIVED, "the token expires at " + expiresAt
+                    + ", more than maxLifetime " + maxLifetime + " ahead");
+        }
+        return new Verified(new String(subject, StandardCharsets.UTF_8), expiresAt, part[1]);
+    }
+
+    private static byte[] mac(byte[] secret, String signed) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            return mac.doFinal(signed.getBytes(StandardCharsets.US_ASCII));
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("HmacSHA256 is missing from this JDK", e); // every JDK has it
+        }
+    }
+
+    /** Settings of a token issuer and checker; the key ring is required. */
+    public static final class Builder {
+        private final KeyRing keys;
+        private Duration skew = Duration.ofSeconds(60);
+        private Duration maxLifetime = Duration.ofHours(24);
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(KeyRing keys) {
+            this.keys = Objects.requireNonNull(keys, "keys");
+        }
+
+        /** How far clocks may disagree: an expired token is still taken this long; default 60 s, at most 1 h. */
+        public Builder skew(Duration skew) {
+            if (skew.isNegative() || skew.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("skew " + skew + " is outside 0..1 h");
+            }
+            this.skew = skew;
+            return this;
+        }
+
+        /** The longest lifetime a token may have; default 24 h. */
+        public Builder maxLifetime(Duration lifetime) {
+            if (lifetime.compareTo(Duration.ofSeconds(1)) < 0 || lifetime.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("maxLifetime " + lifetime + " is outside 1 s..366 days");
+            }
+            this.maxLifetime = lifetime;
+            return this;
+        }
+
+        /** The clock; default the system's (for tests). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Tokens build() {
+            return new Tokens(this);
+        }
+    }
+}
