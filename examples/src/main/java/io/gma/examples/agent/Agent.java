@@ -1,0 +1,83 @@
+package io.gma.examples.agent;
+
+import io.gma.client.EndpointBuilder;
+import io.gma.client.EndpointException;
+import io.gma.client.Producer;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The grid monitoring agent: a producer, registered with attributes {@code role=agent} and {@code host},
+ * that samples this machine every interval and publishes the samples to its subscribers, one message a
+ * sample round, one line a metric:
+ *
+ * <pre>
+ * host=cardiff-node1 metric=load1 value=0.42 unit= at=1795180800123
+ * host=cardiff-node1 metric=cpu value=12.5 unit=% at=1795180800123
+ * </pre>
+ */
+public final class Agent implements AutoCloseable {
+    private final Producer producer;
+    private final HostMetrics metrics = new HostMetrics();
+    private final String host;
+    private final ScheduledExecutorService timer;
+
+    private Agent(Producer producer, String host, Duration interval) {
+        this.producer = producer;
+        this.host = host;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gma-agent-" + host);
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleAtFixedRate(this::publish, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts an agent in {@code domain} (through {@code pcServlet}, null for none) naming itself {@code host}.
+     */
+    public static Agent start(String registry, String domain, String pcServlet, String host, Duration interval)
+            throws EndpointException {
+        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).label("agent")
+                .attribute("role", "agent").attribute("host", host);
+        if (pcServlet != null) {
+            b.pcServlet(pcServlet);
+        }
+        return new Agent(b.build(), host, interval);
+    }
+
+    /** This machine's name, or "localhost" when it has none. */
+    public static String localHost() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private void publish() {
+        long at = System.currentTimeMillis();
+        StringBuilder b = new StringBuilder();
+        for (HostMetrics.Sample s : metrics.sample()) {
+            b.append(String.format(Locale.ROOT, "host=%s metric=%s value=%.3f unit=%s at=%d%n", host, s.metric(),
+                    s.value(), s.unit(), at));
+        }
+        producer.publish(b.toString().getBytes(StandardCharsets.UTF_8)); // a subscriber that fails, fails alone
+    }
+
+    public String name() {
+        return producer.name();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        producer.close();
+    }
+}

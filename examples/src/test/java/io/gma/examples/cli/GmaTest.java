@@ -1,0 +1,49 @@
+package io.gma.examples.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The gma command: the demo runs and shows both agents with their routes; usage errors exit 2. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GmaTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int gma(String... args) {
+        return Gma.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void theDemoShowsBothAgentsWithTheirRoutesAndStops() {
+        assertEquals(0, gma("demo", "--duration", "4", "--interval", "300"), err.toString());
+        String shown = out.toString();
+        assertTrue(shown.contains("GMA demo, all in this process on loopback:"), shown);
+        assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@cardiff +\\S+/cardiff +memory\\.used .*via pc@cardiff"
+                + " > pc@swansea\n.*"), shown);
+        assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@bangor +\\S+/bangor +memory\\.used .*%.*via pc@bangor"
+                + " > pc@cardiff > pc@swansea\n.*"), shown);
+        long threads = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("gma-")
+                && t.isAlive() && !t.getName().startsWith("gma-demo")).count();
+        assertTrue(threads < 5, threads + " gma threads still running after the demo stopped");
+    }
+
+    @Test
+    void usageErrorsExitTwoWithOneLine() {
+        assertEquals(2, gma("demo", "--interval", "5"));
+        assertTrue(err.toString().startsWith("--interval 5 is outside 100..60000 ms"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, gma("frobnicate"));
+        assertTrue(err.toString().startsWith("Unmatched argument at index 0: 'frobnicate'"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, gma());
+        assertTrue(err.toString().startsWith("give a command: demo (see gma --help)"), err.toString());
+        assertEquals(0, gma("demo", "--help"));
+        assertTrue(out.toString().contains("Usage: gma demo"), out.toString());
+    }
+}
