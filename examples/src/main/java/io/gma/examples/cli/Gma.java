@@ -1,10 +1,7 @@
 package io.gma.examples.cli;
 
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,7 +13,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "gma", mixinStandardHelpOptions = true, version = "gma 0.1.0",
         description = "GMA: monitoring events between producers and consumers, across domains.",
-        subcommands = {Gma.DemoCommand.class})
+        subcommands = {DemoCommand.class, RegistryCommand.class, PcCommand.class, QueryCommand.class,
+            PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class})
 public final class Gma implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -26,7 +24,7 @@ public final class Gma implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "give a command: demo (see gma --help)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "give a command (see gma --help)");
     }
 
     public static void main(String[] args) {
@@ -61,67 +59,10 @@ public final class Gma implements Callable<Integer> {
         }
     }
 
-    /** {@code gma demo}. */
-    @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = "Runs the all-in-one demo in this process, on loopback and ephemeral ports: a registry;"
-                    + " three domains with their PC servlets (cardiff, swansea, and bangor, which is outbound-only"
-                    + " and relayed by cardiff); grid monitoring agents in cardiff and bangor publishing this"
-                    + " machine's load, CPU, memory, disk and network counters; and a collector in swansea that"
-                    + " finds the agents with an SQL query, subscribes, and shows the latest values with their age"
-                    + " and route. Until Ctrl-C, or --duration.")
-    static final class DemoCommand implements Callable<Integer> {
-        @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "${env:GMA_DEMO_DURATION:-0}",
-                description = "Stop after this many seconds; 0 runs until Ctrl-C (env GMA_DEMO_DURATION;"
-                        + " default ${DEFAULT-VALUE}).")
-        long duration;
-
-        @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "${env:GMA_DEMO_INTERVAL:-1000}",
-                description = "How often agents sample (env GMA_DEMO_INTERVAL; default ${DEFAULT-VALUE}).")
-        long interval;
-
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            if (duration < 0) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--duration " + duration
-                        + " is negative");
-            }
-            if (interval < 100 || interval > 60_000) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--interval " + interval
-                        + " is outside 100..60000 ms");
-            }
-            PrintWriter out = spec.commandLine().getOut();
-            CountDownLatch closed = new CountDownLatch(1);
-            Thread main = Thread.currentThread();
-            // Ctrl-C: stop the table, and let the JVM exit only once everything is closed
-            Thread hook = new Thread(() -> {
-                main.interrupt();
-                try {
-                    closed.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "gma-demo-stop");
-            Runtime.getRuntime().addShutdownHook(hook);
-            try (Demo demo = Demo.start(Duration.ofMillis(interval))) {
-                boolean ansi = System.console() != null;
-                if (!ansi) {
-                    out.println(demo.describe());
-                }
-                demo.show(out, duration == 0 ? null : Duration.ofSeconds(duration), Duration.ofSeconds(1), ansi);
-            } catch (InterruptedException stopped) {
-                out.println("gma demo: stopped");
-            } finally {
-                closed.countDown();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // Ctrl-C: the JVM is on its way out, and the hook sees everything closed
-                }
-            }
-            return 0;
+    /** A usage error, naming the value and the limit, unless {@code ok}. */
+    static void check(CommandLine.Model.CommandSpec spec, boolean ok, String problem) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
     }
 }

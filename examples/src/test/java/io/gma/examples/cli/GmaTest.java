@@ -42,7 +42,7 @@ class GmaTest {
         assertTrue(err.toString().startsWith("Unmatched argument at index 0: 'frobnicate'"), err.toString());
         err.getBuffer().setLength(0);
         assertEquals(2, gma());
-        assertTrue(err.toString().startsWith("give a command: demo (see gma --help)"), err.toString());
+        assertTrue(err.toString().startsWith("give a command (see gma --help)"), err.toString());
         assertEquals(0, gma("demo", "--help"));
         assertTrue(out.toString().contains("Usage: gma demo"), out.toString());
     }

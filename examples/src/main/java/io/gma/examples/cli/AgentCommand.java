@@ -1,0 +1,44 @@
+package io.gma.examples.cli;
+
+import io.gma.examples.agent.Agent;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code gma agent}. */
+@Command(name = "agent", mixinStandardHelpOptions = true,
+        description = "The grid monitoring agent: a producer (attributes role=agent, host) that samples this"
+                + " machine's load, CPU, memory, disk and network counters and publishes them to its"
+                + " subscribers. Until Ctrl-C (or --duration).")
+final class AgentCommand implements Callable<Integer> {
+    @Mixin
+    EndpointOptions endpoint;
+
+    @Option(names = "--host", description = "The host name it reports (default this machine's).")
+    String host;
+
+    @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "${env:GMA_AGENT_INTERVAL:-5000}",
+            description = "How often it samples (env GMA_AGENT_INTERVAL; default ${DEFAULT-VALUE}).")
+    long interval;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
+    long duration;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Gma.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
+        Agent agent = Agent.start(endpoint.registry, endpoint.domain, endpoint.pc, host != null ? host
+                : Agent.localHost(), Duration.ofMillis(interval));
+        spec.commandLine().getOut().println("agent is " + agent.name());
+        Running.until(duration, null, agent);
+        return 0;
+    }
+}

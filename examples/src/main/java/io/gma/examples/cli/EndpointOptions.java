@@ -1,0 +1,29 @@
+package io.gma.examples.cli;
+
+import io.gma.client.EndpointBuilder;
+import picocli.CommandLine.Option;
+
+/** The options every command that runs an endpoint takes; flags win over the GMA_ environment variables. */
+final class EndpointOptions {
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
+            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    String registry;
+
+    @Option(names = "--domain", defaultValue = "${env:GMA_DOMAIN:-lan}",
+            description = "The endpoint's domain (env GMA_DOMAIN; default ${DEFAULT-VALUE}).")
+    String domain;
+
+    @Option(names = "--pc", paramLabel = "HOST:PORT", defaultValue = "${env:GMA_PC}",
+            description = "The uplink of the domain's PC servlet, to reach other domains (env GMA_PC; default"
+                    + " none: this domain only).")
+    String pc;
+
+    /** The builder with these options applied. */
+    <T> EndpointBuilder<T> apply(EndpointBuilder<T> b) {
+        b.registry(registry).domain(domain);
+        if (pc != null && !pc.isEmpty()) {
+            b.pcServlet(pc);
+        }
+        return b;
+    }
+}

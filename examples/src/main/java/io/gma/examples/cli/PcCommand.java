@@ -1,0 +1,64 @@
+package io.gma.examples.cli;
+
+import io.gma.pcservlet.PcServlet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code gma pc}. */
+@Command(name = "pc", mixinStandardHelpOptions = true,
+        description = "Runs the PC servlet of a domain until Ctrl-C (or --duration): its endpoints open uplinks"
+                + " to it (--pc HOST:UPLINK-PORT), and it tunnels their traffic to other domains by HTTP POST.")
+final class PcCommand implements Callable<Integer> {
+    @Option(names = "--domain", required = true, defaultValue = "${env:GMA_DOMAIN}",
+            description = "The domain served (env GMA_DOMAIN).")
+    String domain;
+
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
+            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    String registry;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address both listeners bind (default"
+            + " ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--http-port", defaultValue = "8081", description = "HTTP port (default ${DEFAULT-VALUE}).")
+    int httpPort;
+
+    @Option(names = "--uplink-port", defaultValue = "8082", description = "Uplink port (default"
+            + " ${DEFAULT-VALUE}).")
+    int uplinkPort;
+
+    @Option(names = "--via", paramLabel = "DOMAIN", description = "Outbound-only: post to and poll DOMAIN's PC"
+            + " servlet, which relays.")
+    String via;
+
+    @Option(names = "--url", description = "The URL registered for the domain (default http://HOST:HTTP-PORT).")
+    String url;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
+    long duration;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PcServlet.Builder b = PcServlet.builder(domain, registry).host(host).httpPort(httpPort)
+                .uplinkPort(uplinkPort);
+        if (via != null) {
+            b.via(via);
+        }
+        if (url != null) {
+            b.publicUrl(url);
+        }
+        PcServlet pc = b.start();
+        spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
+                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
+        Running.until(duration, null, pc);
+        return 0;
+    }
+}

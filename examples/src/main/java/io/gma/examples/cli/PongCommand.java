@@ -1,0 +1,38 @@
+package io.gma.examples.cli;
+
+import io.gma.client.Producer;
+import io.gma.examples.Pong;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code gma pong}. */
+@Command(name = "pong", mixinStandardHelpOptions = true,
+        description = "The responder gma ping and the latency benchmarks talk to: every REQUEST gets a REPLY"
+                + " with the same bytes, every DATA a DATA back. Until Ctrl-C (or --duration).")
+final class PongCommand implements Callable<Integer> {
+    @Mixin
+    EndpointOptions endpoint;
+
+    @Option(names = "--label", defaultValue = "pong", description = "Registered exactly as LABEL@DOMAIN"
+            + " (default ${DEFAULT-VALUE}).")
+    String label;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
+    long duration;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Producer pong = Pong.start(endpoint.registry, endpoint.domain, label, endpoint.pc);
+        spec.commandLine().getOut().println("pong is " + pong.name());
+        Running.until(duration, null, pong);
+        return 0;
+    }
+}

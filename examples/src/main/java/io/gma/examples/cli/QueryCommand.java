@@ -1,0 +1,87 @@
+package io.gma.examples.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.registry.QueryResult;
+import io.gma.registry.RegistryClient;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code gma query "<SQL>"}. */
+@Command(name = "query", mixinStandardHelpOptions = true,
+        description = "Runs one SELECT on the registry (its views: endpoints, producers, consumers, attributes,"
+                + " domains) and prints the rows as an aligned table, or as JSON.")
+final class QueryCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "SQL", description = "The query, such as \"SELECT name, domain FROM producers\".")
+    String sql;
+
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
+            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    String registry;
+
+    @Option(names = "--json", description = "Print {\"columns\": [...], \"rows\": [[...]]}.")
+    boolean json;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        QueryResult r = RegistryClient.create(registry).query(sql);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            ObjectMapper mapper = new ObjectMapper();
+            ObjectNode root = mapper.createObjectNode();
+            ArrayNode columns = root.putArray("columns");
+            r.columns().forEach(columns::add);
+            ArrayNode rows = root.putArray("rows");
+            for (List<Object> row : r.rows()) {
+                rows.add(mapper.valueToTree(row));
+            }
+            out.println(mapper.writeValueAsString(root));
+        } else {
+            out.print(table(r));
+        }
+        return 0;
+    }
+
+    /** The columns and rows aligned, a rule under the header, and a count (or "truncated") after. */
+    static String table(QueryResult r) {
+        List<String[]> lines = new ArrayList<>();
+        lines.add(r.columns().toArray(new String[0]));
+        for (List<Object> row : r.rows()) {
+            lines.add(row.stream().map(v -> v == null ? "" : String.valueOf(v)).toArray(String[]::new));
+        }
+        int[] width = new int[r.columns().size()];
+        for (String[] line : lines) {
+            for (int i = 0; i < line.length; i++) {
+                width[i] = Math.max(width[i], line[i].length());
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        for (int n = 0; n < lines.size(); n++) {
+            String[] line = lines.get(n);
+            for (int i = 0; i < line.length; i++) {
+                b.append(i < line.length - 1 ? line[i] + " ".repeat(width[i] - line[i].length() + 2) : line[i]);
+            }
+            b.append('\n');
+            if (n == 0) {
+                for (int i = 0; i < width.length; i++) {
+                    b.append("-".repeat(width[i])).append(i < width.length - 1 ? "  " : "");
+                }
+                b.append('\n');
+            }
+        }
+        b.append(r.rows().size()).append(r.rows().size() == 1 ? " row" : " rows")
+                .append(r.truncated() ? " (truncated)" : "").append('\n');
+        return b.toString();
+    }
+}
