@@ -11,6 +11,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma agent}. */
 @Command(name = "agent", mixinStandardHelpOptions = true,
+        header = "The grid monitoring agent: publishes this machine's metrics.",
         description = "The grid monitoring agent: a producer (attributes role=agent, host) that samples this"
                 + " machine's load, CPU, memory, disk and network counters and publishes them to its"
                 + " subscribers. Until Ctrl-C (or --duration).")

@@ -10,6 +10,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma demo}. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
+        header = "The all-in-one demo: three domains, agents and a live collector.",
         description = "Runs the all-in-one demo in this process, on loopback and ephemeral ports: a registry;"
                 + " three domains with their PC servlets (cardiff, swansea, and bangor, which is outbound-only"
                 + " and relayed by cardiff); grid monitoring agents in cardiff and bangor publishing this"

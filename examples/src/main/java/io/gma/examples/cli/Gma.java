@@ -28,7 +28,12 @@ public final class Gma implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        int status = run(args, out, err);
+        out.flush(); // print() does not flush by itself, and exit would lose it
+        err.flush();
+        System.exit(status);
     }
 
     /** Runs the command line; the exit status. */

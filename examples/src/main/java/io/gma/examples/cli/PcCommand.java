@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code gma pc}. */
-@Command(name = "pc", mixinStandardHelpOptions = true,
+@Command(name = "pc", mixinStandardHelpOptions = true, header = "Runs the PC servlet of a domain.",
         description = "Runs the PC servlet of a domain until Ctrl-C (or --duration): its endpoints open uplinks"
                 + " to it (--pc HOST:UPLINK-PORT), and it tunnels their traffic to other domains by HTTP POST.")
 final class PcCommand implements Callable<Integer> {

@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code gma ping <name>}. */
-@Command(name = "ping", mixinStandardHelpOptions = true,
+@Command(name = "ping", mixinStandardHelpOptions = true, header = "Ping-pong with an endpoint, printing round trips.",
         description = "Ping-pong with an endpoint (gma pong answers): a round trip a line, as ping(8) prints"
                 + " them, and a summary with the percentiles.")
 final class PingCommand implements Callable<Integer> {

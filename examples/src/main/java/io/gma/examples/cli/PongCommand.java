@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code gma pong}. */
-@Command(name = "pong", mixinStandardHelpOptions = true,
+@Command(name = "pong", mixinStandardHelpOptions = true, header = "The responder ping talks to.",
         description = "The responder gma ping and the latency benchmarks talk to: every REQUEST gets a REPLY"
                 + " with the same bytes, every DATA a DATA back. Until Ctrl-C (or --duration).")
 final class PongCommand implements Callable<Integer> {

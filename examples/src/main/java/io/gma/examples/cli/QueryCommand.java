@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code gma query "<SQL>"}. */
-@Command(name = "query", mixinStandardHelpOptions = true,
+@Command(name = "query", mixinStandardHelpOptions = true, header = "Runs an SQL query on the registry.",
         description = "Runs one SELECT on the registry (its views: endpoints, producers, consumers, attributes,"
                 + " domains) and prints the rows as an aligned table, or as JSON.")
 final class QueryCommand implements Callable<Integer> {

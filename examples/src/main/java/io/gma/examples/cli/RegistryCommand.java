@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code gma registry}. */
-@Command(name = "registry", mixinStandardHelpOptions = true,
+@Command(name = "registry", mixinStandardHelpOptions = true, header = "Runs a registry.",
         description = "Runs a registry until Ctrl-C (or --duration): H2 in memory by default, H2 on file or"
                 + " PostgreSQL with --jdbc. TLS and authentication options come with the security work.")
 final class RegistryCommand implements Callable<Integer> {

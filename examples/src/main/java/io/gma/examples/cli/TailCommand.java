@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code gma tail "<SQL>"}. */
-@Command(name = "tail", mixinStandardHelpOptions = true,
+@Command(name = "tail", mixinStandardHelpOptions = true, header = "Prints the events of producers an SQL query names.",
         description = "A consumer that subscribes to the producers an SQL query names (its first column) and"
                 + " prints their events as they arrive, a line each. Until Ctrl-C (or --duration).")
 final class TailCommand implements Callable<Integer> {
