@@ -22,8 +22,8 @@ final class AgentCommand implements Callable<Integer> {
     @Option(names = "--host", description = "The host name it reports (default this machine's).")
     String host;
 
-    @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "${env:GMA_AGENT_INTERVAL:-5000}",
-            description = "How often it samples (env GMA_AGENT_INTERVAL; default ${DEFAULT-VALUE}).")
+    @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "5000",
+            description = "How often it samples (default ${DEFAULT-VALUE}).")
     long interval;
 
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",

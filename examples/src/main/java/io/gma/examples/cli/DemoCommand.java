@@ -18,13 +18,13 @@ import picocli.CommandLine.Spec;
                 + " finds the agents with an SQL query, subscribes, and shows the latest values with their age"
                 + " and route. Until Ctrl-C, or --duration.")
 final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "${env:GMA_DEMO_DURATION:-0}",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C (env GMA_DEMO_DURATION; default"
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds; 0 runs until Ctrl-C (default"
                     + " ${DEFAULT-VALUE}).")
     long duration;
 
-    @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "${env:GMA_DEMO_INTERVAL:-1000}",
-            description = "How often agents sample (env GMA_DEMO_INTERVAL; default ${DEFAULT-VALUE}).")
+    @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "1000",
+            description = "How often agents sample (default ${DEFAULT-VALUE}).")
     long interval;
 
     @Spec

@@ -3,18 +3,18 @@ package io.gma.examples.cli;
 import io.gma.client.EndpointBuilder;
 import picocli.CommandLine.Option;
 
-/** The options every command that runs an endpoint takes; flags win over the GMA_ environment variables. */
+/** The options every command that runs an endpoint takes. */
 final class EndpointOptions {
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
-            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
+            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
     String registry;
 
-    @Option(names = "--domain", defaultValue = "${env:GMA_DOMAIN:-lan}",
-            description = "The endpoint's domain (env GMA_DOMAIN; default ${DEFAULT-VALUE}).")
+    @Option(names = "--domain", defaultValue = "lan",
+            description = "The endpoint's domain (default ${DEFAULT-VALUE}).")
     String domain;
 
-    @Option(names = "--pc", paramLabel = "HOST:PORT", defaultValue = "${env:GMA_PC}",
-            description = "The uplink of the domain's PC servlet, to reach other domains (env GMA_PC; default"
+    @Option(names = "--pc", paramLabel = "HOST:PORT",
+            description = "The uplink of the domain's PC servlet, to reach other domains (default"
                     + " none: this domain only).")
     String pc;
 

@@ -41,6 +41,14 @@ public final class Gma implements Callable<Integer> {
         quietLogging();
         Gma gma = new Gma();
         CommandLine cmd = new CommandLine(gma).setOut(out).setErr(err);
+        try {
+            cmd.setDefaultValueProvider(Defaults.fromEnvironment());
+        } catch (IllegalArgumentException badFile) {
+            err.println("gma: " + badFile.getMessage());
+            return 2;
+        }
+        cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER);
+        cmd.getSubcommands().values().forEach(c -> c.getCommandSpec().usageMessage().footer(Defaults.FOOTER));
         cmd.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             commandLine.getErr().println("gma: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (gma.verbose) {

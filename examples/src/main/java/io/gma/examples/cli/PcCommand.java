@@ -12,12 +12,11 @@ import picocli.CommandLine.Spec;
         description = "Runs the PC servlet of a domain until Ctrl-C (or --duration): its endpoints open uplinks"
                 + " to it (--pc HOST:UPLINK-PORT), and it tunnels their traffic to other domains by HTTP POST.")
 final class PcCommand implements Callable<Integer> {
-    @Option(names = "--domain", required = true, defaultValue = "${env:GMA_DOMAIN}",
-            description = "The domain served (env GMA_DOMAIN).")
+    @Option(names = "--domain", description = "The domain served (required).")
     String domain;
 
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
-            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
+            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
     String registry;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address both listeners bind (default"
@@ -47,6 +46,7 @@ final class PcCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         PcServlet.Builder b = PcServlet.builder(domain, registry).host(host).httpPort(httpPort)
                 .uplinkPort(uplinkPort);
         if (via != null) {

@@ -23,8 +23,8 @@ final class QueryCommand implements Callable<Integer> {
     @Parameters(paramLabel = "SQL", description = "The query, such as \"SELECT name, domain FROM producers\".")
     String sql;
 
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "${env:GMA_REGISTRY:-http://127.0.0.1:8080}",
-            description = "The registry's base URL (env GMA_REGISTRY; default ${DEFAULT-VALUE}).")
+    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
+            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
     String registry;
 
     @Option(names = "--json", description = "Print {\"columns\": [...], \"rows\": [[...]]}.")

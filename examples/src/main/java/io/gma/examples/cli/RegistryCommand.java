@@ -12,16 +12,16 @@ import picocli.CommandLine.Spec;
         description = "Runs a registry until Ctrl-C (or --duration): H2 in memory by default, H2 on file or"
                 + " PostgreSQL with --jdbc. TLS and authentication options come with the security work.")
 final class RegistryCommand implements Callable<Integer> {
-    @Option(names = "--host", defaultValue = "${env:GMA_REGISTRY_HOST:-127.0.0.1}",
-            description = "Address to listen on (env GMA_REGISTRY_HOST; default ${DEFAULT-VALUE}).")
+    @Option(names = "--host", defaultValue = "127.0.0.1",
+            description = "Address to listen on (default ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--port", defaultValue = "${env:GMA_REGISTRY_PORT:-8080}",
-            description = "TCP port, 0 for any free one (env GMA_REGISTRY_PORT; default ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "8080",
+            description = "TCP port, 0 for any free one (default ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--jdbc", paramLabel = "URL", defaultValue = "${env:GMA_JDBC}",
-            description = "jdbc:h2:file:PATH or jdbc:postgresql://HOST/DB (env GMA_JDBC; default in memory);"
+    @Option(names = "--jdbc", paramLabel = "URL",
+            description = "jdbc:h2:file:PATH or jdbc:postgresql://HOST/DB (default in memory);"
                     + " user and password from GMA_JDBC_USER and GMA_JDBC_PASSWORD.")
     String jdbc;
 

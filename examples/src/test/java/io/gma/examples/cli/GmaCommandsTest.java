@@ -87,6 +87,7 @@ class GmaCommandsTest {
         }
         Run missing = gma("pc", "--registry", "http://127.0.0.1:1");
         assertEquals(2, missing.status());
-        assertTrue(missing.err().startsWith("Missing required option: '--domain=<domain>'"), missing.err());
+        assertTrue(missing.err().startsWith("--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)"),
+                missing.err());
     }
 }
