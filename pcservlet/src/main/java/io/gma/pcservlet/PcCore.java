@@ -667,6 +667,10 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return routes;
     }
 
+    RegistryClient registry() {
+        return registry;
+    }
+
     Metrics metrics() {
         return metrics;
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import io.gma.registry.DashboardServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -58,6 +59,8 @@ public final class PcServlet implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(core)), "/*");
+        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(TunnelServlet.REGISTRY_QUERY)),
+                "/dashboard/*");
         s.setHandler(context);
         try {
             s.start();

@@ -11,8 +11,36 @@ import java.util.TreeMap;
 /** {@code GET /gma/v1/status} (JSON) and {@code GET /metrics} (Prometheus text format 0.0.4). */
 final class StatusPages {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_SQL_BYTES = 64 * 1024;
 
     private StatusPages() {
+    }
+
+    /** An SQL query from the dashboard, relayed to the registry; its answer in the registry's own JSON. */
+    static PcCore.Answer registryQuery(PcCore core, java.io.InputStream body) throws java.io.IOException {
+        byte[] sql = body.readNBytes(MAX_SQL_BYTES + 1);
+        if (sql.length > MAX_SQL_BYTES) {
+            return json(413, JSON.createObjectNode().put("error", "TOO_LARGE").put("message", "a query of more"
+                    + " than " + MAX_SQL_BYTES + " bytes"));
+        }
+        try {
+            io.gma.registry.QueryResult r = core.registry().query(new String(sql,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            ObjectNode root = JSON.createObjectNode();
+            ArrayNode columns = root.putArray("columns");
+            r.columns().forEach(columns::add);
+            ArrayNode rows = root.putArray("rows");
+            r.rows().forEach(row -> rows.add(JSON.valueToTree(row)));
+            root.put("truncated", r.truncated());
+            return json(200, root);
+        } catch (io.gma.registry.RegistryException e) {
+            return json(e.status() == 0 ? 502 : e.status(), JSON.createObjectNode().put("error", e.code())
+                    .put("message", e.getMessage()));
+        }
+    }
+
+    private static PcCore.Answer json(int status, ObjectNode body) throws java.io.IOException {
+        return new PcCore.Answer(status, "application/json", JSON.writeValueAsBytes(body), 0, null);
     }
 
     static byte[] status(PcCore core) throws java.io.IOException {

@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
  *   GET  /gma/v1/messages?domain=&amp;wait=&amp;ack=    a long poll from an outbound-only domain we relay for
  *   GET  /gma/v1/status                        JSON: domain, clients, queues, counters
  *   GET  /metrics                              Prometheus text format
+ *   POST /gma/v1/registry/query                an SQL query, relayed to the registry (for the dashboard)
+ *   GET  /dashboard/                           the dashboard (embedded PcServlet)
  * </pre>
  *
  * Embedded, {@link PcServlet} hands it its engine. Deployed in a container (mapped to {@code /*}), it builds
@@ -23,6 +25,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class TunnelServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
+    /** Where the dashboard served here posts its registry queries: relayed to the registry, same origin. */
+    static final String REGISTRY_QUERY = "/gma/v1/registry/query";
     private transient PcCore core;
     private transient boolean owned;
 
@@ -90,6 +94,9 @@ public final class TunnelServlet extends HttpServlet {
                 answer = core.poll(req.getParameter("domain"), req.getParameter("wait"), req.getParameter("ack"));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
                 answer = new PcCore.Answer(200, "application/json", StatusPages.status(core), 0, null);
+                resp.setHeader("Access-Control-Allow-Origin", "*"); // the dashboard of another server reads it
+            } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
+                answer = StatusPages.registryQuery(core, req.getInputStream());
             } else if (path.equals("/metrics") && method.equals("GET")) {
                 answer = new PcCore.Answer(200, "text/plain; version=0.0.4; charset=utf-8",
                         StatusPages.metrics(core).getBytes(StandardCharsets.UTF_8), 0, null);

@@ -71,6 +71,8 @@ public final class Registry implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
+        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(API_PATH + "/query")),
+                "/dashboard/*");
         s.setHandler(context);
         try {
             s.start();

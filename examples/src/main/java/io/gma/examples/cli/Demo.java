@@ -56,7 +56,7 @@ public final class Demo implements AutoCloseable {
     /** What runs, and where. */
     public String describe() {
         return String.join(System.lineSeparator(),
-                "GMA demo, all in this process on loopback:",
+                "GMA demo, all in this process on loopback. Dashboard: " + dashboard(),
                 "  registry   " + registry.url() + Registry.API_PATH,
                 "  cardiff    PC servlet " + cardiff.url() + ", an agent publishing this machine's metrics",
                 "  bangor     PC servlet, outbound-only (relayed by cardiff), an agent",
@@ -64,6 +64,16 @@ public final class Demo implements AutoCloseable {
                 "Query the registry meanwhile: curl -s -H 'Content-Type: text/plain'"
                         + " --data \"SELECT name, domain FROM producers\" " + registry.url() + Registry.API_PATH
                         + "/query");
+    }
+
+    /** The dashboard's address (the registry serves it; each PC servlet too). */
+    public String dashboard() {
+        return registry.url() + "/dashboard/";
+    }
+
+    /** The same dashboard, served by swansea's PC servlet (which relays its queries to the registry). */
+    public String pcDashboard() {
+        return swansea.url() + "/dashboard/";
     }
 
     public Collector collector() {

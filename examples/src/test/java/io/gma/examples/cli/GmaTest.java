@@ -23,7 +23,8 @@ class GmaTest {
     void theDemoShowsBothAgentsWithTheirRoutesAndStops() {
         assertEquals(0, gma("demo", "--duration", "4", "--interval", "300"), err.toString());
         String shown = out.toString();
-        assertTrue(shown.contains("GMA demo, all in this process on loopback:"), shown);
+        assertTrue(shown.matches("(?s)GMA demo, all in this process on loopback\\. Dashboard:"
+                + " http://127\\.0\\.0\\.1:[0-9]+/dashboard/\n.*"), shown);
         assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@cardiff +\\S+/cardiff +memory\\.used .*via pc@cardiff"
                 + " > pc@swansea\n.*"), shown);
         assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@bangor +\\S+/bangor +memory\\.used .*%.*via pc@bangor"

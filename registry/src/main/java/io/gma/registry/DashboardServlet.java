@@ -1,0 +1,60 @@
+package io.gma.registry;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+
+/**
+ * The dashboard: one page of plain HTML, CSS and JavaScript (no build step), served by the registry and by
+ * each PC servlet under {@code /dashboard/}. The page reads the registry through {@code queryPath} (the
+ * registry's own API, or a PC servlet's relay of it) and each reachable PC servlet's
+ * {@code /gma/v1/status}, and refreshes every second.
+ */
+public final class DashboardServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private static final Map<String, String> FILES = Map.of("", "index.html", "/", "index.html",
+            "/index.html", "index.html", "/dashboard.js", "dashboard.js", "/dashboard.css", "dashboard.css");
+    private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8", "js",
+            "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8");
+    private final String queryPath;
+
+    /** @param queryPath where the page posts SQL, such as {@code /registry/v1/query} */
+    public DashboardServlet(String queryPath) {
+        this.queryPath = queryPath;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String path = req.getPathInfo() == null ? "" : req.getPathInfo();
+        if (path.isEmpty()) {
+            resp.sendRedirect(req.getRequestURI() + "/"); // relative links resolve under /dashboard/
+            return;
+        }
+        if (path.equals("/config.json")) {
+            send(resp, "application/json", Json.MAPPER.writeValueAsBytes(Map.of("query", queryPath)));
+            return;
+        }
+        String file = FILES.get(path);
+        if (file == null) {
+            resp.sendError(404, path + " is not part of the dashboard");
+            return;
+        }
+        try (InputStream in = DashboardServlet.class.getResourceAsStream("/io/gma/dashboard/" + file)) {
+            if (in == null) {
+                resp.sendError(500, file + " is missing from the jar");
+                return;
+            }
+            send(resp, TYPES.get(file.substring(file.lastIndexOf('.') + 1)), in.readAllBytes());
+        }
+    }
+
+    private static void send(HttpServletResponse resp, String type, byte[] body) throws IOException {
+        resp.setContentType(type);
+        resp.setHeader("Cache-Control", "no-store");
+        resp.setContentLength(body.length);
+        resp.getOutputStream().write(body);
+    }
+}

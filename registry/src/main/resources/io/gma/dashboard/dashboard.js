@@ -1,0 +1,148 @@
+// The GMA dashboard: the registry's tables and each reachable PC servlet's status, every second.
+'use strict';
+
+let queryUrl = null;
+const previous = {}; // domain -> {at, sent, received}: for rates
+
+async function query(sql) {
+  const r = await fetch(queryUrl, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: sql });
+  const body = await r.json();
+  if (!r.ok) {
+    throw new Error((body && body.message) || ('HTTP ' + r.status));
+  }
+  return body;
+}
+
+function cell(tr, text, numeric) {
+  const td = document.createElement('td');
+  td.textContent = text === null || text === undefined ? '' : String(text);
+  if (numeric) {
+    td.className = 'num';
+  }
+  tr.appendChild(td);
+}
+
+function fill(id, rows) {
+  const body = document.querySelector('#' + id + ' tbody');
+  body.replaceChildren(...rows);
+}
+
+function seconds(ms) {
+  return (ms / 1000).toFixed(0) + ' s';
+}
+
+async function status(url) {
+  try {
+    const r = await fetch(url + '/gma/v1/status', { cache: 'no-store' });
+    return r.ok ? await r.json() : null;
+  } catch (unreachable) {
+    return null;
+  }
+}
+
+async function refresh() {
+  const now = Date.now();
+  const domains = await query('SELECT domain, url, via FROM domains ORDER BY domain');
+  const endpoints = await query('SELECT name, kind, domain, registered_at, expires_at FROM endpoints ORDER BY name');
+  const attributes = await query('SELECT name, key, value FROM attributes ORDER BY name, key');
+
+  const attrs = {};
+  for (const [name, key, value] of attributes.rows) {
+    (attrs[name] = attrs[name] || []).push(key + '=' + value);
+  }
+  fill('endpoints', endpoints.rows.map(([name, kind, domain, registered, expires]) => {
+    const tr = document.createElement('tr');
+    cell(tr, name);
+    cell(tr, kind);
+    cell(tr, domain);
+    cell(tr, (attrs[name] || []).join(' '));
+    cell(tr, seconds(now - Date.parse(registered)), true);
+    cell(tr, seconds(Date.parse(expires) - now), true);
+    return tr;
+  }));
+
+  const statuses = await Promise.all(domains.rows.map(([, url]) => url ? status(url) : Promise.resolve(null)));
+  const domainRows = [];
+  const queueRows = [];
+  domains.rows.forEach(([domain, url, via], i) => {
+    const s = statuses[i];
+    const tr = document.createElement('tr');
+    cell(tr, domain);
+    cell(tr, url || '(outbound-only)');
+    cell(tr, via);
+    if (s) {
+      const c = s.counters;
+      const queued = s.outbound.concat(s.relayed).concat(s.clients);
+      const prev = previous[domain];
+      const dt = prev ? (now - prev.at) / 1000 : 0;
+      cell(tr, s.clients.filter(x => x.connected).length, true);
+      cell(tr, queued.reduce((n, q) => n + q.queuedMessages, 0), true);
+      cell(tr, queued.reduce((n, q) => n + q.queuedBytes, 0), true);
+      cell(tr, c.throttledSent, true);
+      cell(tr, c.throttledReceived, true);
+      cell(tr, c.retries, true);
+      cell(tr, c.drops, true);
+      cell(tr, dt > 0 ? ((c.messagesSent - prev.sent) / dt).toFixed(1) : '', true);
+      cell(tr, dt > 0 ? ((c.messagesReceived - prev.received) / dt).toFixed(1) : '', true);
+      previous[domain] = { at: now, sent: c.messagesSent, received: c.messagesReceived };
+      for (const q of s.outbound.concat(s.relayed)) {
+        const qr = document.createElement('tr');
+        cell(qr, domain);
+        cell(qr, q.domain);
+        cell(qr, q.queuedMessages, true);
+        cell(qr, q.queuedBytes, true);
+        queueRows.push(qr);
+      }
+    } else {
+      for (let k = 0; k < 9; k++) {
+        cell(tr, '');
+      }
+    }
+    domainRows.push(tr);
+  });
+  fill('domains', domainRows);
+  fill('queues', queueRows);
+  document.getElementById('status').textContent = 'updated ' + new Date(now).toLocaleTimeString();
+}
+
+async function runQuery(event) {
+  event.preventDefault();
+  const error = document.getElementById('sql-error');
+  const head = document.querySelector('#result thead');
+  error.textContent = '';
+  try {
+    const r = await query(document.getElementById('sql').value);
+    const tr = document.createElement('tr');
+    for (const c of r.columns) {
+      const th = document.createElement('th');
+      th.textContent = c;
+      tr.appendChild(th);
+    }
+    head.replaceChildren(tr);
+    fill('result', r.rows.map(row => {
+      const rtr = document.createElement('tr');
+      row.forEach(v => cell(rtr, v, typeof v === 'number'));
+      return rtr;
+    }));
+  } catch (e) {
+    head.replaceChildren();
+    fill('result', []);
+    error.textContent = e.message;
+  }
+}
+
+async function start() {
+  queryUrl = (await (await fetch('config.json')).json()).query;
+  document.getElementById('sql-form').addEventListener('submit', runQuery);
+  const tick = async () => {
+    try {
+      await refresh();
+    } catch (e) {
+      document.getElementById('status').textContent = 'registry unreachable: ' + e.message;
+    }
+    setTimeout(tick, 1000);
+  };
+  tick();
+}
+
+start();
