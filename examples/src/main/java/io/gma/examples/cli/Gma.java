@@ -38,7 +38,7 @@ public final class Gma implements Callable<Integer> {
 
     /** Runs the command line; the exit status. */
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        quietLogging();
+        quietLogging(args);
         Gma gma = new Gma();
         CommandLine cmd = new CommandLine(gma).setOut(out).setErr(err);
         try {
@@ -59,10 +59,20 @@ public final class Gma implements Callable<Integer> {
         return cmd.execute(args);
     }
 
-    /** One line per event, no Jetty or connection-pool chatter, unless the user set these properties. */
-    static void quietLogging() {
-        String[][] defaults = {{"org.slf4j.simpleLogger.defaultLogLevel", "warn"},
-            {"org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore", "error"}, // "open": the demo knows
+    /**
+     * One line per event, with the time; Jetty and the connection pool only at WARN. The servers (registry,
+     * pc, pong, agent) log at INFO; the commands that draw on the terminal (demo, query, ping, tail) only
+     * WARN and up, so that their output stays readable. Properties the user set are left alone.
+     */
+    static void quietLogging(String[] args) {
+        String command = java.util.Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+        boolean drawing = java.util.Set.of("demo", "query", "ping", "tail").contains(command);
+        String[][] defaults = {{"org.slf4j.simpleLogger.defaultLogLevel", drawing ? "warn" : "info"},
+            {"org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore", drawing ? "error" : "info"},
+            {"org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn"},
+            {"org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn"},
+            {"org.slf4j.simpleLogger.showDateTime", "true"},
+            {"org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS"},
             {"org.slf4j.simpleLogger.showThreadName", "false"},
             {"org.slf4j.simpleLogger.showShortLogName", "true"}};
         for (String[] d : defaults) {
