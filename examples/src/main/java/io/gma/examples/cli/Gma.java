@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "gma", mixinStandardHelpOptions = true, version = "gma 0.1.0",
         description = "GMA: monitoring events between producers and consumers, across domains.",
         subcommands = {DemoCommand.class, RegistryCommand.class, PcCommand.class, QueryCommand.class,
-            PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class})
+            PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class, KeysCommand.class})
 public final class Gma implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;

@@ -73,6 +73,19 @@ class GmaCommandsTest {
     }
 
     @Test
+    void keysMakesTheDomainSecretAndCertificates(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        Run keys = gma("keys", "--dir", dir.toString(), "--client", "alice");
+        assertEquals(0, keys.status(), keys.err());
+        for (String file : new String[] {"domain.keys", "store.pass", "ca.p12", "ca.pem", "truststore.p12",
+            "server.p12", "client-alice.p12"}) {
+            assertTrue(keys.out().contains("wrote " + dir.resolve(file) + "\n"), keys.out());
+        }
+        Run again = gma("keys", "--dir", dir.toString());
+        assertEquals(1, again.status());
+        assertEquals("gma: " + dir.resolve("store.pass") + " exists already: not overwritten\n", again.err());
+    }
+
+    @Test
     void registryAndPcServletStartAndStop() throws Exception {
         Run registry = gma("registry", "--port", "0", "--duration", "1");
         assertEquals(0, registry.status(), registry.err());
