@@ -96,7 +96,11 @@ public final class TunnelServlet extends HttpServlet {
                 answer = new PcCore.Answer(200, "application/json", StatusPages.status(core), 0, null);
                 resp.setHeader("Access-Control-Allow-Origin", "*"); // the dashboard of another server reads it
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
-                answer = StatusPages.registryQuery(core, req.getInputStream());
+                // the PC servlet's port faces other domains; the registry may not: relay for this machine only
+                answer = java.net.InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress()
+                        ? StatusPages.registryQuery(core, req.getInputStream())
+                        : PcCore.Answer.text(403, io.gma.wire.ErrorCode.FORBIDDEN, "the registry relay answers"
+                                + " this machine only, not " + req.getRemoteAddr());
             } else if (path.equals("/metrics") && method.equals("GET")) {
                 answer = new PcCore.Answer(200, "text/plain; version=0.0.4; charset=utf-8",
                         StatusPages.metrics(core).getBytes(StandardCharsets.UTF_8), 0, null);

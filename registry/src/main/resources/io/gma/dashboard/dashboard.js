@@ -31,10 +31,15 @@ function seconds(ms) {
   return (ms / 1000).toFixed(0) + ' s';
 }
 
-async function status(url) {
+// A PC servlet's status, or null when it does not answer in 2 s, answers something else, or names
+// another domain (a URL taken over by another PC servlet before the old lease ran out).
+async function status(url, domain) {
   try {
-    const r = await fetch(url + '/gma/v1/status', { cache: 'no-store' });
-    return r.ok ? await r.json() : null;
+    const r = await fetch(url + '/gma/v1/status', { cache: 'no-store', signal: AbortSignal.timeout(2000) });
+    const s = r.ok ? await r.json() : null;
+    const shaped = s && s.domain === domain && s.counters && Array.isArray(s.outbound)
+        && Array.isArray(s.relayed) && Array.isArray(s.clients);
+    return shaped ? s : null;
   } catch (unreachable) {
     return null;
   }
@@ -61,7 +66,8 @@ async function refresh() {
     return tr;
   }));
 
-  const statuses = await Promise.all(domains.rows.map(([, url]) => url ? status(url) : Promise.resolve(null)));
+  const statuses = await Promise.all(domains.rows.map(([domain, url]) => url ? status(url, domain)
+      : Promise.resolve(null)));
   const domainRows = [];
   const queueRows = [];
   domains.rows.forEach(([domain, url, via], i) => {
@@ -94,7 +100,8 @@ async function refresh() {
         queueRows.push(qr);
       }
     } else {
-      for (let k = 0; k < 9; k++) {
+      cell(tr, url ? 'no answer' : '');
+      for (let k = 0; k < 8; k++) {
         cell(tr, '');
       }
     }

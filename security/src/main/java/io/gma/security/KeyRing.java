@@ -92,8 +92,13 @@ public final class KeyRing {
             if (id.equals("current")) {
                 continue;
             }
+            if (!KEY_ID.matcher(id).matches()) {
+                // not echoed: a secret pasted without its id would be read as one
+                throw new IllegalArgumentException(file + " has a key id of " + id.length() + " characters that is"
+                        + " not 1..32 of [A-Za-z0-9_-] (lines are <key id> = <Base64 secret>)");
+            }
             try {
-                secrets.put(checkId(id), Base64.getDecoder().decode(p.getProperty(id).trim()));
+                secrets.put(id, Base64.getDecoder().decode(p.getProperty(id).trim()));
             } catch (IllegalArgumentException notBase64) {
                 throw new IllegalArgumentException("the secret of key " + id + " in " + file + " is not Base64");
             }
@@ -110,8 +115,12 @@ public final class KeyRing {
         return b.toString();
     }
 
-    /** A ring with one more key, made current (the others still verify). */
+    /** A ring with one more key, made current (the others still verify); its id must be new. */
     public KeyRing rotateTo(String id, byte[] secret) {
+        if (secrets.containsKey(id)) {
+            throw new IllegalArgumentException("key " + id + " is in the ring already: a rotation takes a new id,"
+                    + " or tokens it signed would stop verifying");
+        }
         Map<String, byte[]> more = new LinkedHashMap<>(secrets);
         more.put(id, secret);
         return of(more, id);

@@ -39,6 +39,9 @@ public final class Tokens {
     public static final int MAX_TOKEN_CHARS = 1024;
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder B64_DECODE = Base64.getUrlDecoder();
+    private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
+    private static final java.util.regex.Pattern EXPIRY = java.util.regex.Pattern.compile("[0-9]{1,18}");
+    private static final java.util.regex.Pattern BASE64URL = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
 
     /** A token that verified. */
     public record Verified(String subject, Instant expiresAt, String keyId) {
@@ -77,7 +80,13 @@ public final class Tokens {
         String kid = keys.current();
         String signed = VERSION + "." + kid + "." + B64.encodeToString(subject.getBytes(StandardCharsets.UTF_8))
                 + "." + expiry;
-        return signed + "." + B64.encodeToString(mac(keys.secret(kid), signed));
+        String token = signed + "." + B64.encodeToString(mac(keys.secret(kid), signed));
+        if (token.length() > MAX_TOKEN_CHARS) {
+            throw new IllegalArgumentException("a token for a subject of " + subject.getBytes(
+                    StandardCharsets.UTF_8).length + " UTF-8 bytes would be " + token.length() + " characters, over "
+                    + MAX_TOKEN_CHARS);
+        }
+        return token;
     }
 
     /**
@@ -95,12 +104,13 @@ public final class Tokens {
             throw new TokenException(TokenException.Reason.MALFORMED, "not a " + VERSION
                     + " token (version.keyId.subject.expiry.signature)");
         }
-        byte[] secret;
-        try {
-            secret = keys.secret(KeyRing.checkId(part[1]));
-        } catch (IllegalArgumentException badId) {
-            throw new TokenException(TokenException.Reason.MALFORMED, badId.getMessage());
+        if (!KEY_ID.matcher(part[1]).matches() || !EXPIRY.matcher(part[3]).matches()
+                || !BASE64URL.matcher(part[2]).matches() || !BASE64URL.matcher(part[4]).matches()) {
+            // nothing of the token is echoed: it may carry anything, line breaks included
+            throw new TokenException(TokenException.Reason.MALFORMED, "a token's key id, subject, expiry or"
+                    + " signature is not of its form");
         }
+        byte[] secret = keys.secret(part[1]);
         if (secret == null) {
             throw new TokenException(TokenException.Reason.UNKNOWN_KEY, "key id " + part[1]
                     + " is not in this domain's key ring");
@@ -115,6 +125,11 @@ public final class Tokens {
         } catch (IllegalArgumentException notDecodable) {
             throw new TokenException(TokenException.Reason.MALFORMED, "a token's subject, expiry or signature"
                     + " does not decode");
+        }
+        if (!B64.encodeToString(given).equals(part[4]) || !B64.encodeToString(subject).equals(part[2])) {
+            // one token, one spelling: unused bits set, or padding, would let a copy pass a replay check
+            throw new TokenException(TokenException.Reason.MALFORMED, "a token's subject or signature is not in"
+                    + " its canonical Base64url");
         }
         byte[] expected = mac(secret, token.substring(0, token.lastIndexOf('.')));
         if (!MessageDigest.isEqual(expected, given)) {
@@ -138,7 +153,7 @@ public final class Tokens {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            return mac.doFinal(signed.getBytes(StandardCharsets.US_ASCII));
+            return mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("HmacSHA256 is missing from this JDK", e); // every JDK has it
         }

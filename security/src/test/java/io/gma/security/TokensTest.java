@@ -114,6 +114,21 @@ class TokensTest {
     }
 
     @Test
+    void aTokenHasOneSpellingOnly() {
+        Tokens t = tokens(ring, T0);
+        String good = t.issue("cpu-k3x7qz@dsg", Duration.ofHours(1));
+        char last = good.charAt(good.length() - 1);
+        // the last character carries 2 unused bits: another character with the same 4 leading bits decodes alike
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        int v = alphabet.indexOf(last);
+        String twin = good.substring(0, good.length() - 1) + alphabet.charAt(v ^ 1);
+        assertEquals(TokenException.Reason.MALFORMED, refused(t, twin));
+        assertThrows(IllegalArgumentException.class, () -> t.issue("\u4e2d".repeat(255), Duration.ofHours(1)),
+                "a token verify() would refuse is not issued");
+        assertThrows(IllegalArgumentException.class, () -> ring.rotateTo("k1", secret2), "ids are not reused");
+    }
+
+    @Test
     void rotationVerifiesOldAndNewUntilTheOldKeyIsDropped() throws Exception {
         String old = tokens(ring, T0).issue("cpu-k3x7qz@dsg", Duration.ofHours(1));
         KeyRing rotated = ring.rotateTo("k2", secret2);
@@ -133,10 +148,15 @@ class TokensTest {
         Tokens t = tokens(ring, T0);
         String good = t.issue("cpu-k3x7qz@dsg", Duration.ofHours(1));
         for (String bad : new String[] {null, "", "gma1", "a.b.c.d.e", good.replace("gma1.", "gma2."),
-            good + ".x", "gma1.k 1.YQ.1.YQ", "gma1.k1.@@@.1.YQ", "gma1.k1.YQ.soon.YQ", "x".repeat(2000)}) {
+            good + ".x", "gma1.k 1.YQ.1.YQ", "gma1.k1.@@@.1.YQ", "gma1.k1.YQ.soon.YQ", "x".repeat(2000),
+            good + "=", "gma1.k1\r\nforged log line.YQ.1.YQ", good.replace("." + good.split("\\.")[3] + ".",
+                    ".\u0661\u0667\u0669\u0665.")}) {
             assertEquals(TokenException.Reason.MALFORMED, refused(t, bad), String.valueOf(bad));
         }
-        assertEquals("a token of 2000 characters is not 1..1024", texts.get(texts.size() - 1));
+        assertEquals("a token of 2000 characters is not 1..1024", texts.get(texts.size() - 4));
+        for (String text : texts) {
+            assertFalse(text.contains("forged") || text.contains("\n"), "echoed: " + text);
+        }
         for (String text : texts) {
             noSecretIn(text, secret1);
         }

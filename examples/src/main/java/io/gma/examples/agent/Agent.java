@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * The grid monitoring agent: a producer, registered with attributes {@code role=agent} and {@code host},
@@ -61,7 +62,17 @@ public final class Agent implements AutoCloseable {
         }
     }
 
+    /** One round; a failure is logged and the next round comes all the same (a scheduled task that threw
+     * would never run again). */
     private void publish() {
+        try {
+            publishOnce();
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(Agent.class).warn("{}: a sample round failed: {}", host, e.toString());
+        }
+    }
+
+    private void publishOnce() {
         long at = System.currentTimeMillis();
         StringBuilder b = new StringBuilder();
         for (HostMetrics.Sample s : metrics.sample()) {

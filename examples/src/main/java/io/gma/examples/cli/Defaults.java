@@ -48,8 +48,8 @@ final class Defaults implements CommandLine.IDefaultValueProvider {
             try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
                 p.load(in);
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read the properties file " + path + ": "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException("cannot read the properties file " + path + " ("
+                        + e.getClass().getSimpleName() + ")", e);
             }
         }
         return new Defaults(env, p);

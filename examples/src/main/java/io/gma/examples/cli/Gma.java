@@ -24,7 +24,7 @@ public final class Gma implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "give a command (see gma --help)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "give a command");
     }
 
     public static void main(String[] args) {
@@ -44,11 +44,17 @@ public final class Gma implements Callable<Integer> {
         try {
             cmd.setDefaultValueProvider(Defaults.fromEnvironment());
         } catch (IllegalArgumentException badFile) {
-            err.println("gma: " + badFile.getMessage());
+            err.println("gma: " + badFile.getMessage()); // and no help either: the file is needed for it
             return 2;
         }
         cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER);
         cmd.getSubcommands().values().forEach(c -> c.getCommandSpec().usageMessage().footer(Defaults.FOOTER));
+        cmd.setParameterExceptionHandler((e, given) -> {
+            // a usage error: one line, not the whole usage text
+            e.getCommandLine().getErr().println(e.getMessage() + " (see gma " + (e.getCommandLine() == cmd ? ""
+                    : e.getCommandLine().getCommandName() + " ") + "--help)");
+            return 2;
+        });
         cmd.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             commandLine.getErr().println("gma: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (gma.verbose) {

@@ -45,19 +45,28 @@ final class PingCommand implements Callable<Integer> {
         Gma.check(spec, size >= 0 && size <= 16 << 20, "--size " + size + " is outside 0..16777216");
         Gma.check(spec, interval >= 0, "--interval " + interval + " is negative");
         PrintWriter out = spec.commandLine().getOut();
-        try (Ping ping = Ping.start(endpoint.registry, endpoint.domain, endpoint.pc)) {
+        Ping ping = Ping.start(endpoint.registry, endpoint.domain, endpoint.pc);
+        // through Running: Ctrl-C stops the round trips and still unregisters the ping endpoint
+        Running.until(0, () -> {
             out.printf(Locale.ROOT, "PING %s: %d data bytes%n", target, size);
             long[] rtt = new long[count];
-            for (int i = 0; i < count; i++) {
-                rtt[i] = ping.run(target, 1, size, !nonblocking)[0];
-                out.printf(Locale.ROOT, "%d bytes from %s: seq=%d time=%.3f ms%n", size, target, i + 1,
-                        rtt[i] / 1e6);
-                if (interval > 0 && i < count - 1) {
-                    Thread.sleep(interval);
+            int done = 0;
+            try {
+                for (; done < count; done++) {
+                    rtt[done] = ping.run(target, 1, size, !nonblocking)[0];
+                    out.printf(Locale.ROOT, "%d bytes from %s: seq=%d time=%.3f ms%n", size, target, done + 1,
+                            rtt[done] / 1e6);
+                    if (interval > 0 && done < count - 1) {
+                        Thread.sleep(interval);
+                    }
+                }
+            } finally {
+                if (done > 0) {
+                    out.printf(Locale.ROOT, "--- %s ping statistics ---%n%s%n", target,
+                            Ping.summary(java.util.Arrays.copyOf(rtt, done)));
                 }
             }
-            out.printf(Locale.ROOT, "--- %s ping statistics ---%n%s%n", target, Ping.summary(rtt));
-        }
+        }, ping);
         return 0;
     }
 }

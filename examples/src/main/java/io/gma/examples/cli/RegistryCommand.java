@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
 /** {@code gma registry}. */
 @Command(name = "registry", mixinStandardHelpOptions = true, header = "Runs a registry.",
         description = "Runs a registry until Ctrl-C (or --duration): H2 in memory by default, H2 on file or"
-                + " PostgreSQL with --jdbc. TLS and authentication options come with the security work.")
+                + " PostgreSQL with --jdbc (docs/registry.md). TLS and authentication options come with the security"
+                + " work.")
 final class RegistryCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1",
             description = "Address to listen on (default ${DEFAULT-VALUE}).")
@@ -21,9 +22,34 @@ final class RegistryCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--jdbc", paramLabel = "URL",
-            description = "jdbc:h2:file:PATH or jdbc:postgresql://HOST/DB (default in memory);"
-                    + " user and password from GMA_JDBC_USER and GMA_JDBC_PASSWORD.")
+            description = "jdbc:h2:file:PATH or jdbc:postgresql://HOST/DB (default in memory); the password from"
+                    + " the environment variable GMA_JDBC_PASSWORD.")
     String jdbc;
+
+    @Option(names = "--jdbc-user", paramLabel = "USER", defaultValue = "sa",
+            description = "The database user (default ${DEFAULT-VALUE}).")
+    String jdbcUser;
+
+    @Option(names = "--jdbc-query-user", paramLabel = "USER",
+            description = "PostgreSQL: the role that runs queries, with SELECT on the views only; its password from"
+                    + " GMA_JDBC_QUERY_PASSWORD (see docs/registry.md).")
+    String queryUser;
+
+    @Option(names = "--max-rows", defaultValue = "10000", description = "Rows a query may answer (default"
+            + " ${DEFAULT-VALUE}).")
+    int maxRows;
+
+    @Option(names = "--query-timeout", paramLabel = "SECONDS", defaultValue = "5",
+            description = "How long a query may run (default ${DEFAULT-VALUE}).")
+    int queryTimeout;
+
+    @Option(names = "--default-lease", paramLabel = "SECONDS", defaultValue = "30",
+            description = "Lease of a registration that asks for none (default ${DEFAULT-VALUE}).")
+    int defaultLease;
+
+    @Option(names = "--max-lease", paramLabel = "SECONDS", defaultValue = "3600",
+            description = "Longest lease a registration may ask for (default ${DEFAULT-VALUE}).")
+    int maxLease;
 
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
             description = "Stop after this many seconds; 0 runs until Ctrl-C.")
@@ -34,12 +60,23 @@ final class RegistryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Registry.Builder b = Registry.builder().host(host).port(port);
-        if (jdbc != null && !jdbc.isEmpty()) {
-            b.jdbc(jdbc, System.getenv().getOrDefault("GMA_JDBC_USER", "sa"),
-                    System.getenv().getOrDefault("GMA_JDBC_PASSWORD", ""));
+        Registry built;
+        try {
+            Registry.Builder b = Registry.builder().host(host).port(port).maxRows(maxRows)
+                    .queryTimeout(java.time.Duration.ofSeconds(queryTimeout))
+                    .defaultLease(java.time.Duration.ofSeconds(defaultLease))
+                    .maxLease(java.time.Duration.ofSeconds(maxLease));
+            if (jdbc != null && !jdbc.isEmpty()) {
+                b.jdbc(jdbc, jdbcUser, System.getenv().getOrDefault("GMA_JDBC_PASSWORD", ""));
+            }
+            if (queryUser != null) {
+                b.queryCredentials(queryUser, System.getenv().getOrDefault("GMA_JDBC_QUERY_PASSWORD", ""));
+            }
+            built = b.build();
+        } catch (IllegalArgumentException bad) {
+            throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
         }
-        Registry registry = b.build().start();
+        Registry registry = built.start();
         spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
         Running.until(duration, null, registry);
         return 0;

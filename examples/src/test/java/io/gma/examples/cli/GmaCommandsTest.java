@@ -25,8 +25,34 @@ class GmaCommandsTest {
         return new Run(status, out.toString(), err.toString());
     }
 
+    /** What each background run has printed so far (its first line), for tests that need it early. */
+    private static final java.util.Map<CompletableFuture<Run>, String> PC_OUT =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     static CompletableFuture<Run> background(String... args) {
-        return CompletableFuture.supplyAsync(() -> gma(args));
+        StringWriter out = new StringWriter(); // a StringBuffer inside: safe to read while it is written
+        StringWriter err = new StringWriter();
+        CompletableFuture<Run> run = new CompletableFuture<>();
+        Thread t = new Thread(() -> run.complete(new Run(Gma.run(args, new PrintWriter(out, true),
+                new PrintWriter(err, true)), out.toString(), err.toString())));
+        t.setDaemon(true);
+        t.start();
+        Thread watch = new Thread(() -> {
+            while (!run.isDone()) {
+                String text = out.toString();
+                if (text.contains("\n")) {
+                    PC_OUT.putIfAbsent(run, text.substring(0, text.indexOf('\n')));
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        watch.setDaemon(true);
+        watch.start();
+        return run;
     }
 
     private static void waitFor(CompletableFuture<Run> run, String registry, String name) throws Exception {
@@ -72,6 +98,44 @@ class GmaCommandsTest {
         }
     }
 
+    /** The README's example of forwarding through a firewall, command by command. */
+    @Test
+    void eventsFromBehindAFirewallReachTheOtherDomain() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            String url = registry.url();
+            CompletableFuture<Run> site = background("pc", "--domain", "site", "--registry", url, "--http-port", "0",
+                    "--uplink-port", "0", "--duration", "12");
+            CompletableFuture<Run> lab = background("pc", "--domain", "lab", "--via", "site", "--registry", url,
+                    "--http-port", "0", "--uplink-port", "0", "--duration", "12");
+            String siteUplink = uplink(site);
+            String labUplink = uplink(lab);
+            CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lab", "--pc",
+                    labUplink, "--host", "inside", "--interval", "200", "--duration", "8");
+            waitFor(agent, url, "@lab");
+            Run tail = gma("tail", "--registry", url, "--domain", "site", "--pc", siteUplink, "--duration", "3",
+                    "SELECT name FROM producers WHERE domain = 'lab'");
+            assertEquals(0, tail.status(), tail.err());
+            assertTrue(tail.out().matches("(?s).* agent-[a-z2-7]{6}@lab: host=inside metric=memory\\.used .*"),
+                    tail.out());
+            assertEquals(0, agent.get(20, TimeUnit.SECONDS).status());
+            assertEquals(0, lab.get(20, TimeUnit.SECONDS).status());
+            assertEquals(0, site.get(20, TimeUnit.SECONDS).status());
+        }
+    }
+
+    /** The uplink address a background gma pc printed. */
+    private static String uplink(CompletableFuture<Run> pc) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            String line = PC_OUT.get(pc);
+            if (line != null) {
+                return line.substring(line.lastIndexOf(' ') + 1).strip();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("gma pc printed no uplink address");
+    }
+
     @Test
     void keysMakesTheDomainSecretAndCertificates(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         Run keys = gma("keys", "--dir", dir.toString(), "--client", "alice");
@@ -100,7 +164,7 @@ class GmaCommandsTest {
         }
         Run missing = gma("pc", "--registry", "http://127.0.0.1:1");
         assertEquals(2, missing.status());
-        assertTrue(missing.err().startsWith("--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)"),
+        assertEquals("--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain) (see gma pc --help)\n",
                 missing.err());
     }
 }
