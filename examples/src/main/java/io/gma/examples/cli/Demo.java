@@ -66,6 +66,11 @@ public final class Demo implements AutoCloseable {
                         + "/query");
     }
 
+    /** The registry's base URL. */
+    public String registryUrl() {
+        return registry.url();
+    }
+
     /** The dashboard's address (the registry serves it; each PC servlet too). */
     public String dashboard() {
         return registry.url() + "/dashboard/";

@@ -42,7 +42,12 @@ class DashboardTest {
                 "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000");
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER))
                 .usingAnyFreePort().build();
-        try (Demo demo = Demo.start(Duration.ofMillis(500))) {
+        // a PC servlet that takes connections and never answers: the page must not wait for it
+        try (Demo demo = Demo.start(Duration.ofMillis(500));
+                java.net.ServerSocket hole = new java.net.ServerSocket(0, 50,
+                        java.net.InetAddress.getLoopbackAddress())) {
+            io.gma.registry.RegistryClient.create(demo.registryUrl()).registerDomain("hole",
+                    "http://127.0.0.1:" + hole.getLocalPort(), null, Duration.ofMinutes(1));
             WebDriver chrome = new ChromeDriver(service, options);
             try {
                 for (String page : List.of(demo.dashboard(), demo.pcDashboard())) {
@@ -54,6 +59,8 @@ class DashboardTest {
                     assertTrue(endpoints.contains("collector-") && endpoints.contains("@cardiff"), endpoints);
                     wait.until(b -> b.findElement(By.id("domains")).getText().contains("bangor (outbound-only)"
                             + " cardiff"));
+                    wait.until(b -> b.findElement(By.id("domains")).getText().matches(
+                            "(?s).*hole http://127\\.0\\.0\\.1:[0-9]+ no answer.*"));
 
                     WebElement sql = chrome.findElement(By.id("sql"));
                     sql.clear();
