@@ -26,9 +26,8 @@ final class AgentCommand implements Callable<Integer> {
             description = "How often it samples (default ${DEFAULT-VALUE}).")
     long interval;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
-    long duration;
+    @Mixin
+    DurationOption duration;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -36,10 +35,10 @@ final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Gma.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
-        Agent agent = Agent.start(endpoint.registry, endpoint.domain, endpoint.pc, host != null ? host
+        Agent agent = Agent.start(endpoint.registry.url, endpoint.domain, endpoint.pc, host != null ? host
                 : Agent.localHost(), Duration.ofMillis(interval));
         spec.commandLine().getOut().println("agent is " + agent.name());
-        Running.until(duration, null, agent);
+        Running.until(duration.seconds, null, agent);
         return 0;
     }
 }

@@ -1,13 +1,13 @@
 package io.gma.examples.cli;
 
 import io.gma.client.EndpointBuilder;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options every command that runs an endpoint takes. */
 final class EndpointOptions {
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
-            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
-    String registry;
+    @Mixin
+    RegistryOption registry;
 
     @Option(names = "--domain", defaultValue = "lan",
             description = "The endpoint's domain (default ${DEFAULT-VALUE}).")
@@ -20,7 +20,7 @@ final class EndpointOptions {
 
     /** The builder with these options applied. */
     <T> EndpointBuilder<T> apply(EndpointBuilder<T> b) {
-        b.registry(registry).domain(domain);
+        b.registry(registry.url).domain(domain);
         if (pc != null && !pc.isEmpty()) {
             b.pcServlet(pc);
         }

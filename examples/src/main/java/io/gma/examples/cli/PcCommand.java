@@ -4,6 +4,7 @@ import io.gma.pcservlet.PcServlet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -15,9 +16,8 @@ final class PcCommand implements Callable<Integer> {
     @Option(names = "--domain", description = "The domain served (required).")
     String domain;
 
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
-            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
-    String registry;
+    @Mixin
+    RegistryOption registry;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address both listeners bind (default"
             + " ${DEFAULT-VALUE}).")
@@ -37,9 +37,8 @@ final class PcCommand implements Callable<Integer> {
     @Option(names = "--url", description = "The URL registered for the domain (default http://HOST:HTTP-PORT).")
     String url;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
-    long duration;
+    @Mixin
+    DurationOption duration;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -47,7 +46,7 @@ final class PcCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
-        PcServlet.Builder b = PcServlet.builder(domain, registry).host(host).httpPort(httpPort)
+        PcServlet.Builder b = PcServlet.builder(domain, registry.url).host(host).httpPort(httpPort)
                 .uplinkPort(uplinkPort);
         if (via != null) {
             b.via(via);
@@ -58,7 +57,7 @@ final class PcCommand implements Callable<Integer> {
         PcServlet pc = b.start();
         spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
                 : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
-        Running.until(duration, null, pc);
+        Running.until(duration.seconds, null, pc);
         return 0;
     }
 }

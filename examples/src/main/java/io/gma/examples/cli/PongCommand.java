@@ -21,18 +21,17 @@ final class PongCommand implements Callable<Integer> {
             + " (default ${DEFAULT-VALUE}).")
     String label;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
-    long duration;
+    @Mixin
+    DurationOption duration;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        Producer pong = Pong.start(endpoint.registry, endpoint.domain, label, endpoint.pc);
+        Producer pong = Pong.start(endpoint.registry.url, endpoint.domain, label, endpoint.pc);
         spec.commandLine().getOut().println("pong is " + pong.name());
-        Running.until(duration, null, pong);
+        Running.until(duration.seconds, null, pong);
         return 0;
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -23,9 +24,8 @@ final class QueryCommand implements Callable<Integer> {
     @Parameters(paramLabel = "SQL", description = "The query, such as \"SELECT name, domain FROM producers\".")
     String sql;
 
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
-            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
-    String registry;
+    @Mixin
+    RegistryOption registry;
 
     @Option(names = "--json", description = "Print {\"columns\": [...], \"rows\": [[...]]}.")
     boolean json;
@@ -35,7 +35,7 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        QueryResult r = RegistryClient.create(registry).query(sql);
+        QueryResult r = RegistryClient.create(registry.url).query(sql);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectMapper mapper = new ObjectMapper();

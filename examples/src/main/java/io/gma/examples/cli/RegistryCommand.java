@@ -4,6 +4,7 @@ import io.gma.registry.Registry;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -51,9 +52,8 @@ final class RegistryCommand implements Callable<Integer> {
             description = "Longest lease a registration may ask for (default ${DEFAULT-VALUE}).")
     int maxLease;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
-    long duration;
+    @Mixin
+    DurationOption duration;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -78,7 +78,7 @@ final class RegistryCommand implements Callable<Integer> {
         }
         Registry registry = built.start();
         spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
-        Running.until(duration, null, registry);
+        Running.until(duration.seconds, null, registry);
         return 0;
     }
 }

@@ -10,7 +10,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -25,9 +24,8 @@ final class TailCommand implements Callable<Integer> {
     @Mixin
     EndpointOptions endpoint;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
-    long duration;
+    @Mixin
+    DurationOption duration;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -54,7 +52,7 @@ final class TailCommand implements Callable<Integer> {
             tail.close();
             throw e;
         }
-        Running.until(duration, null, tail);
+        Running.until(duration.seconds, null, tail);
         return 0;
     }
 }

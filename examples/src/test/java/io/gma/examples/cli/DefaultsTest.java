@@ -25,19 +25,19 @@ class DefaultsTest {
         file.setProperty("http-port", "7002");
         file.setProperty("domain", "filed");
         PcCommand fromFile = parse(Map.of(), file);
-        assertEquals("http://from-file:1", fromFile.registry);
+        assertEquals("http://from-file:1", fromFile.registry.url);
         assertEquals(7001, fromFile.httpPort, "command.option before option");
         assertEquals("filed", fromFile.domain);
         assertEquals(8082, fromFile.uplinkPort, "the option's own default");
 
         PcCommand fromEnv = parse(Map.of("GMA_REGISTRY", "http://from-env:2", "GMA_PC_HTTP_PORT", "7003",
                 "GMA_HTTP_PORT", "7004"), file);
-        assertEquals("http://from-env:2", fromEnv.registry, "the environment before the file");
+        assertEquals("http://from-env:2", fromEnv.registry.url, "the environment before the file");
         assertEquals(7003, fromEnv.httpPort, "GMA_COMMAND_OPTION before GMA_OPTION");
 
         PcCommand fromFlags = parse(Map.of("GMA_REGISTRY", "http://from-env:2"), file, "--registry",
                 "http://flag:3", "--http-port", "7005");
-        assertEquals("http://flag:3", fromFlags.registry, "a flag before everything");
+        assertEquals("http://flag:3", fromFlags.registry.url, "a flag before everything");
         assertEquals(7005, fromFlags.httpPort);
     }
 }

@@ -1,0 +1,10 @@
+package io.gma.examples.cli;
+
+import picocli.CommandLine.Option;
+
+/** How long a long-running command runs. */
+final class DurationOption {
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds; 0 runs until Ctrl-C.")
+    long seconds;
+}
