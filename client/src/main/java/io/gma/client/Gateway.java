@@ -156,25 +156,20 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalArgumentException if a message is not for an endpoint of this domain
      */
     public String deliverAll(List<Message> messages) {
-        Map<String, long[]> shares = new HashMap<>();
         for (Message m : messages) {
             if (!domainOf(m.to()).equals(domain) || m.to().equals(name)) {
                 throw new IllegalArgumentException(m.to() + " is not an endpoint of domain " + domain);
             }
-            if (!isControl(m.command())) {
-                long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
-                share[0]++;
-                share[1] += m.encodedLength();
-            }
         }
-        List<Peer> touched = new ArrayList<>();
+        Map<String, long[]> shares = dataShares(messages);
+        Set<Peer> touched = new java.util.LinkedHashSet<>();
         synchronized (delivering) {
             if (closed) {
                 return name + " is closed";
             }
             for (Map.Entry<String, long[]> e : shares.entrySet()) {
                 Peer p = peers.get(e.getKey());
-                if (p != null && !p.queue.hasRoom(e.getValue()[1], (int) e.getValue()[0])) {
+                if (lacksRoom(p, e.getValue())) {
                     return "the queue for " + e.getKey() + " holds " + p.queue.messages() + " messages, "
                             + p.queue.bytes() + " bytes (limits " + maxQueuedMessages + ", " + maxQueuedBytes
                             + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes, came";
@@ -206,6 +201,17 @@ public final class Gateway implements AutoCloseable {
      * (advice for a sender, which may hold their messages back and send the others).
      */
     public Set<String> fullFor(List<Message> messages) {
+        Set<String> full = new java.util.TreeSet<>();
+        dataShares(messages).forEach((endpoint, share) -> {
+            if (lacksRoom(peers.get(endpoint), share)) {
+                full.add(endpoint);
+            }
+        });
+        return full;
+    }
+
+    /** Each destination's data messages and bytes among these (answers are not bounded, so not counted). */
+    private static Map<String, long[]> dataShares(List<Message> messages) {
         Map<String, long[]> shares = new HashMap<>();
         for (Message m : messages) {
             if (!isControl(m.command())) {
@@ -214,17 +220,18 @@ public final class Gateway implements AutoCloseable {
                 share[1] += m.encodedLength();
             }
         }
-        Set<String> full = new java.util.TreeSet<>();
-        for (Map.Entry<String, long[]> e : shares.entrySet()) {
-            Peer p = peers.get(e.getKey());
-            if (p != null && !p.queue.hasRoom(e.getValue()[1], (int) e.getValue()[0])) {
-                full.add(e.getKey());
-            }
-        }
-        return full;
+        return shares;
     }
 
-    private static boolean isControl(Command c) {
+    private static boolean lacksRoom(Peer p, long[] share) {
+        return p != null && !p.queue.hasRoom(share[1], (int) share[0]);
+    }
+
+    /**
+     * REPLY, ERROR and UNSUBSCRIBE: the counted control traffic, which data never holds up and queues do not
+     * bound like data (PROTOCOL.md section 4).
+     */
+    public static boolean isControl(Command c) {
         return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }
 

@@ -1,6 +1,6 @@
 package io.gma.pcservlet;
 
-import io.gma.wire.Command;
+import io.gma.client.Gateway;
 import io.gma.wire.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -199,10 +199,9 @@ final class DomainQueue {
         return first;
     }
 
-    /** REPLY, ERROR and UNSUBSCRIBE: never held back nor capped (PROTOCOL.md section 4, control traffic). */
+    /** Answers are never held back nor capped (control traffic does not wait behind data). */
     private static boolean control(Message m) {
-        Command c = m.command();
-        return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
+        return Gateway.isControl(m.command());
     }
 
     /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */

@@ -111,7 +111,8 @@ final class Forwarder implements Runnable {
             return 0;
         }
         Request request = new Request.Builder().url(target.url() + PcCore.MESSAGES_PATH)
-                .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(concat(batch), GMA)).build();
+                .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(PcCore.encodeAll(batch), GMA))
+                .build();
         long start = System.nanoTime();
         try (Response answer = http.newCall(request).execute()) {
             core.metrics().postTook(System.nanoTime() - start);
@@ -224,19 +225,6 @@ final class Forwarder implements Runnable {
                 default -> ErrorCode.MALFORMED;
             };
         }
-    }
-
-    private static byte[] concat(List<Message> batch) {
-        int size = 0;
-        for (Message m : batch) {
-            size += m.encodedLength();
-        }
-        byte[] body = new byte[size];
-        java.nio.ByteBuffer out = java.nio.ByteBuffer.wrap(body);
-        for (Message m : batch) {
-            PcCore.CODEC.encode(m, out);
-        }
-        return body;
     }
 
     private static String text(ResponseBody body) throws IOException {

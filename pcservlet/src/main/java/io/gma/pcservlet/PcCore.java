@@ -420,9 +420,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         metrics.delivered.add(local.size());
         relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
         onward.values().forEach(ms -> metrics.relayed.add(ms.size()));
-        ByteBuffer out = ByteBuffer.allocate(errors.stream().mapToInt(Message::encodedLength).sum());
-        errors.forEach(e -> CODEC.encode(e, out));
-        return new Answer(200, "application/x-gma", out.array(), 0, null);
+        return new Answer(200, "application/x-gma", encodeAll(errors), 0, null);
     }
 
     /** With a refusal ("CODE sentence"), adds the ERROR that answers {@code m} (none for an answer). */
@@ -536,6 +534,13 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return null;
     }
 
+    /** Messages back to back, as a POST body or an answer carries them. */
+    static byte[] encodeAll(List<Message> messages) {
+        ByteBuffer out = ByteBuffer.allocate(messages.stream().mapToInt(Message::encodedLength).sum());
+        messages.forEach(m -> CODEC.encode(m, out));
+        return out.array();
+    }
+
     /** Whether the tunnel carries this command: not the stream's own (HELLO, WELCOME, ACK, PING, PONG, BYE). */
     static boolean carried(Command c) {
         return c != Command.HELLO && c != Command.WELCOME && c != Command.ACK && c != Command.PING
@@ -642,11 +647,10 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (batch == null) {
             return new Answer(204, null, new byte[0], 0, null);
         }
-        ByteBuffer out = ByteBuffer.allocate(batch.messages().stream().mapToInt(Message::encodedLength).sum());
-        batch.messages().forEach(m -> CODEC.encode(m, out));
+        byte[] body = encodeAll(batch.messages());
         metrics.batchesSent.increment();
         metrics.messagesSent.add(batch.messages().size());
-        return new Answer(200, "application/x-gma", out.array(), 0, Long.toString(batch.id()));
+        return new Answer(200, "application/x-gma", body, 0, Long.toString(batch.id()));
     }
 
     // ---------------------------------------------------------------- the rest
