@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  *   store.pass        the password of every .p12 below
  *   ca.p12, ca.pem    the CA's key and certificate (keep ca.p12 away from servers)
  *   server.p12        the server's key and its chain (CN and SAN: the host names given)
- *   client-NAME.p12   a client's key and its chain (CN = NAME), for mutual TLS
+ *   client-NAME.p12   an identity's key and its chain (CN = NAME, SAN: the host names given), for mutual
+ *                     TLS; good for serving too, as every endpoint accepts connections
  *   truststore.p12    the CA's certificate alone, for both sides to trust
  * </pre>
  *
@@ -73,9 +74,12 @@ public final class Keys {
         for (String h : hosts) {
             san.append(san.length() == 0 ? "" : ",").append(h.matches("[0-9.]+|.*:.*") ? "ip:" : "dns:").append(h);
         }
-        written.add(signed(dir, storePass, ca, caPem, "server", hosts.get(0), "serverAuth", "san=" + san));
+        written.add(signed(dir, storePass, ca, caPem, "server", hosts.get(0), "serverAuth,clientAuth",
+                "san=" + san));
         for (String client : clients) {
-            written.add(signed(dir, storePass, ca, caPem, "client-" + client, client, "clientAuth", null));
+            // an identity's certificate serves both ways: an endpoint accepts connections as well as opens them
+            written.add(signed(dir, storePass, ca, caPem, "client-" + client, client, "serverAuth,clientAuth",
+                    "san=" + san));
         }
         for (Path p : written) {
             ownerOnly(p);

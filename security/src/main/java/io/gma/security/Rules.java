@@ -1,0 +1,182 @@
+package io.gma.security;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Who may do what, when security is on: one rule per line, anything no rule allows is refused.
+ *
+ * <pre>
+ * # verb     identity     target
+ * register   alice        cpu-*@dsg       # register endpoints labelled cpu-... in domain dsg
+ * domain     dsg          dsg             # register domain dsg (its PC servlet)
+ * send       alice        *@dsg           # send to any endpoint of dsg (looking names up included)
+ * post       cardiff      cardiff         # POST batches to this PC servlet as domain cardiff
+ * query      *            endpoints,domains
+ * </pre>
+ *
+ * <p>Identities are a token's subject, or the CN of a client certificate. Identity and target are patterns:
+ * a glob ({@code *} any run of characters, {@code ?} one) or, between slashes, a Java regular expression
+ * ({@code /cpu-[0-9]+@dsg/}), matched against the whole value; a comma-separated list matches any of its
+ * items. Targets: {@code label@domain} for register, the domain for domain, the destination's name for send,
+ * the sending domain (its X-Gma-Domain) for post, the table or view's name for query.
+ */
+public final class Rules {
+    /** What an identity asks to do. */
+    public enum Verb {
+        REGISTER, DOMAIN, SEND, POST, QUERY;
+
+        String word() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private record Rule(Verb verb, Matcher identity, Matcher target, int line) {
+    }
+
+    private record Matcher(List<Pattern> any, String text) {
+        boolean matches(String value) {
+            for (Pattern p : any) {
+                if (p.matcher(value).matches()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    private final List<Rule> rules;
+    private final String origin;
+
+    private Rules(List<Rule> rules, String origin) {
+        this.rules = rules;
+        this.origin = origin;
+    }
+
+    /** No rule: everything is refused. */
+    public static Rules denyAll() {
+        return new Rules(List.of(), "no rules");
+    }
+
+    /** Reads a rules file. */
+    public static Rules read(Path file) throws IOException {
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file.getFileName().toString());
+    }
+
+    /**
+     * @param origin where the text comes from, named in refusals and errors (a file name)
+     * @throws IllegalArgumentException naming the line and what is wrong in it
+     */
+    public static Rules parse(String text, String origin) {
+        List<Rule> rules = new ArrayList<>();
+        String[] lines = text.split("\r?\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            int hash = line.indexOf('#');
+            if (hash >= 0) {
+                line = line.substring(0, hash);
+            }
+            line = line.strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String where = origin + " line " + (i + 1);
+            String[] words = line.split("\\s+");
+            if (words.length != 3) {
+                throw new IllegalArgumentException(where + ": expected 'verb identity target', got " + words.length
+                        + " words");
+            }
+            Verb verb;
+            try {
+                verb = Verb.valueOf(words[0].toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ": unknown verb \"" + words[0]
+                        + "\" (register, domain, send, post or query)");
+            }
+            rules.add(new Rule(verb, matcher(words[1], where), matcher(words[2], where), i + 1));
+        }
+        return new Rules(List.copyOf(rules), origin);
+    }
+
+    private static Matcher matcher(String text, String where) {
+        List<Pattern> any = new ArrayList<>();
+        if (text.length() > 1 && text.startsWith("/") && text.endsWith("/")) {
+            try {
+                any.add(Pattern.compile(text.substring(1, text.length() - 1)));
+            } catch (PatternSyntaxException e) {
+                throw new IllegalArgumentException(where + ": bad regular expression " + text + ": "
+                        + e.getDescription());
+            }
+            return new Matcher(any, text);
+        }
+        for (String item : text.split(",")) {
+            if (item.isEmpty()) {
+                throw new IllegalArgumentException(where + ": empty item in \"" + text + "\"");
+            }
+            any.add(glob(item));
+        }
+        return new Matcher(any, text);
+    }
+
+    private static Pattern glob(String glob) {
+        StringBuilder re = new StringBuilder();
+        for (char c : glob.toCharArray()) {
+            if (c == '*') {
+                re.append(".*");
+            } else if (c == '?') {
+                re.append('.');
+            } else {
+                re.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(re.toString());
+    }
+
+    /** Whether some rule lets {@code identity} do {@code verb} on {@code target}. */
+    public boolean allows(String identity, Verb verb, String target) {
+        for (Rule r : rules) {
+            if (r.verb == verb && r.identity.matches(identity) && r.target.matches(target)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return null when allowed, else the sentence of the refusal, naming the identity, the verb and the target
+     */
+    public String refusal(String identity, Verb verb, String target) {
+        if (allows(identity, verb, target)) {
+            return null;
+        }
+        return "\"" + identity + "\" may not " + verb.word() + " " + describe(verb) + "\"" + target
+                + "\": no rule in " + origin + " allows it";
+    }
+
+    private static String describe(Verb verb) {
+        return switch (verb) {
+            case REGISTER -> "the endpoint ";
+            case DOMAIN -> "the domain ";
+            case SEND -> "to ";
+            case POST -> "as domain ";
+            case QUERY -> "the table ";
+        };
+    }
+
+    /** How many rules there are. */
+    public int size() {
+        return rules.size();
+    }
+
+    @Override
+    public String toString() {
+        return "Rules[" + origin + ", " + rules.size() + " rules]";
+    }
+}
