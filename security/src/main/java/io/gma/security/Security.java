@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLSession;
 
 /**
  * Everything one process needs to be secure on every hop, handed to each component (endpoint, PC servlet,
@@ -121,11 +120,12 @@ public final class Security {
      * Who the caller is: the subject of its bearer token when it sent one, else its certificate's CN.
      *
      * @param authorization the Authorization header, or HELLO's data as text; null or empty when none
-     * @param session the caller's TLS session, or null
+     * @param certificateIdentity the CN of the caller's verified client certificate ({@link Tls#identity}), or
+     *     null
      * @throws AuthException UNAUTHORIZED, with a sentence naming what was missing or refused (never which part of
      *     a secret was wrong)
      */
-    public String authenticate(String authorization, SSLSession session) throws AuthException {
+    public String authenticate(String authorization, String certificateIdentity) throws AuthException {
         if (open) {
             return ANONYMOUS;
         }
@@ -145,9 +145,8 @@ public final class Security {
                         + e.getMessage());
             }
         }
-        String cn = Tls.identity(session);
-        if (cn != null) {
-            return cn;
+        if (certificateIdentity != null) {
+            return certificateIdentity;
         }
         throw new AuthException(AuthException.Kind.UNAUTHORIZED, "no credentials: send 'Bearer <token>'"
                 + (tls != null && tls.clientAuth() != Tls.ClientAuth.NONE ? " or a client certificate" : ""));

@@ -157,7 +157,12 @@ public final class Tls {
         } catch (SSLPeerUnverifiedException none) {
             return null;
         }
-        return chain.length > 0 && chain[0] instanceof X509Certificate x ? commonName(x) : null;
+        return identity(chain);
+    }
+
+    /** The CN of the first certificate's subject, or null when there is none (as a servlet container gives it). */
+    public static String identity(Certificate[] chain) {
+        return chain != null && chain.length > 0 && chain[0] instanceof X509Certificate x ? commonName(x) : null;
     }
 
     static String commonName(X509Certificate cert) {

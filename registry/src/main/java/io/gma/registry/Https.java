@@ -1,0 +1,75 @@
+package io.gma.registry;
+
+import io.gma.security.AuthException;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.cert.X509Certificate;
+import okhttp3.OkHttpClient;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+
+/**
+ * HTTP with a {@link Security}, on both sides, for the registry and the PC servlets: a Jetty connector that
+ * speaks TLS when security has it, OkHttp clients that trust what it trusts and show its certificate, and
+ * who an HTTP caller is.
+ */
+public final class Https {
+    private Https() {
+    }
+
+    /** {@code https} when security has TLS, else {@code http}. */
+    public static String scheme(Security security) {
+        return security.tls() != null ? "https" : "http";
+    }
+
+    /** A connector of {@code server}: TLS (1.3, 1.2) when security has it, asking for client certificates as set. */
+    public static ServerConnector connector(Server server, HttpConfiguration http, Security security) {
+        Tls tls = security.tls();
+        if (tls == null) {
+            return new ServerConnector(server, new HttpConnectionFactory(http));
+        }
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setSslContext(tls.context());
+        ssl.setIncludeProtocols(Tls.protocols());
+        ssl.setNeedClientAuth(tls.clientAuth() == Tls.ClientAuth.NEED);
+        ssl.setWantClientAuth(tls.clientAuth() == Tls.ClientAuth.WANT);
+        HttpConfiguration secure = new HttpConfiguration(http);
+        SecureRequestCustomizer customizer = new SecureRequestCustomizer();
+        customizer.setSniHostCheck(false); // clients check the host name; an IP address carries no SNI
+        secure.addCustomizer(customizer);
+        return new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+                new HttpConnectionFactory(secure));
+    }
+
+    /**
+     * Sets up {@code b} for {@code security}: TCP_NODELAY (see {@link NoDelaySocketFactory}) and, with TLS, its
+     * trust and its certificate. Host names are verified (OkHttp's default).
+     */
+    public static OkHttpClient.Builder client(OkHttpClient.Builder b, Security security) {
+        b.socketFactory(NoDelaySocketFactory.INSTANCE);
+        Tls tls = security.tls();
+        if (tls != null) {
+            b.sslSocketFactory(tls.socketFactory(), tls.trustManager());
+        }
+        return b;
+    }
+
+    /**
+     * Who is calling, from the Authorization header or the client certificate only: call it before reading the
+     * body.
+     *
+     * @throws AuthException UNAUTHORIZED with the sentence to answer
+     */
+    public static String caller(HttpServletRequest request, Security security) throws AuthException {
+        Object chain = request.getAttribute("jakarta.servlet.request.X509Certificate");
+        String cn = chain instanceof X509Certificate[] certs ? Tls.identity(certs) : null;
+        return security.authenticate(request.getHeader("Authorization"), cn);
+    }
+}
