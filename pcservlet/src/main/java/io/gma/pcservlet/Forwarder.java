@@ -110,7 +110,7 @@ final class Forwarder implements Runnable {
             finish(batch, null, null);
             return 0;
         }
-        Request request = new Request.Builder().url(target.url() + PcCore.MESSAGES_PATH)
+        Request request = core.authorized(new Request.Builder()).url(target.url() + PcCore.MESSAGES_PATH)
                 .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(PcCore.encodeAll(batch), GMA))
                 .build();
         long start = System.nanoTime();

@@ -1,9 +1,10 @@
 package io.gma.pcservlet;
 
 import io.gma.client.Gateway;
-import io.gma.registry.NoDelaySocketFactory;
+import io.gma.registry.Https;
 import io.gma.registry.RegistryClient;
 import io.gma.registry.RegistryException;
+import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
@@ -29,6 +30,7 @@ import java.util.regex.Pattern;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
+import okhttp3.Request;
 import okhttp3.ResponseBody;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,12 +109,22 @@ final class PcCore implements Gateway.Router, AutoCloseable {
 
     PcCore(Settings settings) throws IOException {
         this.settings = settings;
-        this.registry = RegistryClient.create(settings.registry());
+        Security security = settings.security();
+        String warning = security.warning("PC servlet of " + settings.domain());
+        if (warning != null) {
+            LOG.warn(warning);
+        }
+        RegistryClient.Builder rb = RegistryClient.builder(settings.registry())
+                .okHttpClient(Https.client(new OkHttpClient.Builder(), security).build());
+        if (security.bearer() != null) {
+            rb.bearerToken(() -> security.bearer().substring(Security.BEARER.length()));
+        }
+        this.registry = rb.build();
         this.routes = new Routes(settings.domain(), settings.via(), registry);
         Dispatcher dispatcher = new Dispatcher();
         dispatcher.setMaxRequestsPerHost(4);
-        this.http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE)
-                .dispatcher(dispatcher).connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
+        this.http = Https.client(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
+                .connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
                 .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
                 .writeTimeout(Duration.ofSeconds(30)).build();
         this.relay = new Relay(settings, totalBytes, this::roomFreed);
@@ -661,6 +673,16 @@ final class PcCore implements Gateway.Router, AutoCloseable {
 
     String domain() {
         return settings.domain();
+    }
+
+    Security security() {
+        return settings.security();
+    }
+
+    /** {@code b} with this PC servlet's credentials, for a call to another PC servlet. */
+    Request.Builder authorized(Request.Builder b) {
+        String bearer = settings.security().bearer();
+        return bearer == null ? b : b.header("Authorization", bearer);
     }
 
     String url() {

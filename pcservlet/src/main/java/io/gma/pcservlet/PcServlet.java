@@ -5,10 +5,11 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import io.gma.registry.DashboardServlet;
+import io.gma.registry.Https;
+import io.gma.security.Security;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -53,7 +54,7 @@ public final class PcServlet implements AutoCloseable {
         Server s = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
-        ServerConnector connector = new ServerConnector(s, new HttpConnectionFactory(http));
+        ServerConnector connector = Https.connector(s, http, settings.security());
         connector.setHost(settings.host());
         connector.setPort(settings.httpPort());
         s.addConnector(connector);
@@ -66,7 +67,8 @@ public final class PcServlet implements AutoCloseable {
             s.start();
             httpPort = connector.getLocalPort();
             String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
-            url = settings.publicUrl() != null ? settings.publicUrl() : "http://" + host + ":" + httpPort;
+            url = settings.publicUrl() != null ? settings.publicUrl()
+                    : Https.scheme(settings.security()) + "://" + host + ":" + httpPort;
             core.start(settings.via() == null ? url : null);
         } catch (Exception e) {
             core.shutdown();
@@ -137,6 +139,7 @@ public final class PcServlet implements AutoCloseable {
         private Duration drainTimeout = Duration.ofSeconds(5);
         private Duration lease = Duration.ofSeconds(30);
         private Duration idleQueue = Duration.ofSeconds(60);
+        private Security security = Security.insecure();
 
         private Builder(String domain, String registry) {
             if (domain == null || !PcCore.DOMAIN.matcher(domain).matches()) {
@@ -260,6 +263,16 @@ public final class PcServlet implements AutoCloseable {
             return this;
         }
 
+        /**
+         * TLS, credentials and rules for its HTTPS side, its uplinks and its calls to the registry and other
+         * PC servlets. Its identity (the subject of its tokens, or its certificate's CN) is conventionally its
+         * domain: receivers' {@code post} rules name it. Default {@link Security#insecure()}, logged at start.
+         */
+        public Builder security(Security security) {
+            this.security = Objects.requireNonNull(security, "security");
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -269,7 +282,7 @@ public final class PcServlet implements AutoCloseable {
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
                     maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
-                    drainTimeout, lease, idleQueue);
+                    drainTimeout, lease, idleQueue, security);
         }
 
         /**

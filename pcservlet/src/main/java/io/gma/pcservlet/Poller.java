@@ -52,7 +52,8 @@ final class Poller implements Runnable {
         HttpUrl url = HttpUrl.get(base + PcCore.MESSAGES_PATH).newBuilder()
                 .addQueryParameter("domain", core.domain()).addQueryParameter("wait", Integer.toString(WAIT_SECONDS))
                 .addQueryParameter("ack", ack).build();
-        Request request = new Request.Builder().url(url).header(PcCore.DOMAIN_HEADER, core.domain()).get().build();
+        Request request = core.authorized(new Request.Builder()).url(url).header(PcCore.DOMAIN_HEADER, core.domain())
+                .get().build();
         try (Response answer = http.newCall(request).execute()) {
             if (answer.code() == 204) {
                 failures = 0;

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.security.Security;
 import java.time.Duration;
 
 /**
@@ -22,9 +23,10 @@ import java.time.Duration;
  * @param drainTimeout how long closing waits for the queues to empty
  * @param lease the domain's registration lease
  * @param idleQueue how long a destination's queue and forwarder live without traffic
+ * @param security TLS, credentials and rules for every hop: HTTPS, uplinks, the registry
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
         int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease,
-        Duration idleQueue) {
+        Duration idleQueue, Security security) {
 }

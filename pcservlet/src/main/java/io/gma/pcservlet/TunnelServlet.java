@@ -1,10 +1,16 @@
 package io.gma.pcservlet;
 
+import io.gma.registry.Https;
+import io.gma.security.AuthException;
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.wire.ErrorCode;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -81,13 +87,60 @@ public final class TunnelServlet extends HttpServlet {
         }
     }
 
+    /**
+     * Who may call, decided from the headers and the peer's address alone, before any body is read: null when
+     * the call may go on, else the 401 or 403 to answer.
+     *
+     * <ul>
+     *   <li>Messages (POST, and GET polls): with security on, the caller's identity must be allowed to
+     *       {@code post} as the domain it names (X-Gma-Domain, or the poll's domain).</li>
+     *   <li>Diagnostics (status, metrics): this machine always; other hosts only when authentication is
+     *       configured, and then authenticated.</li>
+     *   <li>The registry relay: this machine only (the PC servlet's port faces other domains; the registry
+     *       may not).</li>
+     * </ul>
+     */
+    private PcCore.Answer refusal(HttpServletRequest req, String path, String method) throws IOException {
+        Security security = core.security();
+        boolean local = InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress();
+        try {
+            if (path.equals(PcCore.MESSAGES_PATH)) {
+                String identity = Https.caller(req, security);
+                String domain = method.equals("GET") ? req.getParameter("domain") : req.getHeader(PcCore.DOMAIN_HEADER);
+                security.authorize(identity, Rules.Verb.POST, domain == null ? "" : domain);
+            } else if (path.equals(REGISTRY_QUERY)) {
+                if (!local) {
+                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, "the registry relay answers this machine"
+                            + " only, not " + req.getRemoteAddr());
+                }
+            } else if (!local) {
+                if (!security.authenticates()) {
+                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, path + " answers this machine only, not "
+                            + req.getRemoteAddr() + ", while no authentication is configured");
+                }
+                Https.caller(req, security);
+            }
+            return null;
+        } catch (AuthException e) {
+            ErrorCode code = e.kind() == AuthException.Kind.UNAUTHORIZED ? ErrorCode.UNAUTHORIZED
+                    : ErrorCode.FORBIDDEN;
+            return PcCore.Answer.text(e.kind().status(), code, e.getMessage());
+        }
+    }
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getRequestURI().substring(req.getContextPath().length());
         String method = req.getMethod();
         PcCore.Answer answer;
         try {
-            if (path.equals(PcCore.MESSAGES_PATH) && method.equals("POST")) {
+            answer = refusal(req, path, method);
+            if (answer != null) {
+                resp.setHeader("Connection", "close"); // the body is not read
+                if (answer.status() == 401) {
+                    resp.setHeader("WWW-Authenticate", "Bearer");
+                }
+            } else if (path.equals(PcCore.MESSAGES_PATH) && method.equals("POST")) {
                 answer = core.accept(req.getHeader(PcCore.DOMAIN_HEADER), req.getContentLengthLong(),
                         req.getInputStream());
             } else if (path.equals(PcCore.MESSAGES_PATH) && method.equals("GET")) {
@@ -96,21 +149,17 @@ public final class TunnelServlet extends HttpServlet {
                 answer = new PcCore.Answer(200, "application/json", StatusPages.status(core), 0, null);
                 resp.setHeader("Access-Control-Allow-Origin", "*"); // the dashboard of another server reads it
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
-                // the PC servlet's port faces other domains; the registry may not: relay for this machine only
-                answer = java.net.InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress()
-                        ? StatusPages.registryQuery(core, req.getInputStream())
-                        : PcCore.Answer.text(403, io.gma.wire.ErrorCode.FORBIDDEN, "the registry relay answers"
-                                + " this machine only, not " + req.getRemoteAddr());
+                answer = StatusPages.registryQuery(core, req.getInputStream());
             } else if (path.equals("/metrics") && method.equals("GET")) {
                 answer = new PcCore.Answer(200, "text/plain; version=0.0.4; charset=utf-8",
                         StatusPages.metrics(core).getBytes(StandardCharsets.UTF_8), 0, null);
             } else {
-                answer = PcCore.Answer.text(404, io.gma.wire.ErrorCode.NO_ROUTE, method + " " + path
+                answer = PcCore.Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path
                         + " is not an endpoint of this PC servlet");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            answer = PcCore.Answer.text(503, io.gma.wire.ErrorCode.SHUTTING_DOWN, "interrupted");
+            answer = PcCore.Answer.text(503, ErrorCode.SHUTTING_DOWN, "interrupted");
         }
         resp.setStatus(answer.status());
         if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413)) {

@@ -1,0 +1,219 @@
+package io.gma.pcservlet;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.registry.Https;
+import io.gma.registry.Registry;
+import io.gma.security.Keys;
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import io.gma.wire.Command;
+import io.gma.wire.Packed;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP side of a PC servlet with security on: HTTPS only, a caller proves its identity with a token (or a
+ * client certificate) before anything of its body is read, and may post only as the domains the rules give
+ * it. Every refusal is followed by a good batch that is still taken.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class TunnelSecurityTest {
+    private static final MediaType GMA = MediaType.get("application/x-gma");
+    @TempDir
+    static Path keys;
+    @TempDir
+    static Path foreign;
+    private static Registry registry;
+    private static PcServlet swansea;
+    private static Security cardiff;
+    /** Shows cardiff's client certificate when asked (fromDirectory takes client-cardiff.p12). */
+    private static OkHttpClient http;
+    /** Trusts the CA and shows no certificate: a token is its only credential. */
+    private static OkHttpClient anonymous;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("cardiff", "bangor"));
+        Keys.make(foreign, List.of("localhost", "127.0.0.1"), List.of("cardiff"));
+        Files.writeString(keys.resolve("rules"), """
+                post    cardiff   cardiff
+                domain  swansea   swansea
+                """);
+        registry = Registry.builder().port(0).build().start();
+        swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
+                Tls.ClientAuth.WANT).build()).start();
+        cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
+        http = Https.client(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
+        Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
+        anonymous = Https.client(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
+                .keys(io.gma.security.KeyRing.read(keys.resolve("domain.keys"))).build())
+                .retryOnConnectionFailure(false).build();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        swansea.stop();
+        registry.close();
+    }
+
+    private static byte[] batch() {
+        return Packed.make(1, Command.DATA, "src-aaaaaa@cardiff", "sink-aaaaaa@swansea", "x".getBytes(UTF_8));
+    }
+
+    private static Response post(OkHttpClient client, String authorization, String domain) throws IOException {
+        Request.Builder b = new Request.Builder().url(swansea.url() + PcCore.MESSAGES_PATH)
+                .header(PcCore.DOMAIN_HEADER, domain).post(RequestBody.create(batch(), GMA));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return client.newCall(b.build()).execute();
+    }
+
+    private static void assertAnswer(int status, String text, Response r) throws IOException {
+        try (r) {
+            String body = r.body().string();
+            assertEquals(status, r.code(), body);
+            assertTrue(body.contains(text), body);
+        }
+        // and the PC servlet still takes a good batch (no route here: answered with an ERROR in a 200)
+        try (Response good = post(http, cardiff.bearer(), "cardiff")) {
+            assertEquals(200, good.code());
+            assertTrue(good.body().string().contains("NO_ROUTE"));
+        }
+    }
+
+    @Test
+    void theUrlIsHttpsAndAnAllowedDomainsBatchIsTaken() throws IOException {
+        assertTrue(swansea.url().startsWith("https://"), swansea.url());
+        try (Response r = post(http, cardiff.bearer(), "cardiff")) {
+            assertEquals(200, r.code());
+        }
+    }
+
+    @Test
+    void missingBadOrForeignTokensAre401AndNeverEchoed() throws IOException {
+        String good = cardiff.bearer();
+        String tampered = good.substring(0, good.length() - 3) + (good.endsWith("AAA") ? "BBB" : "AAA");
+        Security other = Security.fromDirectory(foreign, "cardiff", Tls.ClientAuth.NONE).build();
+        assertAnswer(401, "UNAUTHORIZED no credentials", post(anonymous, null, "cardiff"));
+        assertAnswer(401, "UNAUTHORIZED token refused (BAD_SIGNATURE)", post(anonymous, tampered, "cardiff"));
+        assertAnswer(401, "UNAUTHORIZED token refused (BAD_SIGNATURE)", post(http, tampered, "cardiff"));
+        Response r = post(anonymous, "Bearer gma1.k9.Y2FyZGlmZg.99999999999.AAAA", "cardiff");
+        assertAnswer(401, "UNAUTHORIZED token refused (UNKNOWN_KEY)", r);
+        try (Response foreignToken = post(anonymous, other.bearer(), "cardiff")) {
+            String body = foreignToken.body().string();
+            assertEquals(401, foreignToken.code());
+            assertFalse(body.contains(other.bearer().substring(7)), body);
+            assertFalse(body.contains(tampered.substring(7)), body);
+        }
+    }
+
+    @Test
+    void anIdentityMayPostOnlyAsTheDomainsTheRulesGiveIt() throws IOException {
+        assertAnswer(403, "FORBIDDEN \"cardiff\" may not post as domain \"bangor\"", post(http, cardiff.bearer(),
+                "bangor"));
+        Security bangor = Security.fromDirectory(keys, "bangor", Tls.ClientAuth.NONE).build();
+        assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"bangor\"", post(http, bangor.bearer(),
+                "bangor"));
+    }
+
+    @Test
+    void aClientCertificateIsAnIdentityToo() throws IOException {
+        // client-cardiff.p12 is cardiff's certificate: it proves "cardiff" without a token
+        try (Response r = post(anonymous, null, "cardiff")) {
+            assertEquals(401, r.code(), "without a client certificate in the handshake, no identity");
+        }
+        try (Response r = post(http, null, "cardiff")) {
+            assertEquals(200, r.code());
+        }
+        Tls bangorsCert = Tls.builder().keyStore(keys.resolve("client-bangor.p12"), pass(keys))
+                .trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
+        Security bangor = Security.builder().tls(bangorsCert).keys(io.gma.security.KeyRing.read(keys.resolve(
+                "domain.keys"))).rules(Rules.denyAll()).build();
+        assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"cardiff\"",
+                post(Https.client(new OkHttpClient.Builder(), bangor).build(), null, "cardiff"));
+    }
+
+    private static char[] pass(Path dir) throws IOException {
+        return Files.readString(dir.resolve("store.pass")).strip().toCharArray();
+    }
+
+    @Test
+    void aCertificateFromAnotherCaOrPlaintextHttpGetsNoFurther() throws Exception {
+        Security other = Security.fromDirectory(foreign, "cardiff", Tls.ClientAuth.NONE).build();
+        assertThrows(SSLException.class, () -> post(Https.client(new OkHttpClient.Builder(), other).build(),
+                other.bearer(), "cardiff").close());
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), swansea.httpPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1"
+                    + "\r\n\r\nx").getBytes(UTF_8));
+            byte[] answer = s.getInputStream().readNBytes(64);
+            assertFalse(new String(answer, UTF_8).startsWith("HTTP/1.1 200"), new String(answer, UTF_8));
+        } catch (IOException reset) {
+            // refused by a reset: fine, nothing was taken
+        }
+        assertAnswer(200, "NO_ROUTE", post(http, cardiff.bearer(), "cardiff"));
+    }
+
+    @Test
+    void anUnauthenticatedPostIsRefusedBeforeItsBodyIsRead() throws Exception {
+        Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
+        try (SSLSocket s = (SSLSocket) trustOnly.socketFactory().createSocket("127.0.0.1", swansea.httpPort())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            // a 100 MB body is announced and never sent: the answer must come anyway
+            out.write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                    + "application/x-gma\r\nX-Gma-Domain: cardiff\r\nContent-Length: 100000000\r\n\r\n")
+                    .getBytes(UTF_8));
+            out.flush();
+            InputStream in = s.getInputStream();
+            String head = new String(in.readNBytes(12), UTF_8);
+            assertEquals("HTTP/1.1 401", head);
+        }
+    }
+
+    @Test
+    void diagnosticsAnswerThisMachineWithoutCredentials() throws IOException {
+        Request status = new Request.Builder().url(swansea.url() + "/gma/v1/status").build();
+        try (Response r = anonymous.newCall(status).execute()) {
+            assertEquals(200, r.code());
+            String body = r.body().string();
+            assertTrue(body.contains("\"swansea\""), body);
+            String secret = Files.readString(keys.resolve("domain.keys"));
+            for (String line : secret.split("\n")) {
+                if (line.startsWith("k1 = ")) {
+                    String b64 = line.substring(5).strip();
+                    assertFalse(body.contains(b64));
+                    assertFalse(body.contains(Base64.getUrlEncoder().withoutPadding().encodeToString(
+                            Base64.getDecoder().decode(b64))));
+                }
+            }
+        }
+    }
+}
