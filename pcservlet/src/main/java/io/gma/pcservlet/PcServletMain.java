@@ -1,6 +1,11 @@
 package io.gma.pcservlet;
 
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
@@ -27,6 +32,13 @@ final class PcServletMain {
             "  --linger-ms N            how long a batch waits for more messages (default 0: batches form",
             "                           while the previous POST is in flight)",
             "  --drain-seconds N        how long stopping waits for queues to drain (default 5)",
+            "  --security DIR           TLS, tokens and rules from DIR, as `gma keys` makes it: store.pass,",
+            "                           client-IDENTITY.p12 or server.p12, truststore.p12, domain.keys, rules",
+            "  --identity NAME          who this PC servlet is, for tokens and certificates (default: DOMAIN)",
+            "  --client-auth MODE       none, want or need a client certificate (default want)",
+            "  --rules FILE             the rules, instead of DIR/rules",
+            "  --insecure               plaintext, no authentication: say so explicitly (logged at start);",
+            "                           the default while --security is not given",
             "  --help                   this text",
             "",
             "Endpoints of the domain use it with EndpointBuilder.pcServlet(\"HOST:UPLINK-PORT\").",
@@ -93,11 +105,20 @@ final class PcServletMain {
         String registry = null;
         java.util.List<java.util.function.Consumer<PcServlet.Builder>> options = new java.util.ArrayList<>();
         options.add(b -> b.httpPort(8081).uplinkPort(8082));
+        Path security = null;
+        String identity = null;
+        Path rules = null;
+        Tls.ClientAuth clientAuth = Tls.ClientAuth.WANT;
+        boolean insecure = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 out.println(USAGE);
                 return null;
+            }
+            if (option.equals("--insecure")) {
+                insecure = true;
+                continue;
             }
             if (!USAGE.contains("  " + option + " ")) {
                 throw new IllegalArgumentException((option.startsWith("--") ? "unknown option " : "unknown argument ")
@@ -122,15 +143,48 @@ final class PcServletMain {
                 case "--max-batch-bytes" -> options.add(b -> b.maxBatchBytes(number(option, value)));
                 case "--linger-ms" -> options.add(b -> b.linger(Duration.ofMillis(number(option, value))));
                 case "--drain-seconds" -> options.add(b -> b.drainTimeout(Duration.ofSeconds(number(option, value))));
+                case "--security" -> security = Path.of(value);
+                case "--identity" -> identity = value;
+                case "--rules" -> rules = Path.of(value);
+                case "--client-auth" -> clientAuth = clientAuth(value);
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
         }
         if (domain == null || registry == null) {
             throw new IllegalArgumentException("--domain and --registry are required");
         }
+        if (insecure && security != null) {
+            throw new IllegalArgumentException("--insecure and --security exclude each other");
+        }
+        if (security == null && rules != null) {
+            throw new IllegalArgumentException("--rules needs --security DIR");
+        }
         PcServlet.Builder b = PcServlet.builder(domain, registry);
         options.forEach(o -> o.accept(b));
+        if (security != null) {
+            b.security(security(security, identity != null ? identity : domain, clientAuth, rules));
+        }
         return b;
+    }
+
+    private static Security security(Path dir, String identity, Tls.ClientAuth clientAuth, Path rules) {
+        try {
+            Security.Builder s = Security.fromDirectory(dir, identity, clientAuth);
+            if (rules != null) {
+                s.rules(Rules.read(rules));
+            }
+            return s.build();
+        } catch (IOException | IllegalStateException e) {
+            throw new IllegalArgumentException("--security " + dir + ": " + e.getMessage());
+        }
+    }
+
+    private static Tls.ClientAuth clientAuth(String value) {
+        try {
+            return Tls.ClientAuth.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--client-auth " + value + " is not none, want or need");
+        }
     }
 
     private static int number(String option, String value) {

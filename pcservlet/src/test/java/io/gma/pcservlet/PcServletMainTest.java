@@ -90,6 +90,20 @@ class PcServletMainTest {
     }
 
     @Test
+    void securityOptionsAreCheckedAndNamed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--insecure", "--security",
+                dir.toString()), "--insecure and --security exclude each other");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--rules", "r"),
+                "--rules needs --security DIR");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--security", dir.toString(),
+                "--client-auth", "maybe"), "--client-auth maybe is not none, want or need");
+        Run r = run("--domain", "east", "--registry", DEAD_REGISTRY, "--security", dir.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith("gma-pcservlet: --security " + dir + ": "), r.err());
+        assertTrue(r.err().contains("store.pass"), "names the missing file: " + r.err());
+    }
+
+    @Test
     void unreachableRegistryExitsOneWithCannotStart() {
         Run r = run("--domain", "east", "--registry", DEAD_REGISTRY, "--http-port", "0", "--uplink-port", "0");
         assertEquals(1, r.status(), r.err());
