@@ -120,7 +120,7 @@ class RegistryTlsTest {
             RegistryException refused = assertThrows(RegistryException.class,
                     () -> RegistryClient.builder(registry.url()).security(bob).build().register(producer("cpu")));
             assertEquals(403, refused.status());
-            assertEquals("\"bob\" may not register the endpoint \"cpu@dsg\": no rule in test rules allows it",
+            assertEquals("\"bob\" may not register the endpoint \"cpu@dsg\": no register rule in test rules allows it",
                     refused.getMessage());
         }
     }
