@@ -1,14 +1,16 @@
 package io.gma.registry;
 
+import io.gma.security.Security;
 import java.time.Duration;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The GMA registry, embedded: the {@link RegistryServlet} on Jetty 12, with its database, in one call.
@@ -20,9 +22,14 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * }
  * }</pre>
  *
+ * <p>With {@link Builder#security security}, it serves HTTPS, callers prove who they are with
+ * {@code Authorization: Bearer <token>} or a client certificate, and rules decide what each may do (see
+ * docs/registry.md, "Security").
+ *
  * <p>Standalone: {@code java -jar registry/target/gma-registry.jar --port 8080} (see {@link #main}).
  */
 public final class Registry implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Registry.class);
     /** The path under which the API answers, after the base URL. */
     public static final String API_PATH = "/registry/v1";
 
@@ -31,6 +38,7 @@ public final class Registry implements AutoCloseable {
     private final Settings settings;
     private final Authenticator authenticator;
     private final Authorizer authorizer;
+    private final Security security;
     private Server server;
     private RegistryCore core;
     private String url;
@@ -40,8 +48,11 @@ public final class Registry implements AutoCloseable {
         this.requestedPort = b.port;
         this.settings = new Settings(b.jdbcUrl, b.jdbcUser, b.jdbcPassword, b.maxRows, b.queryTimeout, b.defaultLease,
                 b.maxLease, b.sweepInterval, b.maxSqlChars, b.maxConnections, b.queryUser, b.queryPassword);
-        this.authenticator = b.authenticator;
-        this.authorizer = b.authorizer;
+        this.security = b.security;
+        boolean secured = b.security.authenticates();
+        this.authenticator = b.authenticator != null ? b.authenticator
+                : secured ? RulesAuthorizer.authenticator(b.security) : null;
+        this.authorizer = b.authorizer != null ? b.authorizer : secured ? new RulesAuthorizer(b.security) : null;
     }
 
     public static Builder builder() {
@@ -65,7 +76,7 @@ public final class Registry implements AutoCloseable {
         Server s = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
-        ServerConnector connector = new ServerConnector(s, new HttpConnectionFactory(http));
+        ServerConnector connector = Https.connector(s, http, security);
         connector.setHost(host);
         connector.setPort(requestedPort);
         s.addConnector(connector);
@@ -83,11 +94,21 @@ public final class Registry implements AutoCloseable {
         }
         server = s;
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
-        url = "http://" + shownHost + ":" + connector.getLocalPort();
+        url = Https.scheme(security) + "://" + shownHost + ":" + connector.getLocalPort();
+        if (security.authenticates()) {
+            String warning = security.warning("registry"); // an open registry has said so already, at greater length
+            if (warning != null) {
+                LOG.warn(warning);
+            }
+            LOG.info("registry at {}{} with {}", url, API_PATH, security); // paths and key ids, never a secret
+        }
         return this;
     }
 
-    /** The base URL, such as {@code http://127.0.0.1:41234}; the API is under {@link #API_PATH}. */
+    /**
+     * The base URL, such as {@code http://127.0.0.1:41234}, or {@code https://...} with TLS; the API is under
+     * {@link #API_PATH}.
+     */
     public synchronized String url() {
         if (url == null) {
             throw new IllegalStateException("registry not started");
@@ -142,6 +163,7 @@ public final class Registry implements AutoCloseable {
         private String queryPassword;
         private Authenticator authenticator;
         private Authorizer authorizer;
+        private Security security = Security.insecure();
 
         private Builder() {
         }
@@ -226,13 +248,41 @@ public final class Registry implements AutoCloseable {
             return this;
         }
 
-        /** Who is calling; default none, which makes the registry open (it says so in its log at start). */
+        /**
+         * TLS, authentication and rules. With TLS the registry serves HTTPS (TLS 1.3 or 1.2, client
+         * certificates asked for as the TLS says); unless it is {@link Security#insecure()}, every call needs
+         * {@code Authorization: Bearer <token>} or a client certificate (else 401, before the body is read) and
+         * the rules allow each action (else 403): {@code register} for {@code label@domain}, {@code domain} for a
+         * domain, {@code query} for each table read; a look-up of one endpoint takes {@code send} to its name or
+         * {@code query} of {@code endpoints}. An {@link #authenticator} or {@link #authorizer} given as well
+         * replaces that part. Default {@link Security#insecure()}: plaintext and open, logged at WARN at start.
+         *
+         * @throws IllegalArgumentException if the security's TLS has no key store (a server must show a
+         *     certificate)
+         */
+        public Builder security(Security security) {
+            Objects.requireNonNull(security, "security");
+            if (security.tls() != null && !security.tls().hasKey()) {
+                throw new IllegalArgumentException("a registry serving TLS needs a key store, and " + security.tls()
+                        + " has none");
+            }
+            this.security = security;
+            return this;
+        }
+
+        /**
+         * Who is calling; default the {@link #security}'s (its tokens and client certificates), and none when that
+         * is insecure, which makes the registry open (it says so in its log at start).
+         */
         public Builder authenticator(Authenticator authenticator) {
             this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
             return this;
         }
 
-        /** What each identity may do; default none, which allows everything. */
+        /**
+         * What each identity may do; default the {@link #security}'s rules, and none when that is insecure, which
+         * allows everything.
+         */
         public Builder authorizer(Authorizer authorizer) {
             this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
             return this;

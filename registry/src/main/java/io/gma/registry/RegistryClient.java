@@ -2,6 +2,7 @@ package io.gma.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.security.Security;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,13 +42,16 @@ public final class RegistryClient {
 
     private final HttpUrl api;
     private final OkHttpClient http;
-    private final Supplier<String> token;
+    /** The Authorization header's value, asked for on each call; null, or answering null: none. */
+    private final Supplier<String> authorization;
 
     private RegistryClient(Builder b) {
         this.api = b.api;
-        this.http = b.http.newBuilder().socketFactory(NoDelaySocketFactory.INSTANCE).callTimeout(b.timeout)
+        this.http = Https.client(b.http.newBuilder(), b.security).callTimeout(b.timeout)
                 .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
-        this.token = b.token;
+        Supplier<String> token = b.token;
+        this.authorization = token != null ? () -> Security.BEARER + token.get()
+                : b.security.authenticates() ? b.security::bearer : null;
     }
 
     /** A client with default options for the registry at {@code baseUrl} (e.g. http://host:8080). */
@@ -170,8 +174,9 @@ public final class RegistryClient {
 
     private Request.Builder request(HttpUrl url) {
         Request.Builder b = new Request.Builder().url(url).header("Accept", "application/json");
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token.get());
+        String credentials = authorization == null ? null : authorization.get();
+        if (credentials != null) {
+            b.header("Authorization", credentials);
         }
         return b;
     }
@@ -238,6 +243,7 @@ public final class RegistryClient {
         private OkHttpClient http = new OkHttpClient();
         private Duration timeout = Duration.ofSeconds(10);
         private Supplier<String> token;
+        private Security security = Security.insecure();
 
         private Builder(String baseUrl) {
             HttpUrl base = HttpUrl.parse(Objects.requireNonNull(baseUrl, "baseUrl"));
@@ -267,13 +273,32 @@ public final class RegistryClient {
             return this;
         }
 
+        /**
+         * TLS and credentials: with TLS, the registry's certificate must come from a CA the security trusts and
+         * name the URL's host, and the security's certificate (if it has one) is shown for mutual TLS; every call
+         * sends the security's {@link Security#bearer() token}, unless {@link #bearerToken} gives another.
+         * Default {@link Security#insecure()}: the JDK's CAs for an https URL, no credentials.
+         */
+        public Builder security(Security security) {
+            this.security = Objects.requireNonNull(security, "security");
+            return this;
+        }
+
         /** Shares an OkHttpClient's connection pool and dispatcher. Default: a new one. */
         public Builder okHttpClient(OkHttpClient http) {
             this.http = Objects.requireNonNull(http, "http");
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if the security has TLS and the URL is not https: its token would
+         *     cross the network in plaintext
+         */
         public RegistryClient build() {
+            if (security.tls() != null && !api.isHttps()) {
+                throw new IllegalArgumentException("registry URL " + api + ": expected scheme 'https' but was '"
+                        + api.scheme() + "' (security has TLS: credentials must not cross the network in plaintext)");
+            }
             return new RegistryClient(this);
         }
     }

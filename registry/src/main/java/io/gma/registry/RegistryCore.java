@@ -22,6 +22,8 @@ final class RegistryCore implements AutoCloseable {
     final Requests requests;
     final Authenticator authenticator;
     final Authorizer authorizer;
+    /** Whether no authenticator is configured: then diagnostics go to loopback callers only. */
+    final boolean open;
     private final ThreadPoolExecutor parser;
     private final LeaseSweeper sweeper;
 
@@ -29,6 +31,7 @@ final class RegistryCore implements AutoCloseable {
         this.settings = settings;
         this.authenticator = authenticator != null ? authenticator : request -> Authenticator.ANONYMOUS;
         this.authorizer = authorizer != null ? authorizer : (identity, action, target) -> { };
+        this.open = authenticator == null;
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());
         this.store = new EndpointStore(database.writer());
@@ -46,8 +49,8 @@ final class RegistryCore implements AutoCloseable {
         this.requests = new Requests((int) settings.defaultLease().toSeconds(), (int) settings.maxLease().toSeconds());
         this.sweeper = new LeaseSweeper(store, settings.sweepInterval());
         if (authenticator == null) {
-            LOG.warn("registry is OPEN: no authenticator is configured, so every caller is \"{}\" and may register,"
-                    + " renew, remove and query", Authenticator.ANONYMOUS);
+            LOG.warn("registry is OPEN: no authentication is configured (Registry.Builder.security, or --security DIR),"
+                    + " so every caller is \"{}\" and may register, renew, remove and query", Authenticator.ANONYMOUS);
         }
         LOG.info("registry database {} ({}), row cap {}, statement timeout {} s, default lease {} s",
                 settings.safeJdbcUrl(), database.dialect(), settings.maxRows(), settings.queryTimeout().toSeconds(),

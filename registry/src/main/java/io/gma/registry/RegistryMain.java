@@ -1,7 +1,14 @@
 package io.gma.registry;
 
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 
 /** The standalone registry's command line; {@link Registry#main} calls it. */
@@ -22,6 +29,13 @@ final class RegistryMain {
             "  --query-timeout SECONDS  how long a query may run (default 5)",
             "  --default-lease SECONDS  lease of a registration that asks for none (default 30)",
             "  --max-lease SECONDS      longest lease a registration may ask for (default 3600)",
+            "  --security DIR           HTTPS, tokens or client certificates, and rules, from DIR as made by",
+            "                           gma keys (server.p12, truststore.p12, store.pass, domain.keys, rules)",
+            "  --identity NAME          with --security: serve DIR/client-NAME.p12 (default: server.p12)",
+            "  --client-auth MODE       with --security: none (default: tokens), want, or need (mutual TLS)",
+            "  --rules FILE             with --security: the rules instead of DIR/rules",
+            "  --insecure               plaintext, no authentication, every caller may do everything: the",
+            "                           default for now, logged at WARN at start",
             "  --help                   this text",
             "",
             "Exit status: 0 after a clean stop, 1 if the registry cannot start, 2 for bad arguments.");
@@ -92,11 +106,20 @@ final class RegistryMain {
         String jdbc = null;
         String user = null;
         String queryUser = null;
+        Path security = null;
+        String identity = null;
+        String clientAuth = null;
+        Path rules = null;
+        boolean insecure = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 out.println(USAGE);
                 return null;
+            }
+            if (option.equals("--insecure")) {
+                insecure = true;
+                continue;
             }
             if (!USAGE.contains("  " + option + " ")) {
                 throw new IllegalArgumentException((option.startsWith("--") ? "unknown option " : "unknown argument ")
@@ -116,6 +139,10 @@ final class RegistryMain {
                 case "--query-timeout" -> b.queryTimeout(Duration.ofSeconds(number(option, value)));
                 case "--default-lease" -> b.defaultLease(Duration.ofSeconds(number(option, value)));
                 case "--max-lease" -> b.maxLease(Duration.ofSeconds(number(option, value)));
+                case "--security" -> security = Path.of(value);
+                case "--identity" -> identity = value;
+                case "--client-auth" -> clientAuth = value;
+                case "--rules" -> rules = Path.of(value);
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
         }
@@ -128,7 +155,40 @@ final class RegistryMain {
         if (queryUser != null) {
             b.queryCredentials(queryUser, System.getenv().getOrDefault("GMA_JDBC_QUERY_PASSWORD", ""));
         }
+        if (security == null) {
+            for (String[] given : new String[][] {{"--identity", identity}, {"--client-auth", clientAuth},
+                {"--rules", rules == null ? null : rules.toString()}}) {
+                if (given[1] != null) {
+                    throw new IllegalArgumentException(given[0] + " " + given[1] + " needs --security DIR");
+                }
+            }
+        } else if (insecure) {
+            throw new IllegalArgumentException("--security and --insecure exclude each other: give one");
+        } else {
+            b.security(security(security, identity == null ? "registry" : identity, clientAuth, rules));
+        }
         return b;
+    }
+
+    /** The security of {@code --security DIR} and its companions (see {@link Security#fromDirectory}). */
+    private static Security security(Path dir, String identity, String clientAuth, Path rules) {
+        Tls.ClientAuth auth;
+        try {
+            auth = clientAuth == null ? Tls.ClientAuth.NONE
+                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--client-auth " + clientAuth + " is not none, want or need");
+        }
+        try {
+            Security.Builder s = Security.fromDirectory(dir, identity, auth);
+            if (rules != null) {
+                s.rules(Rules.read(rules));
+            }
+            return s.build();
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("--security " + dir + ": "
+                    + (e instanceof NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()), e);
+        }
     }
 
     private static int number(String option, String value) {

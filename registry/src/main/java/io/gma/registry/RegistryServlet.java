@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -8,6 +9,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -162,12 +165,28 @@ public class RegistryServlet extends HttpServlet {
                     throw unknown(method, req);
                 }
                 allow(method, "GET");
-                json(resp, 200, Json.MAPPER.createObjectNode().put("status", "up")
-                        .put("database", core.database.dialect().toString())
-                        .put("endpoints", core.store.liveEndpoints()));
+                health(req, resp);
                 break;
             default:
                 throw unknown(method, req);
+        }
+    }
+
+    /** Up, and the details (database, live endpoints) to authenticated callers, or any on loopback when open. */
+    private void health(HttpServletRequest req, HttpServletResponse resp) throws IOException, SQLException {
+        ObjectNode health = Json.MAPPER.createObjectNode().put("status", "up");
+        if (!core.open || loopback(req.getRemoteAddr())) {
+            health.put("database", core.database.dialect().toString()).put("endpoints", core.store.liveEndpoints());
+        }
+        json(resp, 200, health);
+    }
+
+    static boolean loopback(String address) {
+        try {
+            // an address as the container gives it (a literal): no name look-up happens
+            return address != null && InetAddress.getByName(address).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
         }
     }
 

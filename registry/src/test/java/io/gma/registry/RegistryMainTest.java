@@ -32,7 +32,8 @@ class RegistryMainTest {
         assertEquals(0, run("--help"));
         String usage = out.toString(StandardCharsets.UTF_8);
         for (String option : new String[] {"--host", "--port", "--jdbc", "--jdbc-user", "--max-rows",
-                "--query-timeout", "--default-lease", "--max-lease", "GMA_JDBC_PASSWORD"}) {
+                "--query-timeout", "--default-lease", "--max-lease", "GMA_JDBC_PASSWORD", "--security", "--identity",
+                "--client-auth", "--rules", "--insecure"}) {
             assertTrue(usage.contains(option), option);
         }
     }
@@ -78,5 +79,20 @@ class RegistryMainTest {
         assertEquals(2, registry.settings().queryTimeout().toSeconds());
         assertEquals(10, registry.settings().defaultLease().toSeconds());
         assertEquals(20, registry.settings().maxLease().toSeconds());
+    }
+
+    @Test
+    void securityOptionsAreCheckedBeforeAnythingStarts() {
+        assertEquals(2, run("--rules", "r"));
+        assertEquals("gma-registry: --rules r needs --security DIR\nTry --help.\n", err());
+        err.reset();
+        assertEquals(2, run("--security", "d", "--insecure"));
+        assertEquals("gma-registry: --security and --insecure exclude each other: give one\nTry --help.\n", err());
+        err.reset();
+        assertEquals(2, run("--security", "no-such-dir", "--client-auth", "maybe"));
+        assertEquals("gma-registry: --client-auth maybe is not none, want or need\nTry --help.\n", err());
+        err.reset();
+        assertEquals(2, run("--security", "no-such-dir"));
+        assertEquals("gma-registry: --security no-such-dir: no file no-such-dir/store.pass\nTry --help.\n", err());
     }
 }

@@ -156,17 +156,17 @@ public final class Rules {
         if (allows(identity, verb, target)) {
             return null;
         }
-        return "\"" + identity + "\" may not " + verb.word() + " " + describe(verb) + "\"" + target
-                + "\": no rule in " + origin + " allows it";
+        return "\"" + identity + "\" may not " + describe(verb) + " \"" + target + "\": no " + verb.word()
+                + " rule in " + origin + " allows it";
     }
 
     private static String describe(Verb verb) {
         return switch (verb) {
-            case REGISTER -> "the endpoint ";
-            case DOMAIN -> "the domain ";
-            case SEND -> "to ";
-            case POST -> "as domain ";
-            case QUERY -> "the table ";
+            case REGISTER -> "register the endpoint";
+            case DOMAIN -> "register the domain";
+            case SEND -> "send to";
+            case POST -> "post as domain";
+            case QUERY -> "query the table";
         };
     }
 

@@ -261,17 +261,20 @@ public final class Security {
         }
 
         /**
-         * @throws IllegalStateException when neither TLS nor {@link #plaintext()} is chosen, or nothing
-         *     authenticates callers (no keys, no required client certificates)
+         * @throws IllegalStateException when neither TLS nor {@link #plaintext()} is chosen, or there is neither a
+         *     way to authenticate callers (keys, client certificates asked for) nor a credential of its own (a
+         *     {@link #token}, a certificate to show): a client may hold only the latter
          */
         public Security build() {
             if (tls == null && !plaintext) {
                 throw new IllegalStateException("security needs TLS (tls(...)) or an explicit plaintext()");
             }
             boolean certificates = tls != null && tls.clientAuth() != Tls.ClientAuth.NONE;
-            if (keys == null && !certificates) {
-                throw new IllegalStateException("security needs a way to authenticate callers: the domain's keys"
-                        + " or client certificates (clientAuth WANT or NEED)");
+            boolean credential = token != null || tls != null && tls.hasKey();
+            if (keys == null && !certificates && !credential) {
+                throw new IllegalStateException("security needs a way to authenticate callers (the domain's keys or"
+                        + " client certificates: clientAuth WANT or NEED) or a credential to show (a token, a"
+                        + " certificate)");
             }
             Tokens verifier = keys == null ? null : Tokens.with(keys).build();
             Supplier<String> own = token;

@@ -27,6 +27,9 @@ final class QueryCommand implements Callable<Integer> {
     @Mixin
     RegistryOption registry;
 
+    @Mixin
+    SecurityOptions security;
+
     @Option(names = "--json", description = "Print {\"columns\": [...], \"rows\": [[...]]}.")
     boolean json;
 
@@ -35,7 +38,13 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        QueryResult r = RegistryClient.create(registry.url).query(sql);
+        RegistryClient client;
+        try {
+            client = RegistryClient.builder(registry.url).security(security.security(spec, null)).build();
+        } catch (IllegalArgumentException bad) {
+            throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
+        }
+        QueryResult r = client.query(sql);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectMapper mapper = new ObjectMapper();

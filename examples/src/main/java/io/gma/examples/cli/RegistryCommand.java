@@ -11,8 +11,8 @@ import picocli.CommandLine.Spec;
 /** {@code gma registry}. */
 @Command(name = "registry", mixinStandardHelpOptions = true, header = "Runs a registry.",
         description = "Runs a registry until Ctrl-C (or --duration): H2 in memory by default, H2 on file or"
-                + " PostgreSQL with --jdbc (docs/registry.md). TLS and authentication options come with the security"
-                + " work.")
+                + " PostgreSQL with --jdbc (docs/registry.md). With --security DIR (made by gma keys) it serves HTTPS,"
+                + " callers show a token or a client certificate, and DIR/rules (or --rules) say what each may do.")
 final class RegistryCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1",
             description = "Address to listen on (default ${DEFAULT-VALUE}).")
@@ -55,6 +55,9 @@ final class RegistryCommand implements Callable<Integer> {
     @Mixin
     DurationOption duration;
 
+    @Mixin
+    SecurityOptions security;
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -62,7 +65,8 @@ final class RegistryCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Registry built;
         try {
-            Registry.Builder b = Registry.builder().host(host).port(port).maxRows(maxRows)
+            Registry.Builder b = Registry.builder().security(security.security(spec, "registry")).host(host)
+                    .port(port).maxRows(maxRows)
                     .queryTimeout(java.time.Duration.ofSeconds(queryTimeout))
                     .defaultLease(java.time.Duration.ofSeconds(defaultLease))
                     .maxLease(java.time.Duration.ofSeconds(maxLease));

@@ -40,4 +40,20 @@ class DefaultsTest {
         assertEquals("http://flag:3", fromFlags.registry.url, "a flag before everything");
         assertEquals(7005, fromFlags.httpPort);
     }
+
+    @Test
+    void securityOptionsComeFromTheEnvironmentAndTheFileToo() {
+        Properties file = new Properties();
+        file.setProperty("client-auth", "need");
+        file.setProperty("query.identity", "from-file");
+        QueryCommand query = new QueryCommand();
+        CommandLine cmd = new CommandLine(query);
+        cmd.setDefaultValueProvider(new Defaults(Map.of("GMA_SECURITY", "/etc/gma", "GMA_QUERY_IDENTITY", "alice",
+                "GMA_INSECURE", "false"), file));
+        cmd.parseArgs("SELECT 1");
+        assertEquals(java.nio.file.Path.of("/etc/gma"), query.security.dir);
+        assertEquals("alice", query.security.identity, "the environment before the file");
+        assertEquals("need", query.security.clientAuth);
+        assertEquals(false, query.security.insecure);
+    }
 }

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.registry.Registry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The gma commands against a real registry, each run as a user would, its output read back. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -166,5 +169,55 @@ class GmaCommandsTest {
         assertEquals(2, missing.status());
         assertEquals("--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain) (see gma pc --help)\n",
                 missing.err());
+    }
+
+    @Test
+    void keysRegistryAndQueryWithSecurity(@TempDir Path temp) throws Exception {
+        String dir = temp.resolve("keys").toString();
+        Run keys = gma("keys", "--dir", dir, "--client", "alice,bob");
+        assertEquals(0, keys.status(), keys.err());
+        assertTrue(Files.readString(Path.of(dir, "rules")).contains("\nquery    alice,bob *\n"), keys.out());
+
+        CompletableFuture<Run> registry = background("registry", "--port", "0", "--duration", "20", "--security",
+                dir, "--client-auth", "want");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (PC_OUT.get(registry) == null && !registry.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        String first = PC_OUT.get(registry);
+        assertTrue(first != null && first.matches("GMA registry at https://127\\.0\\.0\\.1:[0-9]+/registry/v1"),
+                first + " " + (registry.isDone() ? registry.get() : ""));
+        String url = first.substring("GMA registry at ".length());
+
+        Run alice = gma("query", "--registry", url, "--security", dir, "--identity", "alice",
+                "SELECT name FROM endpoints");
+        assertEquals(0, alice.status(), alice.err());
+        assertEquals("name\n----\n0 rows\n", alice.out());
+        Run carol = gma("query", "--registry", url, "--security", dir, "--identity", "carol",
+                "SELECT name FROM endpoints");
+        assertEquals(1, carol.status());
+        assertEquals("gma: \"carol\" may not query the table \"endpoints\": no query rule in rules allows it\n",
+                carol.err());
+        Run noIdentity = gma("query", "--registry", url, "--security", dir, "SELECT 1");
+        assertEquals(2, noIdentity.status());
+        assertTrue(noIdentity.err().startsWith("--security needs --identity NAME"), noIdentity.err());
+        Run plaintext = gma("query", "--registry", url.replace("https:", "http:"), "--security", dir, "--identity",
+                "alice", "SELECT 1");
+        assertEquals(2, plaintext.status());
+        assertTrue(plaintext.err().contains("expected scheme 'https' but was 'http'"), plaintext.err());
+        Run untrusted = gma("query", "--registry", url, "SELECT name FROM endpoints");
+        assertEquals(1, untrusted.status());
+        assertTrue(untrusted.err().startsWith("gma: registry at " + url + " did not answer"), untrusted.err());
+
+        Run both = gma("registry", "--port", "0", "--security", dir, "--insecure");
+        assertEquals(2, both.status());
+        assertEquals("--security and --insecure exclude each other: give one (see gma registry --help)\n",
+                both.err());
+        Run rulesAlone = gma("registry", "--port", "0", "--rules", "r");
+        assertEquals(2, rulesAlone.status());
+        assertEquals("--rules r needs --security DIR (see gma registry --help)\n", rulesAlone.err());
+        Run badMode = gma("registry", "--port", "0", "--security", dir, "--client-auth", "maybe");
+        assertEquals(2, badMode.status());
+        assertEquals("--client-auth maybe is not none, want or need (see gma registry --help)\n", badMode.err());
     }
 }

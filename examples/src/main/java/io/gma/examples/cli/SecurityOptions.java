@@ -1,0 +1,79 @@
+package io.gma.examples.cli;
+
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * TLS, credentials and rules, the same options for every command: from a directory made by {@code gma keys}
+ * (see {@link Security#fromDirectory}), or explicitly insecure. Without either, a command runs insecure and says
+ * so in its log at start.
+ */
+final class SecurityOptions {
+    @Option(names = "--security", paramLabel = "DIR",
+            description = "TLS, tokens and rules from DIR, as made by gma keys: its own certificate"
+                    + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, domain.keys, rules.")
+    Path dir;
+
+    @Option(names = "--identity", paramLabel = "NAME",
+            description = "Who this side is, with --security: the CN of DIR/client-NAME.p12 and the subject of"
+                    + " the tokens it makes (a server's default: the command's name).")
+    String identity;
+
+    @Option(names = "--client-auth", paramLabel = "none|want|need",
+            description = "With --security, whether a server asks clients for a certificate: need for mutual TLS"
+                    + " (default none: clients send tokens).")
+    String clientAuth;
+
+    @Option(names = "--rules", paramLabel = "FILE",
+            description = "With --security, the rules instead of DIR/rules (security/README.md).")
+    Path rules;
+
+    @Option(names = "--insecure", description = "Plaintext, no authentication, every caller may do everything"
+            + " (today's default; logged at WARN).")
+    boolean insecure;
+
+    /**
+     * The security these options give.
+     *
+     * @param serverIdentity a server's identity when --identity is not given; null: a client, which must give it
+     * @throws CommandLine.ParameterException naming the option that is wrong, or the file that cannot be read
+     */
+    Security security(CommandLine.Model.CommandSpec spec, String serverIdentity) {
+        if (dir == null) {
+            for (String[] given : new String[][] {{"--identity", identity}, {"--client-auth", clientAuth},
+                {"--rules", rules == null ? null : rules.toString()}}) {
+                Gma.check(spec, given[1] == null, given[0] + " " + given[1] + " needs --security DIR");
+            }
+            return Security.insecure();
+        }
+        Gma.check(spec, !insecure, "--security and --insecure exclude each other: give one");
+        String who = identity != null ? identity : serverIdentity;
+        Gma.check(spec, who != null, "--security needs --identity NAME: who this side is (DIR/client-NAME.p12,"
+                + " the subject of its tokens)");
+        Tls.ClientAuth auth;
+        try {
+            auth = clientAuth == null ? Tls.ClientAuth.NONE
+                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--client-auth " + clientAuth
+                    + " is not none, want or need");
+        }
+        try {
+            Security.Builder b = Security.fromDirectory(dir, who, auth);
+            if (rules != null) {
+                b.rules(Rules.read(rules));
+            }
+            return b.build();
+        } catch (IOException | RuntimeException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--security " + dir + ": "
+                    + (e instanceof NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.gma.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.security.KeyRing;
+import io.gma.security.Keys;
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import io.gma.security.Tokens;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.GeneralSecurityException;
+import java.security.Key;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The registry over HTTPS: tokens, client certificates, what TLS refuses, and stores reloaded while it runs. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RegistryTlsTest {
+    private static final String RULES = "register alice *\ndomain alice *\nquery alice *\n";
+
+    @TempDir
+    static Path temp;
+    /** A CA with a server certificate for localhost and 127.0.0.1, and clients alice and bob. */
+    private static Path keys;
+    /** Another CA, whose server certificate names localhost only. */
+    private static Path other;
+    private static char[] password;
+    private static char[] otherPassword;
+
+    @BeforeAll
+    static void makeKeys() throws IOException {
+        keys = temp.resolve("keys");
+        other = temp.resolve("other");
+        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("alice", "bob"));
+        Keys.make(other, List.of("localhost"), List.of("alice"));
+        password = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
+        otherPassword = Files.readString(other.resolve("store.pass")).strip().toCharArray();
+    }
+
+    private static Registry serve(Path serverStore, Tls.ClientAuth clientAuth, Duration reloadCheck)
+            throws Exception {
+        Tls tls = Tls.builder().keyStore(serverStore, password).trustStore(keys.resolve("truststore.p12"), password)
+                .clientAuth(clientAuth).reloadCheck(reloadCheck).build();
+        Security security = Security.builder().tls(tls).keys(KeyRing.read(keys.resolve("domain.keys")))
+                .rules(Rules.parse(RULES, "test rules")).build();
+        return Registry.builder().port(0).security(security).build().start();
+    }
+
+    private static Registry serve(Tls.ClientAuth clientAuth) throws Exception {
+        return serve(keys.resolve("server.p12"), clientAuth, Duration.ofSeconds(10));
+    }
+
+    /** Trusts the test CA, shows no certificate, sends a token for alice. */
+    private static Security tokenClient() throws IOException {
+        Tokens tokens = Tokens.with(KeyRing.read(keys.resolve("domain.keys"))).build();
+        String token = tokens.issue("alice", Duration.ofMinutes(5));
+        return Security.builder().tls(Tls.builder().trustStore(keys.resolve("truststore.p12"), password).build())
+                .token(() -> token).build();
+    }
+
+    /** Shows {@code store} (a client certificate), trusts {@code trust}, sends no token. */
+    private static Security certificateClient(Path store, char[] storePassword, Path trust, char[] trustPassword)
+            throws IOException {
+        return Security.builder().tls(Tls.builder().keyStore(store, storePassword).trustStore(trust, trustPassword)
+                .build()).build();
+    }
+
+    private static Registration producer(String label) {
+        return Registration.builder(Kind.PRODUCER, label, "dsg").host("127.0.0.1").port(7000).build();
+    }
+
+    /** Every call, over HTTPS, by a client who proves it is alice. */
+    private static void everyCallWorks(RegistryClient client) throws RegistryException {
+        Lease lease = client.register(producer("cpu"));
+        assertEquals("127.0.0.1", client.lookup(lease.name()).host());
+        assertTrue(!client.renew(lease.name()).expiresAt().isBefore(lease.expiresAt()));
+        assertEquals(List.of(List.of(lease.name())),
+                client.query("SELECT name FROM endpoints WHERE name = '" + lease.name() + "'").rows());
+        client.registerDomain("dsg", "https://pc.dsg:8081", null, null);
+        assertEquals("https://pc.dsg:8081", client.lookupDomain("dsg").url());
+        client.unregister(lease.name());
+        client.unregisterDomain("dsg");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookup(lease.name())).status());
+    }
+
+    @Test
+    void servesHttpsToATokenHolder() throws Exception {
+        try (Registry registry = serve(Tls.ClientAuth.WANT)) {
+            assertTrue(registry.url().startsWith("https://127.0.0.1:"), registry.url());
+            everyCallWorks(RegistryClient.builder(registry.url()).security(tokenClient()).build());
+        }
+    }
+
+    @Test
+    void servesMutualTlsWithTheClientCertificateAlone() throws Exception {
+        try (Registry registry = serve(Tls.ClientAuth.NEED)) {
+            Security alice = certificateClient(keys.resolve("client-alice.p12"), password,
+                    keys.resolve("truststore.p12"), password);
+            assertEquals(null, alice.bearer());
+            everyCallWorks(RegistryClient.builder(registry.url()).security(alice).build());
+
+            Security bob = certificateClient(keys.resolve("client-bob.p12"), password, keys.resolve("truststore.p12"),
+                    password);
+            RegistryException refused = assertThrows(RegistryException.class,
+                    () -> RegistryClient.builder(registry.url()).security(bob).build().register(producer("cpu")));
+            assertEquals(403, refused.status());
+            assertEquals("\"bob\" may not register the endpoint \"cpu@dsg\": no register rule in test rules allows it",
+                    refused.getMessage());
+        }
+    }
+
+    @Test
+    void refusesACertificateFromAnotherCa() throws Exception {
+        try (Registry registry = serve(Tls.ClientAuth.NEED)) {
+            Security stranger = certificateClient(other.resolve("client-alice.p12"), otherPassword,
+                    keys.resolve("truststore.p12"), password);
+            RegistryException e = assertThrows(RegistryException.class,
+                    () -> RegistryClient.builder(registry.url()).security(stranger).build().register(producer("x")));
+            assertEquals(0, e.status(), e.getMessage());
+            assertEquals("UNREACHABLE", e.code());
+            RegistryClient alice = RegistryClient.builder(registry.url()).security(certificateClient(
+                    keys.resolve("client-alice.p12"), password, keys.resolve("truststore.p12"), password)).build();
+            assertEquals(0, alice.query("SELECT name FROM endpoints WHERE label = 'x'").rows().size(),
+                    "nothing registered, and the registry still serves");
+        }
+    }
+
+    @Test
+    void refusesAServerCertificateThatDoesNotNameTheHost() throws Exception {
+        // the other CA's server certificate names localhost only; the client connects to 127.0.0.1
+        Tls tls = Tls.builder().keyStore(other.resolve("server.p12"), otherPassword)
+                .trustStore(other.resolve("truststore.p12"), otherPassword).build();
+        Security server = Security.builder().tls(tls).keys(KeyRing.read(keys.resolve("domain.keys")))
+                .rules(Rules.parse(RULES, "test rules")).build();
+        try (Registry registry = Registry.builder().port(0).security(server).build().start()) {
+            Security client = Security.builder().tls(Tls.builder().trustStore(other.resolve("truststore.p12"),
+                    otherPassword).build()).token(() -> "unused").build();
+            RegistryException e = assertThrows(RegistryException.class,
+                    () -> RegistryClient.builder(registry.url()).security(client).build().lookup("a@b"));
+            assertEquals("UNREACHABLE", e.code());
+            assertTrue(e.getMessage().contains("Hostname 127.0.0.1 not verified"), e.getMessage());
+            int port = Integer.parseInt(registry.url().substring(registry.url().lastIndexOf(':') + 1));
+            RegistryException named = assertThrows(RegistryException.class, () -> RegistryClient
+                    .builder("https://localhost:" + port).security(client).build().lookup("a@b"));
+            assertEquals(401, named.status(), "by the name the certificate holds, TLS passes: " + named);
+        }
+    }
+
+    @Test
+    void plaintextToTheHttpsPortFailsAndTheRegistryGoesOn() throws Exception {
+        try (Registry registry = serve(Tls.ClientAuth.WANT)) {
+            String plain = registry.url().replace("https://", "http://");
+            RegistryException e = assertThrows(RegistryException.class,
+                    () -> RegistryClient.create(plain).register(producer("cpu")));
+            assertEquals(0, e.status());
+            assertEquals("UNREACHABLE", e.code());
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> RegistryClient.builder(plain).security(tokenClient()).build());
+            assertEquals("registry URL " + plain + "/registry/v1: expected scheme 'https' but was 'http' (security"
+                    + " has TLS: credentials must not cross the network in plaintext)", refused.getMessage());
+            RegistryClient alice = RegistryClient.builder(registry.url()).security(tokenClient()).build();
+            assertEquals(0, alice.query("SELECT name FROM endpoints").rows().size());
+        }
+    }
+
+    @Test
+    void aReplacedKeyStoreServesNewConnectionsWithoutRestart() throws Exception {
+        Path store = temp.resolve("reloaded-server.p12");
+        Files.copy(keys.resolve("server.p12"), store);
+        try (Registry registry = serve(store, Tls.ClientAuth.NONE, Duration.ofMillis(100))) {
+            int port = Integer.parseInt(registry.url().substring(registry.url().lastIndexOf(':') + 1));
+            // trusts the other CA only: the server's first certificate is refused, its replacement taken
+            Security client = Security.builder().tls(Tls.builder().trustStore(other.resolve("truststore.p12"),
+                    otherPassword).build()).token(() -> "unused").build();
+            String url = "https://localhost:" + port;
+            assertEquals("UNREACHABLE", assertThrows(RegistryException.class,
+                    () -> RegistryClient.builder(url).security(client).build().lookup("a@b")).code());
+
+            reencrypt(other.resolve("server.p12"), otherPassword, store, password);
+            Files.setLastModifiedTime(store, FileTime.from(Instant.now().plusSeconds(5)));
+            RegistryException answer = null;
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < end;) {
+                Thread.sleep(150);
+                answer = assertThrows(RegistryException.class,
+                        () -> RegistryClient.builder(url).security(client).build().lookup("a@b"));
+                if (answer.status() != 0) {
+                    break;
+                }
+            }
+            assertEquals(401, answer.status(), "a new connection gets the new certificate: " + answer);
+            assertEquals("token refused (MALFORMED): not a gma1 token (version.keyId.subject.expiry.signature)",
+                    answer.getMessage());
+        }
+    }
+
+    /** Copies a PKCS12 store under another password (the server's store file keeps its password). */
+    private static void reencrypt(Path from, char[] fromPassword, Path to, char[] toPassword)
+            throws IOException, GeneralSecurityException {
+        KeyStore in = KeyStore.getInstance("PKCS12");
+        try (InputStream s = Files.newInputStream(from)) {
+            in.load(s, fromPassword);
+        }
+        KeyStore out = KeyStore.getInstance("PKCS12");
+        out.load(null, null);
+        for (String alias : java.util.Collections.list(in.aliases())) {
+            if (in.isKeyEntry(alias)) {
+                Key key = in.getKey(alias, fromPassword);
+                Certificate[] chain = in.getCertificateChain(alias);
+                out.setKeyEntry(alias, key, toPassword, chain);
+            } else {
+                out.setCertificateEntry(alias, in.getCertificate(alias));
+            }
+        }
+        Path part = to.resolveSibling(to.getFileName() + ".part");
+        try (OutputStream s = Files.newOutputStream(part)) {
+            out.store(s, toPassword);
+        }
+        Files.move(part, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+}
