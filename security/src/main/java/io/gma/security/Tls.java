@@ -226,7 +226,8 @@ public final class Tls {
             } catch (IOException e) {
                 // a wrong PKCS12 password comes as an IOException whose message says so
                 throw new IOException("cannot read " + describe() + ": "
-                        + (e.getMessage() != null ? e.getMessage() : "not a " + (pem ? "PEM file" : "PKCS12 store")), e);
+                        + (e.getMessage() != null ? e.getMessage() : "not a " + (pem ? "PEM file" : "PKCS12 store")),
+                        e);
             }
         }
     }

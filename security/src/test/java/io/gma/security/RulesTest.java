@@ -50,9 +50,9 @@ class RulesTest {
     @Test
     void anythingNoRuleAllowsIsRefusedWithASentence() {
         assertNull(RULES.refusal("alice", Verb.SEND, "x@dsg"));
-        assertEquals("\"bob\" may not send to \"x@dsg\": no rule in rules allows it",
+        assertEquals("\"bob\" may not send to \"x@dsg\": no send rule in rules allows it",
                 RULES.refusal("bob", Verb.SEND, "x@dsg"));
-        assertEquals("\"bob\" may not query the table \"attributes\": no rule in rules allows it",
+        assertEquals("\"bob\" may not query the table \"attributes\": no query rule in rules allows it",
                 RULES.refusal("bob", Verb.QUERY, "attributes"));
         assertFalse(Rules.denyAll().allows("root", Verb.QUERY, "endpoints"));
     }
