@@ -114,12 +114,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (warning != null) {
             LOG.warn(warning);
         }
-        RegistryClient.Builder rb = RegistryClient.builder(settings.registry())
-                .okHttpClient(Https.client(new OkHttpClient.Builder(), security).build());
-        if (security.bearer() != null) {
-            rb.bearerToken(() -> security.bearer().substring(Security.BEARER.length()));
-        }
-        this.registry = rb.build();
+        this.registry = RegistryClient.builder(settings.registry()).security(security).build();
         this.routes = new Routes(settings.domain(), settings.via(), registry);
         Dispatcher dispatcher = new Dispatcher();
         dispatcher.setMaxRequestsPerHost(4);
