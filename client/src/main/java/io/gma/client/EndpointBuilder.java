@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import io.gma.registry.Kind;
+import io.gma.security.Security;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -43,6 +44,7 @@ public final class EndpointBuilder<T> {
     int maxMessageBytes = 16 << 20;
     Executor executor;
     MessageHandler handler;
+    Security security = Security.insecure();
 
     EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
         this.kind = kind;
@@ -79,6 +81,18 @@ public final class EndpointBuilder<T> {
             throw new IllegalArgumentException(field + " \"" + value + "\": port is not 1..65535");
         }
         return InetSocketAddress.createUnresolved(h, port);
+    }
+
+    /**
+     * TLS on every link (to peers, to the PC servlet, to the registry), the credentials this endpoint shows,
+     * and who may send to it ({@code send} rules, the target being this endpoint's name). With security on, a
+     * peer that cannot prove who it is is refused with UNAUTHORIZED, one the rules do not allow with
+     * FORBIDDEN, and a peer's messages must carry the name it said in HELLO. Default
+     * {@link Security#insecure()}: plaintext, anyone may send; a warning is logged at start.
+     */
+    public EndpointBuilder<T> security(Security security) {
+        this.security = Objects.requireNonNull(security, "security");
+        return this;
     }
 
     /** The registry's base URL, such as {@code http://127.0.0.1:8080}. Required. */
