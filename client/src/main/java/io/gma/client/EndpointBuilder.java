@@ -221,7 +221,7 @@ public final class EndpointBuilder<T> {
     /**
      * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
      *
-     * @throws IllegalStateException if registry, domain or label is missing
+     * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key
      * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
      */
     public T build() throws EndpointException {
@@ -237,6 +237,10 @@ public final class EndpointBuilder<T> {
         }
         if (missing.length() > 0) {
             throw new IllegalStateException("registry, domain and label are required; missing: " + missing);
+        }
+        if (security.tls() != null && !security.tls().hasKey()) {
+            throw new IllegalStateException("security has TLS without a key store: an endpoint accepts links, so it"
+                    + " needs a certificate of its own");
         }
         return wrap.apply(Endpoint.start(this));
     }

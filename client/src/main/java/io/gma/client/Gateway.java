@@ -675,8 +675,16 @@ public final class Gateway implements AutoCloseable {
             return this;
         }
 
-        /** Opens the uplink listener; {@link Gateway#start()} accepts. */
+        /**
+         * Opens the uplink listener; {@link Gateway#start()} accepts.
+         *
+         * @throws IllegalStateException if security has TLS without a key store
+         */
         public Gateway build() throws IOException {
+            if (security.tls() != null && !security.tls().hasKey()) {
+                throw new IllegalStateException("security has TLS without a key store: uplinks need the PC"
+                        + " servlet's certificate");
+            }
             return new Gateway(this);
         }
     }

@@ -49,7 +49,8 @@ final class Link implements Runnable {
     /** Also acknowledge every this many bytes: with large messages, 64 of them could be the whole send queue. */
     static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The TLS handshake and HELLO/WELCOME together: a peer silent this long after connecting is closed. */
+    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
      * A send this soon after the previous direct write is part of a stream: rather than one system call per
      * message, it leaves the write to a batch.
