@@ -596,6 +596,9 @@ final class Link implements Runnable {
 
     private void onMessage(Message m) throws ProtocolException {
         messagesRead++;
+        if (state == State.CLOSED) {
+            return; // refused, or BYE: what came after it in the same read is not taken
+        }
         if (state == State.HANDSHAKE) {
             handshake(m);
             return;
