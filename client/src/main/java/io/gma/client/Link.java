@@ -93,7 +93,7 @@ final class Link implements Runnable {
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     /** Bytes copied from messages and not yet written, in fill mode. */
-    private final ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
+    private final ByteBuffer output;
     /** The message being copied into output, and how much of it was. */
     private byte[] writing;
     private int writtenOfIt;
@@ -133,6 +133,7 @@ final class Link implements Runnable {
         this.endpoint = endpoint;
         this.channel = channel;
         this.transport = Transport.of(channel, engine);
+        this.output = transport.outputBuffer(OUTPUT_BYTES);
         this.outbound = outbound;
         this.peer = peer;
         this.peerName = peer == null ? null : peer.name;

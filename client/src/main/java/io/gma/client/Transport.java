@@ -39,6 +39,9 @@ abstract class Transport {
      */
     abstract int write(ByteBuffer src) throws IOException;
 
+    /** The buffer the link copies messages into for {@link #write}: what this transport writes fastest. */
+    abstract ByteBuffer outputBuffer(int bytes);
+
     /** Whether bytes wait in the transport for the socket to be writable: write again, even with nothing new. */
     boolean pendingOutput() {
         return false;
