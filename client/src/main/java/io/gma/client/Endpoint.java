@@ -1,10 +1,15 @@
 package io.gma.client;
 
 import io.gma.registry.EndpointInfo;
+import io.gma.registry.Https;
 import io.gma.registry.QueryResult;
 import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;
 import io.gma.registry.RegistryException;
+import io.gma.security.AuthException;
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
@@ -31,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +58,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             return Thread.currentThread() instanceof IoThread;
         }
     }
-    private static final byte[] EMPTY = new byte[0];
-
     private final EndpointBuilder<?> config;
+    private final Security security;
     private final WireCodec codec;
     private final RegistryClient registry;
     private final Counters counters = new Counters();
@@ -82,8 +87,9 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Endpoint(EndpointBuilder<?> config) throws IOException {
         this.config = config;
+        this.security = config.security;
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
-        this.registry = RegistryClient.create(config.registry);
+        this.registry = registryClient(config.registry, security);
         String prefix = "gma-" + config.label;
         ScheduledThreadPoolExecutor timerPool = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer"));
         timerPool.setRemoveOnCancelPolicy(true);
@@ -93,6 +99,22 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                 .newThread(r));
         this.server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(config.host, 0));
+    }
+
+    /** A registry client over TLS, showing this endpoint's token, when security has them. */
+    private static RegistryClient registryClient(String url, Security security) {
+        if (security.tls() == null && security.bearer() == null) {
+            return RegistryClient.create(url);
+        }
+        RegistryClient.Builder b = RegistryClient.builder(url).okHttpClient(Https.client(new OkHttpClient.Builder(),
+                security).build());
+        if (security.bearer() != null) {
+            b.bearerToken(() -> {
+                String bearer = security.bearer();
+                return bearer == null ? "" : bearer.substring(Security.BEARER.length());
+            });
+        }
+        return b.build();
     }
 
     static Endpoint start(EndpointBuilder<?> config) throws EndpointException {
@@ -108,6 +130,10 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         } catch (EndpointException ex) {
             e.shutdown();
             throw ex;
+        }
+        String warning = config.security.warning("endpoint " + e.name);
+        if (warning != null) {
+            LOG.warn(warning);
         }
         if (config.pcServlet != null) {
             e.uplink = new Peer(Gateway.nameFor(config.domain), e.newQueue(), Envelope.of(e.name,
@@ -364,7 +390,10 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                 InetSocketAddress address = peer == uplink ? pcServletAddress() : resolve(peer.name);
                 channel = SocketChannel.open();
                 channel.socket().connect(address, 5_000);
-                startLink(new Link(this, channel, true, peer));
+                // the host name as registered (or as given to pcServlet) is what the certificate must name
+                Tls tls = security.tls();
+                startLink(new Link(this, channel, true, peer, tls == null ? null
+                        : tls.clientEngine(address.getHostString(), address.getPort())));
             } catch (EndpointException ex) {
                 close(channel);
                 if (ex.code() == ErrorCode.NO_ROUTE) {
@@ -477,7 +506,9 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             return;
         }
         EndpointException reason = why != null ? why : new EndpointException(ErrorCode.INTERNAL, "link closed");
-        if (peer == uplink && !wasOpen && reason.code() == ErrorCode.FORBIDDEN) {
+        boolean refused = !wasOpen && link.outbound && (reason.code() == ErrorCode.FORBIDDEN
+                || reason.code() == ErrorCode.UNAUTHORIZED);
+        if (peer == uplink && refused) {
             // the PC servlet refuses this endpoint (another domain's, say): a setting to fix, not a failure to retry
             LOG.error("{}: the PC servlet at {} refused the uplink: {}; messages for other domains fail", name,
                     config.pcServlet, reason.getMessage());
@@ -488,6 +519,13 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
         if (next != null) {
             next.flush();
+        } else if (refused) {
+            // a setting to fix (credentials, rules, certificates), not a failure to retry: what is queued fails
+            // with the refusal; a later send tries again
+            peers.remove(peer.name, peer);
+            for (Pending p : peer.queue.close(reason)) {
+                p.completeExceptionally(reason);
+            }
         } else if (!wasOpen && link.outbound) {
             retry(peer, reason, false);
         } else if (!peer.queue.isEmpty() || peer == uplink) {
@@ -501,8 +539,29 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** A counted message arrived on a link (its I/O thread). */
     @Override
     public boolean receive(Message m, Link link) {
+        if (security.authenticates() && link.peer() != uplink && !m.from().equals(link.peerName())) {
+            impostor(m, link);
+            return true;
+        }
         take(m);
         return true; // an endpoint takes everything; dedup drops what it had
+    }
+
+    /** A message on a direct link whose sender is not the peer that authenticated: refused, not delivered. */
+    private void impostor(Message m, Link link) {
+        String sentence = "\"" + m.from() + "\" is not the name this link's peer said in HELLO, \""
+                + link.peerName() + "\"";
+        LOG.info("{}: refused {} {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()), sentence);
+        if (link.peerName() == null || link.peerName().isEmpty() || m.command() == Command.REPLY
+                || m.command() == Command.ERROR) {
+            return; // nobody to tell, or an answer, which is never answered
+        }
+        try {
+            sendControl(link.peerName(), Command.ERROR, m.sequence(), (ErrorCode.FORBIDDEN + " " + sentence)
+                    .getBytes(StandardCharsets.UTF_8));
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), ex.getMessage());
+        }
     }
 
     private void take(Message m) {
@@ -660,13 +719,19 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     }
 
     @Override
-    public byte[] credentials() {
-        return EMPTY;
+    public Security security() {
+        return security;
     }
 
+    /** A peer may link to this endpoint when the rules let its identity send to this endpoint's name. */
     @Override
-    public String refusal(Message hello) {
-        return null; // any endpoint may link to another while security is off
+    public String refusal(Message hello, String identity) {
+        try {
+            security.authorize(identity, Rules.Verb.SEND, name);
+            return null;
+        } catch (AuthException e) {
+            return e.getMessage();
+        }
     }
 
     EndpointStats stats() {

@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import io.gma.registry.Kind;
+import io.gma.security.Security;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -43,6 +44,7 @@ public final class EndpointBuilder<T> {
     int maxMessageBytes = 16 << 20;
     Executor executor;
     MessageHandler handler;
+    Security security = Security.insecure();
 
     EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
         this.kind = kind;
@@ -79,6 +81,18 @@ public final class EndpointBuilder<T> {
             throw new IllegalArgumentException(field + " \"" + value + "\": port is not 1..65535");
         }
         return InetSocketAddress.createUnresolved(h, port);
+    }
+
+    /**
+     * TLS on every link (to peers, to the PC servlet, to the registry), the credentials this endpoint shows,
+     * and who may send to it ({@code send} rules, the target being this endpoint's name). With security on, a
+     * peer that cannot prove who it is is refused with UNAUTHORIZED, one the rules do not allow with
+     * FORBIDDEN, and a peer's messages must carry the name it said in HELLO. Default
+     * {@link Security#insecure()}: plaintext, anyone may send; a warning is logged at start.
+     */
+    public EndpointBuilder<T> security(Security security) {
+        this.security = Objects.requireNonNull(security, "security");
+        return this;
     }
 
     /** The registry's base URL, such as {@code http://127.0.0.1:8080}. Required. */
@@ -207,7 +221,7 @@ public final class EndpointBuilder<T> {
     /**
      * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
      *
-     * @throws IllegalStateException if registry, domain or label is missing
+     * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key
      * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
      */
     public T build() throws EndpointException {
@@ -223,6 +237,10 @@ public final class EndpointBuilder<T> {
         }
         if (missing.length() > 0) {
             throw new IllegalStateException("registry, domain and label are required; missing: " + missing);
+        }
+        if (security.tls() != null && !security.tls().hasKey()) {
+            throw new IllegalStateException("security has TLS without a key store: an endpoint accepts links, so it"
+                    + " needs a certificate of its own");
         }
         return wrap.apply(Endpoint.start(this));
     }

@@ -1,6 +1,10 @@
 package io.gma.client;
 
+import io.gma.security.AuthException;
+import io.gma.security.Rules;
+import io.gma.security.Security;
 import io.gma.wire.Command;
+import io.gma.wire.Packed;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.ProtocolException;
@@ -41,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * queue fills, and it blocks or fails (throttling end to end). Parked messages are bounded in all; past that
  * bound they are not kept, and the uplink is closed once the router has room, so that its endpoint sends
  * them again. This class is for the pcservlet module; applications use {@link Producer} and {@link Consumer}.
+ *
+ * <p>With a {@link Builder#security Security}, uplinks speak TLS and must authenticate in HELLO (a token or a
+ * client certificate); every message an uplink carries must be from the name said in HELLO, and data for
+ * another endpoint needs a {@code send} rule for the uplink's identity and the destination: otherwise the
+ * sender gets ERROR FORBIDDEN for it, and it is not routed.
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
@@ -72,6 +81,7 @@ public final class Gateway implements AutoCloseable {
     private final String domain;
     private final String name;
     private final Router router;
+    private final Security security;
     private final long maxQueuedBytes;
     private final int maxQueuedMessages;
     private final long pingNanos;
@@ -96,6 +106,7 @@ public final class Gateway implements AutoCloseable {
         this.domain = b.domain;
         this.name = nameFor(b.domain);
         this.router = b.router;
+        this.security = b.security;
         this.maxQueuedBytes = b.maxQueuedBytes;
         this.maxQueuedMessages = b.maxQueuedMessages;
         this.pingNanos = b.pingInterval.toNanos();
@@ -281,7 +292,7 @@ public final class Gateway implements AutoCloseable {
                 return; // stopping: what is parked stays unacknowledged, for the next run
             }
             Message m = p.messages.peekFirst();
-            if (!router.route(m)) {
+            if (!route(link, m)) {
                 return; // still no room: the rest waits for the next resume
             }
             p.messages.pollFirst();
@@ -293,6 +304,43 @@ public final class Gateway implements AutoCloseable {
         if (p.dropped) {
             link.bye(); // ACK what was taken, and close: the endpoint resends what it had not had acknowledged
         }
+    }
+
+    /**
+     * On the link's I/O thread: hands {@code m} to the router, unless security refuses it; a refused message
+     * is answered with ERROR FORBIDDEN, not routed, and taken (true).
+     */
+    private boolean route(Link link, Message m) {
+        if (!security.authenticates()) {
+            return router.route(m);
+        }
+        String refused = null;
+        if (!m.from().equals(link.peerName())) {
+            refused = "\"" + m.from() + "\" is not the name this uplink said in HELLO, \"" + link.peerName() + "\"";
+        } else if (!isControl(m.command())) {
+            try {
+                security.authorize(link.identity(), Rules.Verb.SEND, m.to());
+            } catch (AuthException e) {
+                refused = e.getMessage();
+            }
+        }
+        if (refused == null) {
+            return router.route(m);
+        }
+        LOG.info("{}: refused {} {} from {} to {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()),
+                link.peerName(), m.to(), refused);
+        Peer p = link.peer();
+        if (p != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
+            byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(), (ErrorCode.FORBIDDEN + " "
+                    + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                p.queue.offerControl(new Pending(error, false));
+                p.kick();
+            } catch (EndpointException closing) {
+                LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
+            }
+        }
+        return true;
     }
 
     /** What one uplink sent while the router was full: kept in order, unacknowledged, within the bound. */
@@ -393,6 +441,10 @@ public final class Gateway implements AutoCloseable {
 
     /** Accepts uplinks on a thread of its own until closed. */
     public Gateway start() {
+        String warning = security.warning("PC servlet uplinks of " + name);
+        if (warning != null) {
+            LOG.warn(warning);
+        }
         // a safety net under resume(): parked uplinks try again every 50 ms, whatever the router says
         retry.scheduleWithFixedDelay(() -> {
             if (!paused.isEmpty()) {
@@ -443,16 +495,14 @@ public final class Gateway implements AutoCloseable {
 
     /** The link-facing side, kept off the public API. */
     private final class Owner implements LinkOwner {
-        private final byte[] none = new byte[0];
-
         @Override
         public String name() {
             return name;
         }
 
         @Override
-        public byte[] credentials() {
-            return none;
+        public Security security() {
+            return security;
         }
 
         @Override
@@ -471,7 +521,8 @@ public final class Gateway implements AutoCloseable {
         }
 
         @Override
-        public String refusal(Message hello) {
+        public String refusal(Message hello, String identity) {
+            // who may send where is checked per message (route), as an uplink carries messages for any domain
             String from = hello.from();
             if (from.isEmpty() || from.equals(name) || !domainOf(from).equals(domain)) {
                 return name + " takes uplinks from endpoints of domain " + domain + " only, not \"" + from + "\"";
@@ -505,7 +556,7 @@ public final class Gateway implements AutoCloseable {
                 p.park(m);
                 return false;
             }
-            if (router.route(m)) {
+            if (route(link, m)) {
                 return true;
             }
             p = new Parked(); // the first one not taken: it and all after it wait
@@ -541,6 +592,7 @@ public final class Gateway implements AutoCloseable {
     public static final class Builder {
         private final String domain;
         private final Router router;
+        private Security security = Security.insecure();
         private String host = "127.0.0.1";
         private int port;
         private long maxQueuedBytes = 8L << 20;
@@ -552,6 +604,15 @@ public final class Gateway implements AutoCloseable {
         private Builder(String domain, Router router) {
             this.domain = Objects.requireNonNull(domain, "domain");
             this.router = Objects.requireNonNull(router, "router");
+        }
+
+        /**
+         * TLS on the uplinks, how endpoints authenticate in HELLO, and the {@code send} rules their messages
+         * must pass. Default {@link Security#insecure()}: a warning is logged at start.
+         */
+        public Builder security(Security security) {
+            this.security = Objects.requireNonNull(security, "security");
+            return this;
         }
 
         /** The address to listen on; default 127.0.0.1. */
@@ -614,8 +675,16 @@ public final class Gateway implements AutoCloseable {
             return this;
         }
 
-        /** Opens the uplink listener; {@link Gateway#start()} accepts. */
+        /**
+         * Opens the uplink listener; {@link Gateway#start()} accepts.
+         *
+         * @throws IllegalStateException if security has TLS without a key store
+         */
         public Gateway build() throws IOException {
+            if (security.tls() != null && !security.tls().hasKey()) {
+                throw new IllegalStateException("security has TLS without a key store: uplinks need the PC"
+                        + " servlet's certificate");
+            }
             return new Gateway(this);
         }
     }

@@ -6,8 +6,12 @@ import io.gma.wire.Message;
 import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
+import io.gma.security.AuthException;
+import io.gma.security.Security;
+import io.gma.security.Tls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -32,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * I/O thread to finish it when the socket is writable. A send thus costs no thread hop.
  *
  * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
+ *
+ * <p>Security: the bytes go through a {@link Transport}, plaintext or TLS. With TLS, the TLS handshake comes
+ * first, on the I/O thread, and nothing of GMA (not even HELLO) is written before it is over. The accepting
+ * side then authenticates HELLO's credentials or the client certificate ({@link Security#authenticate}) and
+ * asks its owner whether that identity may have the link; it answers ERROR UNAUTHORIZED or FORBIDDEN and
+ * closes otherwise. The handshake, TLS and HELLO, must be over within {@link #HANDSHAKE_NANOS}.
  */
 final class Link implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Link.class);
@@ -39,7 +49,8 @@ final class Link implements Runnable {
     /** Also acknowledge every this many bytes: with large messages, 64 of them could be the whole send queue. */
     static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The TLS handshake and HELLO/WELCOME together: a peer silent this long after connecting is closed. */
+    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
      * A send this soon after the previous direct write is part of a stream: rather than one system call per
      * message, it leaves the write to a batch.
@@ -55,6 +66,7 @@ final class Link implements Runnable {
 
     private final LinkOwner endpoint;
     private final SocketChannel channel;
+    private final Transport transport;
     private final Selector selector;
     final boolean outbound;
     private final StreamDecoder decoder;
@@ -63,6 +75,8 @@ final class Link implements Runnable {
     private volatile State state = State.HANDSHAKE;
     private volatile Peer peer;
     private volatile String peerName;
+    /** Who the peer proved to be (accepted links; {@link Security#ANONYMOUS} when security is off). */
+    private volatile String identity;
     private volatile EndpointException failure;
 
     // output, guarded by out
@@ -79,7 +93,7 @@ final class Link implements Runnable {
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     /** Bytes copied from messages and not yet written, in fill mode. */
-    private final ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
+    private final ByteBuffer output;
     /** The message being copied into output, and how much of it was. */
     private byte[] writing;
     private int writtenOfIt;
@@ -110,9 +124,16 @@ final class Link implements Runnable {
     private volatile long lastWriteAt = System.nanoTime();
     private final long openedAt = System.nanoTime();
 
-    Link(LinkOwner endpoint, SocketChannel channel, boolean outbound, Peer peer) throws IOException {
+    /**
+     * @param engine TLS for this connection ({@link Tls#clientEngine} when outbound, else
+     *     {@link Tls#serverEngine}), or null for plaintext
+     */
+    Link(LinkOwner endpoint, SocketChannel channel, boolean outbound, Peer peer, javax.net.ssl.SSLEngine engine)
+            throws IOException {
         this.endpoint = endpoint;
         this.channel = channel;
+        this.transport = Transport.of(channel, engine);
+        this.output = transport.outputBuffer(OUTPUT_BYTES);
         this.outbound = outbound;
         this.peer = peer;
         this.peerName = peer == null ? null : peer.name;
@@ -128,12 +149,20 @@ final class Link implements Runnable {
             throw e;
         }
         if (outbound) {
-            sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", endpoint.credentials()));
+            // queued: with TLS it waits for the TLS handshake to be over
+            String bearer = endpoint.security().bearer();
+            sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", bearer == null ? new byte[0]
+                    : bearer.getBytes(StandardCharsets.UTF_8)));
         }
     }
 
     String peerName() {
         return peerName;
+    }
+
+    /** Who the peer proved to be: on an accepted link once it is open; null before, and on outbound links. */
+    String identity() {
+        return identity;
     }
 
     /** The peer's name, or its address before it said HELLO. */
@@ -162,7 +191,8 @@ final class Link implements Runnable {
             SocketChannel accepted = null;
             try {
                 accepted = server.accept();
-                start.accept(new Link(owner, accepted, false, null));
+                Tls tls = owner.security().tls();
+                start.accept(new Link(owner, accepted, false, null, tls == null ? null : tls.serverEngine()));
             } catch (IOException ex) {
                 if (accepted != null) {
                     try {
@@ -269,17 +299,20 @@ final class Link implements Runnable {
      * all.
      */
     private void writeSome() throws IOException {
+        if (transport.handshaking()) {
+            return; // nothing of GMA before TLS is up: the I/O thread flushes when it is
+        }
         while (true) {
             fill();
-            if (output.position() == 0) {
+            if (output.position() == 0 && !transport.pendingOutput()) {
                 wantWrite(false);
                 return;
             }
             output.flip();
-            int n = channel.write(output);
+            int n = transport.write(output);
             output.compact();
             endpoint.counters().bytesOut.add(n);
-            if (output.position() > 0) {
+            if (output.position() > 0 || transport.pendingOutput()) {
                 wantWrite(true); // the socket is full; the I/O thread goes on when it is writable
                 return;
             }
@@ -372,6 +405,9 @@ final class Link implements Runnable {
     public void run() {
         ioThread = Thread.currentThread();
         try {
+            if (transport.handshaking()) {
+                tlsHandshake();
+            }
             while (state != State.CLOSED && channel.isOpen()) {
                 selecting = true;
                 if (flushRequested.get()) {
@@ -394,6 +430,12 @@ final class Link implements Runnable {
                     break;
                 }
                 for (SelectionKey key : selector.selectedKeys()) {
+                    if (transport.handshaking()) {
+                        if (key.isValid() && (key.isReadable() || key.isWritable())) {
+                            tlsHandshake();
+                        }
+                        continue;
+                    }
                     if (key.isValid() && key.isReadable()) {
                         read();
                     }
@@ -403,6 +445,16 @@ final class Link implements Runnable {
                 }
                 selector.selectedKeys().clear();
                 timers();
+            }
+        } catch (TlsTransport.PlaintextPeerException e) {
+            plaintextPeer();
+        } catch (javax.net.ssl.SSLException e) {
+            // a certificate not trusted, a host name it does not name, a TLS alert from the peer: before the link
+            // is open, the peer could not be authenticated (or did not authenticate us)
+            failure = new EndpointException(state == State.OPEN ? ErrorCode.INTERNAL : ErrorCode.UNAUTHORIZED,
+                    "TLS with " + describe() + " failed: " + e.getMessage(), e);
+            if (!outbound) {
+                LOG.info("{}: TLS with {} failed: {}", endpoint.name(), describe(), e.getMessage());
             }
         } catch (ProtocolException e) {
             // the stream cannot be trusted: tell the peer why, then close (PROTOCOL.md section 1)
@@ -424,6 +476,46 @@ final class Link implements Runnable {
         }
     }
 
+    /** On the I/O thread: advances the TLS handshake; once it is over, writes HELLO and reads what came. */
+    private void tlsHandshake() throws IOException {
+        boolean writable;
+        out.lock();
+        try {
+            writable = transport.handshake();
+        } finally {
+            out.unlock();
+        }
+        wantWrite(writable);
+        if (!transport.handshaking()) {
+            flush();
+            if (transport.bufferedInput()) {
+                read();
+            }
+        }
+    }
+
+    /**
+     * The first bytes were a GMA header where a TLS record was due. Accepted: the peer gets a plaintext ERROR
+     * that says so (it could not read a TLS alert). Outbound: a plaintext port answered our ClientHello.
+     */
+    private void plaintextPeer() {
+        if (outbound) {
+            failure = new EndpointException(ErrorCode.UNAUTHORIZED, describe() + " answered in plaintext GMA: it"
+                    + " does not speak TLS (is security on at both ends?)");
+            return;
+        }
+        String sentence = "this port speaks TLS: connect with TLS";
+        failure = new EndpointException(ErrorCode.UNAUTHORIZED, describe() + " spoke plaintext to a TLS port");
+        LOG.info("{}: {}", endpoint.name(), failure.getMessage());
+        try {
+            channel.write(ByteBuffer.wrap(Packed.make(0, Command.ERROR, endpoint.name(), "",
+                    (ErrorCode.UNAUTHORIZED + " " + sentence).getBytes(StandardCharsets.UTF_8))));
+            lingerUntilPeerCloses(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
+        } catch (IOException ignored) {
+            // it gets an end of stream instead
+        }
+    }
+
     private long nextDeadline() {
         long now = System.nanoTime();
         long next = now + pingNanos;
@@ -440,7 +532,8 @@ final class Link implements Runnable {
     private void timers() throws IOException {
         long now = System.nanoTime();
         if (state == State.HANDSHAKE && now - openedAt > HANDSHAKE_NANOS) {
-            failure = new EndpointException(ErrorCode.TIMEOUT, "no " + (outbound ? "WELCOME" : "HELLO") + " within "
+            String missing = transport.handshaking() ? "TLS handshake" : outbound ? "WELCOME" : "HELLO";
+            failure = new EndpointException(ErrorCode.TIMEOUT, "no " + missing + " from " + describe() + " within "
                     + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_NANOS) + " s");
             throw new IOException(failure.getMessage());
         }
@@ -459,13 +552,27 @@ final class Link implements Runnable {
     }
 
     private void read() throws IOException {
+        // a TLS transport may hold whole records after a read that readBuffer could not take
+        while (readOnce() && transport.bufferedInput() && state != State.CLOSED) {
+            // read on
+        }
+        if (transport.pendingOutput()) {
+            flush(); // the TLS engine has something to say (a KeyUpdate answer, say)
+        }
+        if (received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES) {
+            sendAck();
+        }
+    }
+
+    /** Reads and decodes once; whether anything came. */
+    private boolean readOnce() throws IOException {
         readBuffer.clear();
-        int n = channel.read(readBuffer);
+        int n = transport.read(readBuffer);
         if (n < 0) {
-            throw new IOException(peerName + " closed the connection");
+            throw new IOException(describe() + " closed the connection");
         }
         if (n == 0) {
-            return;
+            return false;
         }
         lastReadAt = System.nanoTime();
         endpoint.counters().bytesIn.add(n);
@@ -485,13 +592,14 @@ final class Link implements Runnable {
         if (bad[0] != null) {
             throw bad[0];
         }
-        if (received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES) {
-            sendAck();
-        }
+        return true;
     }
 
     private void onMessage(Message m) throws ProtocolException {
         messagesRead++;
+        if (state == State.CLOSED) {
+            return; // refused, or BYE: what came after it in the same read is not taken
+        }
         if (state == State.HANDSHAKE) {
             handshake(m);
             return;
@@ -542,20 +650,36 @@ final class Link implements Runnable {
             if (m.command() != Command.HELLO) {
                 throw new ProtocolException(ErrorCode.MALFORMED, "expected HELLO first, got " + m.command());
             }
-            String refused = endpoint.refusal(m);
-            if (refused != null) {
-                sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), m.from(), (ErrorCode.FORBIDDEN + " "
-                        + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-                failure = new EndpointException(ErrorCode.FORBIDDEN, refused);
-                state = State.CLOSED; // the ERROR was written at once: the socket is empty this early
+            String who;
+            try {
+                // HELLO's data is a secret: it goes to authenticate and nowhere else, never to a log
+                who = endpoint.security().authenticate(m.dataAsString(), transport.peerIdentity());
+            } catch (AuthException e) {
+                refuse(m, ErrorCode.UNAUTHORIZED, e.getMessage());
                 return;
             }
+            String refused = endpoint.refusal(m, who);
+            if (refused != null) {
+                refuse(m, ErrorCode.FORBIDDEN, refused);
+                return;
+            }
+            identity = who;
             peerName = m.from();
             sendImmediate(Packed.make(0, Command.WELCOME, endpoint.name(), m.from(), new byte[0]));
             state = State.OPEN;
             peer = endpoint.linkOpened(this);
         }
         flush();
+    }
+
+    /** Answers HELLO with ERROR and closes. */
+    private void refuse(Message hello, ErrorCode code, String sentence) {
+        LOG.info("{}: refused a link from {} (HELLO from \"{}\"): {} {}", endpoint.name(), describe(), hello.from(),
+                code, sentence);
+        sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), hello.from(), (code + " " + sentence)
+                .getBytes(StandardCharsets.UTF_8)));
+        failure = new EndpointException(code, sentence);
+        state = State.CLOSED; // the ERROR was written at once: the socket is empty this early
     }
 
     /** An ACK: the peer has received {@code count} counted messages on this link. */
@@ -621,12 +745,34 @@ final class Link implements Runnable {
                 selector.selectedKeys().clear();
                 flush();
             }
+            closeOutbound(deadline);
             lingerUntilPeerCloses(deadline);
         }
         if (failure == null) {
             failure = new EndpointException(ErrorCode.SHUTTING_DOWN, endpoint.name() + " is closing");
         }
         state = State.CLOSED;
+    }
+
+    /** Ends TLS output with close_notify, written within the deadline if the socket takes it. */
+    private void closeOutbound(long deadline) throws IOException {
+        if (hasUnwritten()) {
+            return;
+        }
+        out.lock();
+        try {
+            if (!transport.closeOutbound()) {
+                return;
+            }
+        } finally {
+            out.unlock();
+        }
+        flush();
+        while (hasUnwritten() && System.nanoTime() < deadline && channel.isOpen()) {
+            selector.select(10);
+            selector.selectedKeys().clear();
+            flush();
+        }
     }
 
     /**
@@ -652,7 +798,8 @@ final class Link implements Runnable {
     private boolean hasUnwritten() {
         out.lock();
         try {
-            return output.position() > 0 || writing != null || takenAt < taken || !immediate.isEmpty();
+            return output.position() > 0 || writing != null || takenAt < taken || !immediate.isEmpty()
+                    || transport.pendingOutput();
         } finally {
             out.unlock();
         }

@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.security.Security;
 import io.gma.wire.Message;
 import io.gma.wire.WireCodec;
 
@@ -11,8 +12,10 @@ interface LinkOwner {
     /** The name said in HELLO and WELCOME. */
     String name();
 
-    /** HELLO's data: the credentials (empty while security is off). */
-    byte[] credentials();
+    /**
+     * TLS for its links, the credentials HELLO carries ({@link Security#bearer()}), and how it checks its peers'.
+     */
+    Security security();
 
     WireCodec codec();
 
@@ -21,10 +24,10 @@ interface LinkOwner {
     long pingIntervalNanos();
 
     /**
-     * Whether a peer that said HELLO may have a link: null when it may, else the sentence of the FORBIDDEN
-     * ERROR it gets before the link closes.
+     * Whether a peer that said HELLO and proved to be {@code identity} may have a link: null when it may, else
+     * the sentence of the FORBIDDEN ERROR it gets before the link closes.
      */
-    String refusal(Message hello);
+    String refusal(Message hello, String identity);
 
     /** A link finished its handshake; for an accepted link, the peer it carries (null: none). */
     Peer linkOpened(Link link);

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 class MisbehavingPeerTest {
 
     /** Reads whole messages from a raw socket until it closes or the timeout passes. */
-    private static List<Message> readUntilClosed(Socket s, int timeoutMillis) throws IOException {
+    static List<Message> readUntilClosed(Socket s, int timeoutMillis) throws IOException {
         s.setSoTimeout(timeoutMillis);
         List<Message> got = new ArrayList<>();
         StreamDecoder decoder = WireCodec.standard().newStreamDecoder();

@@ -1,5 +1,8 @@
 package io.gma.bench.pingpong;
 
+import io.gma.bench.BenchTls;
+import io.gma.client.Consumer;
+import io.gma.client.Incoming;
 import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
@@ -11,15 +14,22 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 
 /**
  * The jGMA paper's Benchmarks 1 and 2: ping-pong round trips from 1 B to 1 MiB in powers of 4, blocking
  * (request/reply) and non-blocking (DATA answered by DATA from the handler), next to a raw Java socket
  * ping-pong (a length-prefixed frame echoed by a thread) measured the same way in the same JVM.
  *
- * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.pingpong.PingPongBench [rounds]</pre>
+ * <pre>java [-Dgma.bench.tls=true] -cp bench/target/gma-benchmarks.jar io.gma.bench.pingpong.PingPongBench \
+ *     [rounds]</pre>
+ *
+ * With {@code -Dgma.bench.tls=true}, the same round trips also between two endpoints over TLS (tokens in
+ * HELLO).
  */
 public final class PingPongBench {
     private PingPongBench() {
@@ -31,13 +41,15 @@ public final class PingPongBench {
         try (Registry registry = Registry.builder().port(0).build().start();
                 Producer pong = Pong.start(registry.url(), "lan", "pong");
                 Ping ping = Ping.start(registry.url(), "lan");
-                RawEcho raw = new RawEcho()) {
+                RawEcho raw = new RawEcho();
+                SecurePair tls = BenchTls.on() ? new SecurePair(registry.url()) : null) {
             System.out.printf(Locale.ROOT, "ping-pong, %d round trips per size after as many warm-up ones (fewer"
                     + " above 64 KiB); JDK %s, %d cores%n%n", rounds, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
             System.out.println("| bytes | raw p50 us | raw p99 us | blocking p50 us | p99 us | p50 ratio"
-                    + " | non-blocking p50 us | p99 us | p50 ratio |");
-            System.out.println("|---|---|---|---|---|---|---|---|---|");
+                    + " | non-blocking p50 us | p99 us | p50 ratio |" + (tls != null ? " TLS blocking p50 us | p99 us"
+                    + " | TLS non-blocking p50 us | p99 us |" : ""));
+            System.out.println("|---|---|---|---|---|---|---|---|---|" + (tls != null ? "---|---|---|---|" : ""));
             for (int size = 1; size <= 1 << 20; size *= 4) {
                 int n = size > 64 * 1024 ? Math.max(200, rounds / 10) : rounds;
                 raw.run(size, n);
@@ -46,9 +58,18 @@ public final class PingPongBench {
                 long[] b = ping.run(pong.name(), n, size, true);
                 ping.run(pong.name(), n, size, false);
                 long[] nb = ping.run(pong.name(), n, size, false);
-                System.out.printf(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | %.2fx |%n",
+                System.out.printf(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | %.2fx |",
                         size, pct(r, 0.5), pct(r, 0.99), pct(b, 0.5), pct(b, 0.99), pct(b, 0.5) / pct(r, 0.5),
                         pct(nb, 0.5), pct(nb, 0.99), pct(nb, 0.5) / pct(r, 0.5));
+                if (tls != null) {
+                    tls.run(n, size, true);
+                    long[] tb = tls.run(n, size, true);
+                    tls.run(n, size, false);
+                    long[] tnb = tls.run(n, size, false);
+                    System.out.printf(Locale.ROOT, " %.1f | %.1f | %.1f | %.1f |", pct(tb, 0.5), pct(tb, 0.99),
+                            pct(tnb, 0.5), pct(tnb, 0.99));
+                }
+                System.out.println();
             }
         }
     }
@@ -58,6 +79,52 @@ public final class PingPongBench {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
         return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)] / 1000.0;
+    }
+
+    /** Ping and pong as the examples do it, over TLS: request/reply, or DATA answered by DATA. */
+    static final class SecurePair implements AutoCloseable {
+        private final BlockingQueue<Incoming> echoes = new ArrayBlockingQueue<>(1024);
+        private final Producer pong;
+        private final Consumer ping;
+
+        SecurePair(String registry) throws IOException {
+            Producer[] self = new Producer[1];
+            pong = Producer.builder().registry(registry).domain("lan").label("tls-pong")
+                    .security(BenchTls.security("alice")).onMessage(m -> {
+                        if (m.replyExpected()) {
+                            m.reply(m.data());
+                        } else {
+                            self[0].send(m.from(), m.data());
+                        }
+                    }).build();
+            self[0] = pong;
+            ping = Consumer.builder().registry(registry).domain("lan").label("tls-ping")
+                    .security(BenchTls.security("bob")).onMessage(echoes::add).build();
+        }
+
+        long[] run(int count, int bytes, boolean blocking) throws IOException, InterruptedException {
+            byte[] payload = new byte[bytes];
+            long[] rtt = new long[count];
+            for (int i = 0; i < count; i++) {
+                long start = System.nanoTime();
+                if (blocking) {
+                    ping.request(pong.name(), payload, Duration.ofSeconds(30));
+                } else {
+                    ping.send(pong.name(), payload);
+                    if (echoes.poll(30, java.util.concurrent.TimeUnit.SECONDS) == null) {
+                        throw new IOException("no echo within 30 s");
+                    }
+                }
+                rtt[i] = System.nanoTime() - start;
+            }
+            return rtt;
+        }
+
+        @Override
+        public void close() {
+            ping.close();
+            pong.close();
+        }
     }
 
     /** The baseline: a blocking socket, TCP_NODELAY, a 4-byte length and the payload, echoed by one thread. */

@@ -1,8 +1,10 @@
 package io.gma.bench.streaming;
 
+import io.gma.bench.BenchTls;
 import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import io.gma.security.Security;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -21,7 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
  * bytes, buffered streams, a reader thread) in the same JVM. Each run: a warm-up pass, then a measured one.
  *
- * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench [size:count ...]</pre>
+ * <pre>java [-Dgma.bench.tls=true] -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench
+ *     [size:count ...]</pre>
+ *
+ * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), in the same run.
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
@@ -39,20 +44,29 @@ public final class StreamingBench {
         }
         System.out.printf(Locale.ROOT, "streaming, one producer, one consumer; JDK %s, %d cores%n%n",
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |");
-        System.out.println("|---|---|---|---|---|---|---|");
+        boolean tls = BenchTls.on();
+        System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |"
+                + (tls ? " TLS msgs/s | TLS MB/s | TLS/plain |" : ""));
+        System.out.println("|---|---|---|---|---|---|---|" + (tls ? "---|---|---|" : ""));
         try (Registry registry = Registry.builder().port(0).build().start()) {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
                 raw(size, n);
                 double rawSeconds = raw(size, n);
-                gma(registry.url(), size, n);
-                double gmaSeconds = gma(registry.url(), size, n);
+                gma(registry.url(), size, n, Security.insecure());
+                double gmaSeconds = gma(registry.url(), size, n, Security.insecure());
                 double rawRate = n / rawSeconds;
                 double gmaRate = n / gmaSeconds;
-                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |%n", size, n,
+                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |", size, n,
                         rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
+                if (tls) {
+                    gma(registry.url(), size, n, null);
+                    double tlsRate = n / gma(registry.url(), size, n, null);
+                    System.out.printf(Locale.ROOT, " %,.0f | %,.0f | %.0f%% |", tlsRate, tlsRate * size / MB,
+                            100 * tlsRate / gmaRate);
+                }
+                System.out.println();
             }
         }
     }
@@ -90,16 +104,20 @@ public final class StreamingBench {
         }
     }
 
-    /** Seconds to stream n messages from a producer to a consumer, first send to last delivery. */
-    static double gma(String registry, int size, int n) throws Exception {
+    /**
+     * Seconds to stream n messages from a producer to a consumer, first send to last delivery; {@code security}
+     * null for TLS ({@link BenchTls}).
+     */
+    static double gma(String registry, int size, int n, Security security) throws Exception {
         AtomicLong received = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         try (Consumer sink = Consumer.builder().registry(registry).domain("lan").label("sink").onMessage(m -> {
             if (received.incrementAndGet() == n) {
                 done.countDown();
             }
-        }).build();
-                Producer source = Producer.builder().registry(registry).domain("lan").label("source").build()) {
+        }).security(security != null ? security : BenchTls.security("bob")).build();
+                Producer source = Producer.builder().registry(registry).domain("lan").label("source")
+                        .security(security != null ? security : BenchTls.security("alice")).build()) {
             byte[] payload = new byte[size];
             long start = System.nanoTime();
             for (int i = 0; i < n; i++) {

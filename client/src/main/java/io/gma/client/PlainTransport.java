@@ -1,0 +1,28 @@
+package io.gma.client;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/** The socket as it is: bytes go straight between the link's buffers and the kernel, with no copy between. */
+final class PlainTransport extends Transport {
+    PlainTransport(SocketChannel channel) {
+        super(channel);
+    }
+
+    /** Direct: the kernel copies from it as it is, with no temporary copy. */
+    @Override
+    ByteBuffer outputBuffer(int bytes) {
+        return ByteBuffer.allocateDirect(bytes);
+    }
+
+    @Override
+    int read(ByteBuffer dst) throws IOException {
+        return channel.read(dst);
+    }
+
+    @Override
+    int write(ByteBuffer src) throws IOException {
+        return channel.write(src);
+    }
+}

@@ -1,0 +1,287 @@
+package io.gma.client;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.registry.RegistryClient;
+import io.gma.security.KeyRing;
+import io.gma.security.Rules;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import io.gma.security.Tokens;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Every way a link can be refused, each with its documented code and sentence, nothing delivered, and the
+ * endpoint serving a good client afterwards.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SecureLinkTest {
+    static final String RULES = "send alice *";
+    private final Path keys = TestKeys.main();
+    private final LinkedBlockingQueue<Incoming> delivered = new LinkedBlockingQueue<>();
+    private DirectFixture fixture;
+    private Consumer inbox;
+    private Producer good;
+
+    @BeforeEach
+    void start() throws Exception {
+        fixture = new DirectFixture();
+        inbox = fixture.consumer("inbox").security(TestKeys.security(keys, "alice", RULES))
+                .onMessage(delivered::add).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (good != null) {
+            good.close();
+        }
+        inbox.close();
+        fixture.close();
+    }
+
+    /** A client showing {@code token} in HELLO, with alice's certificate for TLS. */
+    private Producer withToken(String label, String token) throws EndpointException {
+        Supplier<String> fixed = () -> token;
+        return fixture.producer(label).security(TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).token(fixed)
+                .rules(Rules.parse(RULES, "test rules")).build()).build();
+    }
+
+    private Tokens tokens(Clock clock) throws IOException {
+        return Tokens.with(KeyRing.read(keys.resolve("domain.keys"))).clock(clock).build();
+    }
+
+    private String validToken(String subject) throws IOException {
+        return tokens(Clock.systemUTC()).issue(subject, Duration.ofMinutes(10));
+    }
+
+    /** The send fails with {@code code} and a message holding {@code sentence}; nothing reaches the inbox. */
+    static EndpointException refused(Producer p, String to, ErrorCode code, String sentence) throws Exception {
+        Sent sent = p.send(to, "must not arrive".getBytes(UTF_8));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> sent.acknowledged().get(15,
+                TimeUnit.SECONDS));
+        EndpointException why = (EndpointException) e.getCause();
+        assertEquals(code, why.code(), why.getMessage());
+        assertTrue(why.getMessage().contains(sentence), why.getMessage());
+        return why;
+    }
+
+    private void refused(Producer p, ErrorCode code, String sentence) throws Exception {
+        try (p) {
+            refused(p, inbox.name(), code, sentence);
+        }
+        assertNull(delivered.poll(200, TimeUnit.MILLISECONDS));
+    }
+
+    /** A good client (alice's token) still gets through, and only its message arrives. */
+    private void stillServes() throws Exception {
+        if (good == null) {
+            good = fixture.producer("good").security(TestKeys.security(keys, "alice", RULES)).build();
+        }
+        good.send(inbox.name(), "welcome".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
+        Incoming m = delivered.poll(10, TimeUnit.SECONDS);
+        assertEquals("welcome", new String(m.data(), UTF_8));
+        assertEquals(good.name(), m.from());
+        assertNull(delivered.poll(100, TimeUnit.MILLISECONDS));
+    }
+
+    private int inboxPort() throws Exception {
+        return RegistryClient.create(fixture.registryUrl()).lookup(inbox.name()).port();
+    }
+
+    @Test
+    void goodTokenIsAccepted() throws Exception {
+        stillServes();
+    }
+
+    @Test
+    void garbageTokenIsUnauthorized() throws Exception {
+        refused(withToken("garbage", "not-a-token"), ErrorCode.UNAUTHORIZED,
+                "refused the link: UNAUTHORIZED token refused (MALFORMED): not a gma1 token");
+        stillServes();
+    }
+
+    @Test
+    void expiredTokenIsUnauthorized() throws Exception {
+        String expired = tokens(Clock.offset(Clock.systemUTC(), Duration.ofHours(-2))).issue("alice",
+                Duration.ofMinutes(10));
+        refused(withToken("expired", expired), ErrorCode.UNAUTHORIZED,
+                "UNAUTHORIZED token refused (EXPIRED): the token expired at ");
+        stillServes();
+    }
+
+    @Test
+    void tamperedTokenIsUnauthorized() throws Exception {
+        // alice's token, its subject edited to say bob: the signature no longer matches
+        String[] part = validToken("alice").split("\\.");
+        part[2] = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString("bob".getBytes(UTF_8));
+        refused(withToken("tampered", String.join(".", part)), ErrorCode.UNAUTHORIZED,
+                "UNAUTHORIZED token refused (BAD_SIGNATURE): the token's signature does not verify with key k1");
+        stillServes();
+    }
+
+    @Test
+    void tokenOfAnotherKeyIdIsUnauthorized() throws Exception {
+        String other = Tokens.with(KeyRing.generate("k9")).build().issue("alice", Duration.ofMinutes(10));
+        refused(withToken("otherkey", other), ErrorCode.UNAUTHORIZED,
+                "UNAUTHORIZED token refused (UNKNOWN_KEY): key id k9 is not in this domain's key ring");
+        stillServes();
+    }
+
+    @Test
+    void tokenReplayedAfterItsExpiryIsUnauthorized() throws Exception {
+        // valid for about 6 s more: issued 60 s ago (the skew allowed) for 6 s
+        String token = tokens(Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-60))).issue("alice",
+                Duration.ofSeconds(6));
+        long validUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+        try (Producer first = withToken("first", token)) {
+            first.send(inbox.name(), "in time".getBytes(UTF_8)).acknowledged().get(5, TimeUnit.SECONDS);
+            assertEquals("in time", new String(delivered.poll(5, TimeUnit.SECONDS).data(), UTF_8));
+        }
+        Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(validUntil - System.nanoTime())) + 1500);
+        refused(withToken("replay", token), ErrorCode.UNAUTHORIZED, "UNAUTHORIZED token refused (EXPIRED)");
+        stillServes();
+    }
+
+    @Test
+    void noCredentialsAtAllIsUnauthorized() throws Exception {
+        // TLS with the right CA, but no token in HELLO and no client certificate
+        Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), password(keys)).build();
+        try (SSLSocket s = (SSLSocket) trustOnly.socketFactory().createSocket("127.0.0.1", inboxPort())) {
+            s.startHandshake();
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, "anon-aaaaaa@lan", "", new byte[0]));
+            s.getOutputStream().write(Packed.make(1, Command.DATA, "anon-aaaaaa@lan", inbox.name(), new byte[1]));
+            List<Message> answer = MisbehavingPeerTest.readUntilClosed(s, 5000);
+            assertEquals(1, answer.size(), answer.toString());
+            assertEquals("UNAUTHORIZED no credentials: send 'Bearer <token>' or a client certificate",
+                    answer.get(0).dataAsString());
+        }
+        assertNull(delivered.poll(200, TimeUnit.MILLISECONDS));
+        stillServes();
+    }
+
+    static char[] password(Path dir) throws IOException {
+        return Files.readString(dir.resolve("store.pass"), UTF_8).strip().toCharArray();
+    }
+
+    @Test
+    void serverCertificateOfAnotherCaIsRefused() throws Exception {
+        LinkedBlockingQueue<Incoming> atForeign = new LinkedBlockingQueue<>();
+        try (Consumer foreign = fixture.consumer("foreign").security(TestKeys.security(TestKeys.foreign(), "x",
+                "send * *")).onMessage(atForeign::add).build();
+                Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
+                        .build()) {
+            EndpointException e = refused(alice, foreign.name(), ErrorCode.UNAUTHORIZED, "TLS with " + foreign.name()
+                    + " failed: ");
+            assertTrue(e.getMessage().contains("PKIX path"), e.getMessage());
+            assertNull(atForeign.poll(200, TimeUnit.MILLISECONDS));
+        }
+        stillServes();
+    }
+
+    @Test
+    void clientCertificateOfAnotherCaIsRefusedByMutualTls() throws Exception {
+        LinkedBlockingQueue<Incoming> atStrict = new LinkedBlockingQueue<>();
+        Path foreign = TestKeys.foreign();
+        Tls foreignCert = Tls.builder().keyStore(foreign.resolve("server.p12"), password(foreign))
+                .trustStore(keys.resolve("truststore.p12"), password(keys)).clientAuth(Tls.ClientAuth.WANT).build();
+        try (Consumer strict = fixture.consumer("strict").security(TestKeys.builder(keys, "alice",
+                Tls.ClientAuth.NEED).rules(Rules.parse("send * *", "test rules")).build()).onMessage(atStrict::add)
+                .build();
+                Producer stranger = fixture.producer("stranger").security(Security.builder().tls(foreignCert)
+                        .build()).build()) {
+            refused(stranger, strict.name(), ErrorCode.UNAUTHORIZED, "TLS with " + strict.name() + " failed: ");
+            assertNull(atStrict.poll(200, TimeUnit.MILLISECONDS));
+        }
+        stillServes();
+    }
+
+    @Test
+    void certificateNotNamingTheRegisteredHostIsRefused() throws Exception {
+        Path localhostOnly = TestKeys.localhostOnly();
+        Security sec = TestKeys.security(localhostOnly, "alice", "send * *");
+        LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
+        try (Consumer byIp = fixture.consumer("byip").security(sec).onMessage(at::add).build();
+                Consumer byName = fixture.consumer("byname").host("localhost").security(sec).onMessage(at::add)
+                        .build();
+                Producer client = fixture.producer("client").security(sec).build()) {
+            // registered as 127.0.0.1, which its certificate does not name
+            EndpointException e = refused(client, byIp.name(), ErrorCode.UNAUTHORIZED, "TLS with " + byIp.name()
+                    + " failed: ");
+            assertTrue(e.getMessage().contains("127.0.0.1"), e.getMessage());
+            assertNull(at.poll(200, TimeUnit.MILLISECONDS));
+            // the same certificate, registered as localhost: accepted
+            client.send(byName.name(), "by name".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
+            assertEquals("by name", new String(at.poll(10, TimeUnit.SECONDS).data(), UTF_8));
+        }
+        stillServes();
+    }
+
+    @Test
+    void plaintextHelloToTlsPortGetsUnauthorizedInPlaintext() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", inboxPort())) {
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, "plain-aaaaaa@lan", "", new byte[0]));
+            List<Message> answer = MisbehavingPeerTest.readUntilClosed(s, 5000);
+            assertEquals(1, answer.size(), answer.toString());
+            assertEquals(Command.ERROR, answer.get(0).command());
+            assertEquals("UNAUTHORIZED this port speaks TLS: connect with TLS", answer.get(0).dataAsString());
+        }
+        refused(fixture.producer("plain").build(), ErrorCode.UNAUTHORIZED,
+                "refused the link: UNAUTHORIZED this port speaks TLS: connect with TLS");
+        stillServes();
+    }
+
+    @Test
+    void tlsToPlaintextPortFailsNamingThePeer() throws Exception {
+        LinkedBlockingQueue<Incoming> atPlain = new LinkedBlockingQueue<>();
+        try (Consumer plain = fixture.consumer("plain").onMessage(atPlain::add).build();
+                Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
+                        .build()) {
+            refused(alice, plain.name(), ErrorCode.UNAUTHORIZED, plain.name() + " answered in plaintext GMA: it does"
+                    + " not speak TLS");
+            assertNull(atPlain.poll(200, TimeUnit.MILLISECONDS));
+        }
+        stillServes();
+    }
+
+    @Test
+    void silentAndSlowHandshakesAreClosedWithoutHoldingOthersUp() throws Exception {
+        try (Socket silent = new Socket("127.0.0.1", inboxPort());
+                Socket slow = new Socket("127.0.0.1", inboxPort())) {
+            long connected = System.nanoTime();
+            // the start of a TLS record header, then nothing
+            slow.getOutputStream().write(new byte[] {0x16, 0x03, 0x01});
+            stillServes(); // meanwhile, others get through at once
+            assertTrue(System.nanoTime() - connected < Link.HANDSHAKE_NANOS, "a good client waited");
+            for (Socket s : List.of(silent, slow)) {
+                assertTrue(MisbehavingPeerTest.readUntilClosed(s, (int) TimeUnit.NANOSECONDS.toMillis(
+                        Link.HANDSHAKE_NANOS) + 3000).isEmpty(), "still open, or answered");
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connected);
+            assertTrue(millis < TimeUnit.NANOSECONDS.toMillis(Link.HANDSHAKE_NANOS) + 2500, millis + " ms");
+        }
+        stillServes();
+    }
+}
