@@ -439,12 +439,8 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Accepts uplinks on a thread of its own until closed. */
+    /** Accepts uplinks on a thread of its own until closed; its PC servlet says at start how secure it is. */
     public Gateway start() {
-        String warning = security.warning("PC servlet uplinks of " + name);
-        if (warning != null) {
-            LOG.warn(warning);
-        }
         // a safety net under resume(): parked uplinks try again every 50 ms, whatever the router says
         retry.scheduleWithFixedDelay(() -> {
             if (!paused.isEmpty()) {

@@ -2,6 +2,7 @@ package io.gma.examples;
 
 import io.gma.client.Consumer;
 import io.gma.client.EndpointBuilder;
+import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
 import io.gma.wire.ErrorCode;
@@ -30,9 +31,9 @@ public final class Ping implements AutoCloseable {
     private final BlockingQueue<Incoming> echoes = new ArrayBlockingQueue<>(1024);
     private final Consumer consumer;
 
-    private Ping(String registry, String domain, String pcServlet) throws EndpointException {
+    private Ping(String registry, String domain, String pcServlet, Security security) throws EndpointException {
         EndpointBuilder<Consumer> b = Consumer.builder().registry(registry).domain(domain).label("ping")
-                .onMessage(echoes::add);
+                .security(security).onMessage(echoes::add);
         if (pcServlet != null) {
             b.pcServlet(pcServlet);
         }
@@ -41,12 +42,18 @@ public final class Ping implements AutoCloseable {
 
     /** Starts and registers a ping endpoint. */
     public static Ping start(String registry, String domain) throws EndpointException {
-        return new Ping(registry, domain, null);
+        return new Ping(registry, domain, null, Security.insecure());
     }
 
     /** As {@link #start(String, String)}, reaching other domains through {@code pcServlet} (may be null). */
     public static Ping start(String registry, String domain, String pcServlet) throws EndpointException {
-        return new Ping(registry, domain, pcServlet);
+        return new Ping(registry, domain, pcServlet, Security.insecure());
+    }
+
+    /** As {@link #start(String, String, String)}, with {@code security} on every hop. */
+    public static Ping start(String registry, String domain, String pcServlet, Security security)
+            throws EndpointException {
+        return new Ping(registry, domain, pcServlet, security);
     }
 
     /** Round-trip times of one run, in nanoseconds, in the order measured. */

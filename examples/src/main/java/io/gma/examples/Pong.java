@@ -1,6 +1,7 @@
 package io.gma.examples;
 
 import io.gma.client.EndpointBuilder;
+import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.wire.Command;
@@ -31,8 +32,14 @@ public final class Pong {
     /** As {@link #start(String, String, String)}, reaching other domains through {@code pcServlet} (may be null). */
     public static Producer start(String registry, String domain, String exactLabel, String pcServlet)
             throws EndpointException {
+        return start(registry, domain, exactLabel, pcServlet, Security.insecure());
+    }
+
+    /** As {@link #start(String, String, String, String)}, with {@code security} on every hop. */
+    public static Producer start(String registry, String domain, String exactLabel, String pcServlet,
+            Security security) throws EndpointException {
         Producer[] self = new Producer[1];
-        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain)
+        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).security(security)
                 .label(exactLabel != null ? exactLabel : "pong").exactLabel(exactLabel != null)
                 .onMessage(m -> {
                     if (m.replyExpected()) {

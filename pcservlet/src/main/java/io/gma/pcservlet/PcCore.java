@@ -126,7 +126,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         this.inboundKib = (int) Math.max(1, settings.maxTotalBytes() / 1024);
         this.inbound = new Semaphore(inboundKib);
         this.gateway = Gateway.builder(settings.domain(), this).host(settings.host()).port(settings.uplinkPort())
-                .maxQueuedBytes(settings.maxEndpointBytes()).maxParkedBytes(settings.maxTotalBytes()).build();
+                .maxQueuedBytes(settings.maxEndpointBytes()).maxParkedBytes(settings.maxTotalBytes())
+                .security(security).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "gma-pc-" + settings.domain() + "-timer");
             t.setDaemon(true);

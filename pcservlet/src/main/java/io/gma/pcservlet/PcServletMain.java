@@ -35,7 +35,7 @@ final class PcServletMain {
             "  --security DIR           TLS, tokens and rules from DIR, as `gma keys` makes it: store.pass,",
             "                           client-IDENTITY.p12 or server.p12, truststore.p12, domain.keys, rules",
             "  --identity NAME          who this PC servlet is, for tokens and certificates (default: DOMAIN)",
-            "  --client-auth MODE       none, want or need a client certificate (default want)",
+            "  --client-auth MODE       none, want or need a client certificate (default none: tokens)",
             "  --rules FILE             the rules, instead of DIR/rules",
             "  --insecure               plaintext, no authentication: say so explicitly (logged at start);",
             "                           the default while --security is not given",
@@ -108,7 +108,7 @@ final class PcServletMain {
         Path security = null;
         String identity = null;
         Path rules = null;
-        Tls.ClientAuth clientAuth = Tls.ClientAuth.WANT;
+        Tls.ClientAuth clientAuth = Tls.ClientAuth.NONE;
         boolean insecure = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];

@@ -2,6 +2,11 @@ package io.gma.client;
 
 import io.gma.pcservlet.PcServlet;
 import io.gma.registry.Registry;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -19,25 +24,67 @@ final class TunnelFixture implements Fixture {
     /** Which domains sit behind firewalls that allow no inbound connection. */
     enum Firewalls { NONE, EAST, BOTH }
 
+    /** Where the keys are when every hop is secure (see {@link #secure}), else null. */
+    private final Path keys;
+
     TunnelFixture(Firewalls firewalls) throws Exception {
-        registry = Registry.builder().port(0).build().start();
-        hub = firewalls != Firewalls.NONE ? PcServlet.builder("hub", registry.url()).start() : null;
-        PcServlet.Builder e = PcServlet.builder("east", registry.url());
+        this(firewalls, null);
+    }
+
+    /**
+     * @param keys a directory made by {@code Keys.make} with clients producer and consumer and {@link #RULES}
+     *     as its rules, for TLS and tokens on every hop; null: insecure
+     */
+    TunnelFixture(Firewalls firewalls, Path keys) throws Exception {
+        this.keys = keys;
+        registry = Registry.builder().port(0).security(security("registry")).build().start();
+        hub = firewalls != Firewalls.NONE ? pc("hub").start() : null;
+        PcServlet.Builder e = pc("east");
         east = (firewalls != Firewalls.NONE ? e.via("hub") : e).start();
-        PcServlet.Builder w = PcServlet.builder("west", registry.url());
+        PcServlet.Builder w = pc("west");
         west = (firewalls == Firewalls.BOTH ? w.via("hub") : w).start();
+    }
+
+    /** What the identities of a secure fixture may do: the endpoints, and each PC servlet as its domain. */
+    static final String RULES = """
+            register  producer,consumer   *
+            domain    east                east
+            domain    west                west
+            domain    hub                 hub
+            send      *                   *
+            post      east                east
+            post      west                west
+            post      hub                 hub
+            query     *                   endpoints,domains
+            """;
+
+    private Security security(String identity) throws IOException {
+        return keys == null ? Security.insecure()
+                : Security.fromDirectory(keys, identity, Tls.ClientAuth.WANT).build();
+    }
+
+    private PcServlet.Builder pc(String domain) throws IOException {
+        return PcServlet.builder(domain, registry.url()).security(security(domain));
     }
 
     @Override
     public EndpointBuilder<Producer> producer(String label) {
-        return Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink()).label(label)
-                .requestTimeout(Duration.ofSeconds(10));
+        return secured(Producer.builder(), "producer").registry(registry.url()).domain("east")
+                .pcServlet(east.uplink()).label(label).requestTimeout(Duration.ofSeconds(10));
     }
 
     @Override
     public EndpointBuilder<Consumer> consumer(String label) {
-        return Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink()).label(label)
-                .requestTimeout(Duration.ofSeconds(10));
+        return secured(Consumer.builder(), "consumer").registry(registry.url()).domain("west")
+                .pcServlet(west.uplink()).label(label).requestTimeout(Duration.ofSeconds(10));
+    }
+
+    private <T> EndpointBuilder<T> secured(EndpointBuilder<T> b, String identity) {
+        try {
+            return b.security(security(identity));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override

@@ -64,8 +64,10 @@ class TunnelSecurityTest {
         Files.writeString(keys.resolve("rules"), """
                 post    cardiff   cardiff
                 domain  swansea   swansea
+                send    swansea   *@swansea
                 """);
-        registry = Registry.builder().port(0).build().start();
+        registry = Registry.builder().port(0).security(Security.fromDirectory(keys, "registry",
+                Tls.ClientAuth.NONE).build()).build().start();
         swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
                 Tls.ClientAuth.WANT).build()).start();
         cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
@@ -104,7 +106,8 @@ class TunnelSecurityTest {
         // and the PC servlet still takes a good batch (no route here: answered with an ERROR in a 200)
         try (Response good = post(http, cardiff.bearer(), "cardiff")) {
             assertEquals(200, good.code());
-            assertTrue(good.body().string().contains("NO_ROUTE"));
+            String body = good.body().string();
+            assertTrue(body.contains("NO_ROUTE"), body);
         }
     }
 

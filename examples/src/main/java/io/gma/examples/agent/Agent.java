@@ -1,6 +1,7 @@
 package io.gma.examples.agent;
 
 import io.gma.client.EndpointBuilder;
+import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import java.net.InetAddress;
@@ -45,7 +46,14 @@ public final class Agent implements AutoCloseable {
      */
     public static Agent start(String registry, String domain, String pcServlet, String host, Duration interval)
             throws EndpointException {
+        return start(registry, domain, pcServlet, host, interval, Security.insecure());
+    }
+
+    /** As {@link #start(String, String, String, String, Duration)}, with {@code security} on every hop. */
+    public static Agent start(String registry, String domain, String pcServlet, String host, Duration interval,
+            Security security) throws EndpointException {
         EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).label("agent")
+                .security(security)
                 .attribute("role", "agent").attribute("host", host);
         if (pcServlet != null) {
             b.pcServlet(pcServlet);

@@ -2,6 +2,7 @@ package io.gma.examples.agent;
 
 import io.gma.client.Consumer;
 import io.gma.client.EndpointBuilder;
+import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
 import io.gma.registry.QueryResult;
@@ -57,7 +58,14 @@ public final class Collector implements AutoCloseable {
     /** Starts a collector in {@code domain} (through {@code pcServlet}, null for none). */
     public static Collector start(String registry, String domain, String pcServlet, Duration discoverEvery)
             throws EndpointException {
-        EndpointBuilder<Consumer> b = Consumer.builder().registry(registry).domain(domain).label("collector");
+        return start(registry, domain, pcServlet, discoverEvery, Security.insecure());
+    }
+
+    /** As {@link #start(String, String, String, Duration)}, with {@code security} on every hop. */
+    public static Collector start(String registry, String domain, String pcServlet, Duration discoverEvery,
+            Security security) throws EndpointException {
+        EndpointBuilder<Consumer> b = Consumer.builder().registry(registry).domain(domain).label("collector")
+                .security(security);
         if (pcServlet != null) {
             b.pcServlet(pcServlet);
         }

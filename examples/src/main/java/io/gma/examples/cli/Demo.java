@@ -4,7 +4,13 @@ import io.gma.examples.agent.Agent;
 import io.gma.examples.agent.Collector;
 import io.gma.pcservlet.PcServlet;
 import io.gma.registry.Registry;
+import io.gma.security.Keys;
+import io.gma.security.Security;
+import io.gma.security.Tls;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,25 +33,65 @@ public final class Demo implements AutoCloseable {
     private final PcServlet swansea;
     private final Collector collector;
 
-    private Demo(Duration sampleEvery) throws Exception {
+    /** Where the keys are when every hop is secure, else null. */
+    private final Path keys;
+
+    /** What the demo's identities may do when it runs secure. */
+    static final String RULES = String.join(System.lineSeparator(),
+            "# the gma demo's rules: each PC servlet is its domain; agents and the collector are endpoints",
+            "register  agent,collector            *",
+            "domain    cardiff                    cardiff",
+            "domain    swansea                    swansea",
+            "domain    bangor                     bangor",
+            "send      agent,collector            *",
+            "send      cardiff,swansea,bangor     *",
+            "post      cardiff                    cardiff",
+            "post      swansea                    swansea",
+            "post      bangor                     bangor",
+            "query     *                          endpoints,producers,consumers,attributes,domains", "");
+
+    private Demo(Duration sampleEvery, Path keys) throws Exception {
+        this.keys = keys;
         try {
-            registry = keep(Registry.builder().port(0).build().start());
-            cardiff = keep(PcServlet.builder("cardiff", registry.url()).start());
-            swansea = keep(PcServlet.builder("swansea", registry.url()).start());
-            bangor = keep(PcServlet.builder("bangor", registry.url()).via("cardiff").start());
+            registry = keep(Registry.builder().port(0).security(security("registry")).build().start());
+            cardiff = keep(pc("cardiff").start());
+            swansea = keep(pc("swansea").start());
+            bangor = keep(pc("bangor").via("cardiff").start());
             String host = Agent.localHost();
-            keep(Agent.start(registry.url(), "cardiff", cardiff.uplink(), host + "/cardiff", sampleEvery));
-            keep(Agent.start(registry.url(), "bangor", bangor.uplink(), host + "/bangor", sampleEvery));
-            collector = keep(Collector.start(registry.url(), "swansea", swansea.uplink(), Duration.ofSeconds(1)));
+            keep(Agent.start(registry.url(), "cardiff", cardiff.uplink(), host + "/cardiff", sampleEvery,
+                    security("agent")));
+            keep(Agent.start(registry.url(), "bangor", bangor.uplink(), host + "/bangor", sampleEvery,
+                    security("agent")));
+            collector = keep(Collector.start(registry.url(), "swansea", swansea.uplink(), Duration.ofSeconds(1),
+                    security("collector")));
         } catch (Exception e) {
             close();
             throw e;
         }
     }
 
-    /** Starts everything; agents sample every {@code sampleEvery}. */
+    private Security security(String identity) throws IOException {
+        return keys == null ? Security.insecure()
+                : Security.fromDirectory(keys, identity, Tls.ClientAuth.NONE).build();
+    }
+
+    private PcServlet.Builder pc(String domain) throws IOException {
+        return PcServlet.builder(domain, registry.url()).security(security(domain));
+    }
+
+    /** Starts everything, insecure (plaintext on loopback, logged); agents sample every {@code sampleEvery}. */
     public static Demo start(Duration sampleEvery) throws Exception {
-        return new Demo(sampleEvery);
+        return new Demo(sampleEvery, null);
+    }
+
+    /**
+     * Starts everything with TLS and tokens on every hop and {@link #RULES}, with a domain secret, a CA and
+     * certificates made into {@code keys} (an empty directory) first.
+     */
+    public static Demo startSecure(Duration sampleEvery, Path keys) throws Exception {
+        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("agent", "collector"));
+        Files.writeString(keys.resolve("rules"), RULES);
+        return new Demo(sampleEvery, keys);
     }
 
     private <T extends AutoCloseable> T keep(T part) {
@@ -61,6 +107,9 @@ public final class Demo implements AutoCloseable {
                 "  cardiff    PC servlet " + cardiff.url() + ", an agent publishing this machine's metrics",
                 "  bangor     PC servlet, outbound-only (relayed by cardiff), an agent",
                 "  swansea    PC servlet " + swansea.url() + ", the collector below",
+                keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
+                        : "  security   TLS and tokens on every hop, keys and rules in " + keys
+                        + " (the dashboard's data needs them: it shows 'no answer' in a browser)",
                 "Query the registry meanwhile: curl -s -H 'Content-Type: text/plain'"
                         + " --data \"SELECT name, domain FROM producers\" " + registry.url() + Registry.API_PATH
                         + "/query");

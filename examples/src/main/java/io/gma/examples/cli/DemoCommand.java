@@ -1,6 +1,11 @@
 package io.gma.examples.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -27,6 +32,10 @@ final class DemoCommand implements Callable<Integer> {
             description = "How often agents sample (default ${DEFAULT-VALUE}).")
     long interval;
 
+    @Option(names = "--secure", description = "TLS and tokens on every hop, with the demo's rules: a throwaway"
+            + " secret, CA and certificates are made in a temporary directory first, and deleted at the end.")
+    boolean secure;
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -36,13 +45,36 @@ final class DemoCommand implements Callable<Integer> {
         Gma.check(spec, interval >= 100 && interval <= 60_000, "--interval " + interval
                 + " is outside 100..60000 ms");
         PrintWriter out = spec.commandLine().getOut();
-        Demo demo = Demo.start(Duration.ofMillis(interval));
+        Path keys = secure ? Files.createTempDirectory("gma-demo-keys") : null;
+        Demo demo;
+        try {
+            demo = keys == null ? Demo.start(Duration.ofMillis(interval))
+                    : Demo.startSecure(Duration.ofMillis(interval), keys);
+        } catch (Exception e) {
+            deleteAll(keys);
+            throw e;
+        }
         boolean ansi = System.console() != null;
         if (!ansi) {
             out.println(demo.describe());
         }
         Running.until(duration, () -> demo.show(out, duration == 0 ? null : Duration.ofSeconds(duration),
-                Duration.ofSeconds(1), ansi), demo);
+                Duration.ofSeconds(1), ansi), () -> {
+                    demo.close();
+                    deleteAll(keys);
+                });
         return 0;
+    }
+
+    /** Removes the demo's throwaway keys (they hold a secret and a CA's key). */
+    private static void deleteAll(Path dir) throws IOException {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

@@ -1,6 +1,8 @@
 package io.gma.examples.cli;
 
 import io.gma.client.EndpointBuilder;
+import io.gma.security.Security;
+import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -18,9 +20,17 @@ final class EndpointOptions {
                     + " none: this domain only).")
     String pc;
 
+    @Mixin
+    SecurityOptions security;
+
+    /** The security these options give (a usage error names what is wrong). */
+    Security security(CommandLine.Model.CommandSpec spec) {
+        return security.security(spec, null);
+    }
+
     /** The builder with these options applied. */
-    <T> EndpointBuilder<T> apply(EndpointBuilder<T> b) {
-        b.registry(registry.url).domain(domain);
+    <T> EndpointBuilder<T> apply(EndpointBuilder<T> b, CommandLine.Model.CommandSpec spec) {
+        b.registry(registry.url).domain(domain).security(security(spec));
         if (pc != null && !pc.isEmpty()) {
             b.pcServlet(pc);
         }

@@ -38,6 +38,9 @@ final class PcCommand implements Callable<Integer> {
     String url;
 
     @Mixin
+    SecurityOptions security;
+
+    @Mixin
     DurationOption duration;
 
     @Spec
@@ -47,7 +50,7 @@ final class PcCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         PcServlet.Builder b = PcServlet.builder(domain, registry.url).host(host).httpPort(httpPort)
-                .uplinkPort(uplinkPort);
+                .uplinkPort(uplinkPort).security(security.security(spec, domain));
         if (via != null) {
             b.via(via);
         }

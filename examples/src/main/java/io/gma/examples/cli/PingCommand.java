@@ -45,7 +45,7 @@ final class PingCommand implements Callable<Integer> {
         Gma.check(spec, size >= 0 && size <= 16 << 20, "--size " + size + " is outside 0..16777216");
         Gma.check(spec, interval >= 0, "--interval " + interval + " is negative");
         PrintWriter out = spec.commandLine().getOut();
-        Ping ping = Ping.start(endpoint.registry.url, endpoint.domain, endpoint.pc);
+        Ping ping = Ping.start(endpoint.registry.url, endpoint.domain, endpoint.pc, endpoint.security(spec));
         // through Running: Ctrl-C stops the round trips and still unregisters the ping endpoint
         Running.until(0, () -> {
             out.printf(Locale.ROOT, "PING %s: %d data bytes%n", target, size);

@@ -29,7 +29,8 @@ final class PongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Producer pong = Pong.start(endpoint.registry.url, endpoint.domain, label, endpoint.pc);
+        Producer pong = Pong.start(endpoint.registry.url, endpoint.domain, label, endpoint.pc,
+                endpoint.security(spec));
         spec.commandLine().getOut().println("pong is " + pong.name());
         Running.until(duration.seconds, null, pong);
         return 0;

@@ -33,7 +33,7 @@ final class TailCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Consumer tail = endpoint.apply(Consumer.builder()).label("tail").onMessage(m -> {
+        Consumer tail = endpoint.apply(Consumer.builder(), spec).label("tail").onMessage(m -> {
             String text = new String(m.data(), StandardCharsets.UTF_8).strip();
             synchronized (out) {
                 for (String line : text.split("\n")) {
