@@ -110,9 +110,11 @@ public final class Demo implements AutoCloseable {
                 keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
                         : "  security   TLS and tokens on every hop, keys and rules in " + keys
                         + " (the dashboard's data needs them: it shows 'no answer' in a browser)",
-                "Query the registry meanwhile: curl -s -H 'Content-Type: text/plain'"
+                keys == null ? "Query the registry meanwhile: curl -s -H 'Content-Type: text/plain'"
                         + " --data \"SELECT name, domain FROM producers\" " + registry.url() + Registry.API_PATH
-                        + "/query");
+                        + "/query"
+                        : "Query the registry meanwhile: ./gma query --registry " + registry.url() + " --security "
+                        + keys + " --identity collector \"SELECT name, domain FROM producers\"");
     }
 
     /** The registry's base URL. */
