@@ -44,7 +44,8 @@ public final class EndpointBuilder<T> {
     int maxMessageBytes = 16 << 20;
     Executor executor;
     MessageHandler handler;
-    Security security = Security.insecure();
+    /** Null: none given, which is {@link Security#unlessExposed} of the host. */
+    Security security;
 
     EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
         this.kind = kind;
@@ -87,8 +88,9 @@ public final class EndpointBuilder<T> {
      * TLS on every link (to peers, to the PC servlet, to the registry), the credentials this endpoint shows,
      * and who may send to it ({@code send} rules, the target being this endpoint's name). With security on, a
      * peer that cannot prove who it is is refused with UNAUTHORIZED, one the rules do not allow with
-     * FORBIDDEN, and a peer's messages must carry the name it said in HELLO. Default
-     * {@link Security#insecure()}: plaintext, anyone may send; a warning is logged at start.
+     * FORBIDDEN, and a peer's messages must carry the name it said in HELLO. Default: {@link
+     * Security#insecure()} (plaintext, anyone may send; a warning is logged at start) while {@link #host} is a
+     * loopback address; beyond, build() refuses until security, or {@code Security.insecure()}, is given.
      */
     public EndpointBuilder<T> security(Security security) {
         this.security = Objects.requireNonNull(security, "security");
@@ -237,6 +239,9 @@ public final class EndpointBuilder<T> {
         }
         if (missing.length() > 0) {
             throw new IllegalStateException("registry, domain and label are required; missing: " + missing);
+        }
+        if (security == null) {
+            security = Security.unlessExposed(host, "endpoint " + label + "@" + domain);
         }
         if (security.tls() != null && !security.tls().hasKey()) {
             throw new IllegalStateException("security has TLS without a key store: an endpoint accepts links, so it"

@@ -129,6 +129,9 @@ class LeaseAndOptionsTest {
                 () -> Producer.builder().pingInterval(Duration.ofMillis(1))).getMessage());
         assertEquals("registry, domain and label are required; missing: registry domain", assertThrows(
                 IllegalStateException.class, () -> Producer.builder().label("x").build()).getMessage());
+        assertTrue(assertThrows(IllegalStateException.class, () -> Producer.builder().registry("http://127.0.0.1:1")
+                .domain("d").label("x").host("0.0.0.0").build()).getMessage().startsWith(
+                "endpoint x@d would listen on 0.0.0.0, beyond this machine, without security"));
         assertEquals("pcServlet \"localhost\" is not host:port", assertThrows(IllegalArgumentException.class,
                 () -> Producer.builder().pcServlet("localhost")).getMessage());
         assertEquals("pcServlet \"[::1]:70000\": port is not 1..65535", assertThrows(IllegalArgumentException.class,

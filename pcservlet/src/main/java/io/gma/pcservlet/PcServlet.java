@@ -139,7 +139,8 @@ public final class PcServlet implements AutoCloseable {
         private Duration drainTimeout = Duration.ofSeconds(5);
         private Duration lease = Duration.ofSeconds(30);
         private Duration idleQueue = Duration.ofSeconds(60);
-        private Security security = Security.insecure();
+        /** Null: none given, which is {@link Security#unlessExposed} of the host. */
+        private Security security;
 
         private Builder(String domain, String registry) {
             if (domain == null || !PcCore.DOMAIN.matcher(domain).matches()) {
@@ -266,7 +267,8 @@ public final class PcServlet implements AutoCloseable {
         /**
          * TLS, credentials and rules for its HTTPS side, its uplinks and its calls to the registry and other
          * PC servlets. Its identity (the subject of its tokens, or its certificate's CN) is conventionally its
-         * domain: receivers' {@code post} rules name it. Default {@link Security#insecure()}, logged at start.
+         * domain: receivers' {@code post} rules name it. Default: {@link Security#insecure()}, logged at start,
+         * while {@link #host} is a loopback address; beyond, start() refuses until security is given.
          */
         public Builder security(Security security) {
             this.security = Objects.requireNonNull(security, "security");
@@ -282,7 +284,8 @@ public final class PcServlet implements AutoCloseable {
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
                     maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
-                    drainTimeout, lease, idleQueue, security);
+                    drainTimeout, lease, idleQueue,
+                    security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain));
         }
 
         /**

@@ -37,8 +37,8 @@ final class PcServletMain {
             "  --identity NAME          who this PC servlet is, for tokens and certificates (default: DOMAIN)",
             "  --client-auth MODE       none, want or need a client certificate (default none: tokens)",
             "  --rules FILE             the rules, instead of DIR/rules",
-            "  --insecure               plaintext, no authentication: say so explicitly (logged at start);",
-            "                           the default while --security is not given",
+            "  --insecure               plaintext, no authentication (logged at start): needed to listen",
+            "                           beyond this machine without --security; the default on loopback",
             "  --help                   this text",
             "",
             "Endpoints of the domain use it with EndpointBuilder.pcServlet(\"HOST:UPLINK-PORT\").",
@@ -163,6 +163,8 @@ final class PcServletMain {
         options.forEach(o -> o.accept(b));
         if (security != null) {
             b.security(security(security, identity != null ? identity : domain, clientAuth, rules));
+        } else if (insecure) {
+            b.security(Security.insecure());
         }
         return b;
     }

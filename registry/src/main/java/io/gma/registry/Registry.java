@@ -48,11 +48,11 @@ public final class Registry implements AutoCloseable {
         this.requestedPort = b.port;
         this.settings = new Settings(b.jdbcUrl, b.jdbcUser, b.jdbcPassword, b.maxRows, b.queryTimeout, b.defaultLease,
                 b.maxLease, b.sweepInterval, b.maxSqlChars, b.maxConnections, b.queryUser, b.queryPassword);
-        this.security = b.security;
-        boolean secured = b.security.authenticates();
+        this.security = b.security != null ? b.security : Security.unlessExposed(b.host, "registry");
+        boolean secured = security.authenticates();
         this.authenticator = b.authenticator != null ? b.authenticator
-                : secured ? RulesAuthorizer.authenticator(b.security) : null;
-        this.authorizer = b.authorizer != null ? b.authorizer : secured ? new RulesAuthorizer(b.security) : null;
+                : secured ? RulesAuthorizer.authenticator(security) : null;
+        this.authorizer = b.authorizer != null ? b.authorizer : secured ? new RulesAuthorizer(security) : null;
     }
 
     public static Builder builder() {
@@ -163,7 +163,8 @@ public final class Registry implements AutoCloseable {
         private String queryPassword;
         private Authenticator authenticator;
         private Authorizer authorizer;
-        private Security security = Security.insecure();
+        /** Null: none given, which is {@link Security#unlessExposed} of the host. */
+        private Security security;
 
         private Builder() {
         }
@@ -255,7 +256,8 @@ public final class Registry implements AutoCloseable {
          * the rules allow each action (else 403): {@code register} for {@code label@domain}, {@code domain} for a
          * domain, {@code query} for each table read; a look-up of one endpoint takes {@code send} to its name or
          * {@code query} of {@code endpoints}. An {@link #authenticator} or {@link #authorizer} given as well
-         * replaces that part. Default {@link Security#insecure()}: plaintext and open, logged at WARN at start.
+         * replaces that part. Default: {@link Security#insecure()}, plaintext and open, logged at WARN at start,
+         * while {@link #host} is a loopback address; beyond, build() refuses until security is given.
          *
          * @throws IllegalArgumentException if the security's TLS has no key store (a server must show a
          *     certificate)

@@ -162,6 +162,9 @@ final class RegistryMain {
                     throw new IllegalArgumentException(given[0] + " " + given[1] + " needs --security DIR");
                 }
             }
+            if (insecure) {
+                b.security(Security.insecure());
+            }
         } else if (insecure) {
             throw new IllegalArgumentException("--security and --insecure exclude each other: give one");
         } else {

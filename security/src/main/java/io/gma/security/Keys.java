@@ -117,6 +117,8 @@ public final class Keys {
     private static void keytool(String storePass, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        // a short-lived JVM: no JIT beyond C1, one GC thread (half the CPU of keytool's defaults)
+        command.addAll(List.of("-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1"));
         command.addAll(List.of(args));
         command.add("-storepass:env");
         command.add("GMA_KEYS_STOREPASS"); // never on a command line other processes can read

@@ -1,6 +1,8 @@
 package io.gma.security;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +58,30 @@ public final class Security {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The security of a component given none: {@link #insecure()} while it listens on this machine only (a
+     * loopback address), so tests and the demo need no keys; refused when it would listen beyond, where
+     * plaintext must be an explicit choice.
+     *
+     * @param bindHost the address the component listens on
+     * @param component what it is, for the refusal ("registry", "endpoint", ...)
+     * @throws IllegalStateException naming the component and the address, and the two ways on
+     */
+    public static Security unlessExposed(String bindHost, String component) {
+        boolean loopback;
+        try {
+            loopback = InetAddress.getByName(bindHost).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            loopback = false;
+        }
+        if (!loopback) {
+            throw new IllegalStateException(component + " would listen on " + bindHost + ", beyond this machine,"
+                    + " without security: give it one (TLS and tokens, see docs/security.md), or Security.insecure()"
+                    + " (--insecure) to run plaintext explicitly");
+        }
+        return INSECURE;
     }
 
     /**

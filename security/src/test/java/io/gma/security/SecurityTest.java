@@ -76,6 +76,19 @@ class SecurityTest {
     }
 
     @Test
+    void withoutSecurityAComponentMayListenOnThisMachineOnly() {
+        assertEquals(Security.insecure(), Security.unlessExposed("127.0.0.1", "registry"));
+        assertEquals(Security.insecure(), Security.unlessExposed("::1", "registry"));
+        assertEquals(Security.insecure(), Security.unlessExposed("localhost", "registry"));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Security.unlessExposed("0.0.0.0", "PC servlet of cardiff"));
+        assertTrue(e.getMessage().startsWith("PC servlet of cardiff would listen on 0.0.0.0, beyond this machine,"
+                + " without security"), e.getMessage());
+        assertTrue(e.getMessage().contains("Security.insecure()"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> Security.unlessExposed("no-such-host.invalid", "x"));
+    }
+
+    @Test
     void securityNeedsTlsOrAnExplicitPlaintextAndAWayToAuthenticate() {
         assertTrue(assertThrows(IllegalStateException.class, () -> Security.builder().keys(RING).build())
                 .getMessage().contains("plaintext()"));

@@ -50,7 +50,7 @@ final class PcCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         PcServlet.Builder b = PcServlet.builder(domain, registry.url).host(host).httpPort(httpPort)
-                .uplinkPort(uplinkPort).security(security.security(spec, domain));
+                .uplinkPort(uplinkPort).security(security.security(spec, domain, host));
         if (via != null) {
             b.via(via);
         }

@@ -65,7 +65,7 @@ final class RegistryCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Registry built;
         try {
-            Registry.Builder b = Registry.builder().security(security.security(spec, "registry")).host(host)
+            Registry.Builder b = Registry.builder().security(security.security(spec, "registry", host)).host(host)
                     .port(port).maxRows(maxRows)
                     .queryTimeout(java.time.Duration.ofSeconds(queryTimeout))
                     .defaultLease(java.time.Duration.ofSeconds(defaultLease))

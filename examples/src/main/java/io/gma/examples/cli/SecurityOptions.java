@@ -36,7 +36,8 @@ final class SecurityOptions {
     Path rules;
 
     @Option(names = "--insecure", description = "Plaintext, no authentication, every caller may do everything"
-            + " (today's default; logged at WARN).")
+            + " (logged at WARN): needed to listen beyond this machine without --security; the default on"
+            + " loopback.")
     boolean insecure;
 
     /**
@@ -46,12 +47,29 @@ final class SecurityOptions {
      * @throws CommandLine.ParameterException naming the option that is wrong, or the file that cannot be read
      */
     Security security(CommandLine.Model.CommandSpec spec, String serverIdentity) {
+        return security(spec, serverIdentity, "127.0.0.1");
+    }
+
+    /**
+     * As {@link #security(CommandLine.Model.CommandSpec, String)}, for a server listening on {@code bindHost}:
+     * without --security or --insecure, it may listen on this machine only.
+     */
+    Security security(CommandLine.Model.CommandSpec spec, String serverIdentity, String bindHost) {
         if (dir == null) {
             for (String[] given : new String[][] {{"--identity", identity}, {"--client-auth", clientAuth},
                 {"--rules", rules == null ? null : rules.toString()}}) {
                 Gma.check(spec, given[1] == null, given[0] + " " + given[1] + " needs --security DIR");
             }
-            return Security.insecure();
+            if (insecure) {
+                return Security.insecure();
+            }
+            try {
+                return Security.unlessExposed(bindHost, spec.name());
+            } catch (IllegalStateException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "gma " + spec.name() + " --host "
+                        + bindHost + " listens beyond this machine: give --security DIR (see gma keys) or"
+                        + " --insecure");
+            }
         }
         Gma.check(spec, !insecure, "--security and --insecure exclude each other: give one");
         String who = identity != null ? identity : serverIdentity;

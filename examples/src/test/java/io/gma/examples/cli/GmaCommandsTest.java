@@ -219,5 +219,10 @@ class GmaCommandsTest {
         Run badMode = gma("registry", "--port", "0", "--security", dir, "--client-auth", "maybe");
         assertEquals(2, badMode.status());
         assertEquals("--client-auth maybe is not none, want or need (see gma registry --help)\n", badMode.err());
+        // plaintext beyond this machine only when asked for: refused before anything listens
+        Run exposed = gma("pc", "--domain", "x", "--host", "0.0.0.0", "--http-port", "0", "--uplink-port", "0");
+        assertEquals(2, exposed.status());
+        assertEquals("gma pc --host 0.0.0.0 listens beyond this machine: give --security DIR (see gma keys) or"
+                + " --insecure (see gma pc --help)\n", exposed.err());
     }
 }
