@@ -38,6 +38,8 @@ public final class Https {
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setSslContext(tls.context());
         ssl.setIncludeProtocols(Tls.protocols());
+        ssl.setIncludeCipherSuites(Tls.cipherSuites());
+        ssl.setUseCipherSuitesOrder(true);
         ssl.setNeedClientAuth(tls.clientAuth() == Tls.ClientAuth.NEED);
         ssl.setWantClientAuth(tls.clientAuth() == Tls.ClientAuth.WANT);
         HttpConfiguration secure = new HttpConfiguration(http);

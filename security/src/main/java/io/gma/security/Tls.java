@@ -56,6 +56,15 @@ import org.slf4j.LoggerFactory;
 public final class Tls {
     private static final Logger LOG = LoggerFactory.getLogger(Tls.class);
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+    /**
+     * AEAD suites only, AES-128-GCM first: as safe as AES-256 for this use and about a third cheaper per byte
+     * (the JDK's default order puts AES-256 first).
+     */
+    private static final String[] CIPHER_SUITES = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+        "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"};
 
     /** Whether a server asks its clients for a certificate. */
     public enum ClientAuth {
@@ -107,6 +116,11 @@ public final class Tls {
         return PROTOCOLS.clone();
     }
 
+    /** The cipher suites allowed, most preferred first (servers choose in this order). */
+    public static String[] cipherSuites() {
+        return CIPHER_SUITES.clone();
+    }
+
     /** An engine for the accepting side of a connection. */
     public SSLEngine serverEngine() {
         if (keys == null) {
@@ -116,6 +130,8 @@ public final class Tls {
         e.setUseClientMode(false);
         SSLParameters p = e.getSSLParameters();
         p.setProtocols(PROTOCOLS);
+        p.setCipherSuites(CIPHER_SUITES);
+        p.setUseCipherSuitesOrder(true);
         p.setNeedClientAuth(clientAuth == ClientAuth.NEED);
         if (clientAuth == ClientAuth.WANT) {
             p.setWantClientAuth(true);
@@ -130,6 +146,7 @@ public final class Tls {
         e.setUseClientMode(true);
         SSLParameters p = e.getSSLParameters();
         p.setProtocols(PROTOCOLS);
+        p.setCipherSuites(CIPHER_SUITES);
         p.setEndpointIdentificationAlgorithm("HTTPS");
         e.setSSLParameters(p);
         return e;
