@@ -59,7 +59,7 @@ class AuthorizationTest {
     private static void forbidden(Producer from, String identity, Consumer to, LinkedBlockingQueue<Incoming> at)
             throws Exception {
         SecureLinkTest.refused(from, to.name(), ErrorCode.FORBIDDEN, "refused the link: FORBIDDEN \"" + identity
-                + "\" may not send to \"" + to.name() + "\": no rule in test rules allows it");
+                + "\" may not send to \"" + to.name() + "\": no send rule in test rules allows it");
         assertNull(at.poll(200, TimeUnit.MILLISECONDS));
     }
 
@@ -174,8 +174,8 @@ class AuthorizationTest {
                         "denied".getBytes(UTF_8)).get(10, TimeUnit.SECONDS));
                 EndpointException why = (EndpointException) e.getCause();
                 assertEquals(ErrorCode.FORBIDDEN, why.code(), why.getMessage());
-                assertEquals("pc@west answered ERROR FORBIDDEN \"bob\" may not send to \"x-aaaaaa@east\": no rule in"
-                        + " test rules allows it", why.getMessage());
+                assertEquals("pc@west answered ERROR FORBIDDEN \"bob\" may not send to \"x-aaaaaa@east\": no send rule"
+                        + " in test rules allows it", why.getMessage());
                 assertNull(routed.poll(200, TimeUnit.MILLISECONDS));
 
                 bob.send("y-aaaaaa@north", "allowed".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
