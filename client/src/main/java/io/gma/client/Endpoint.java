@@ -723,15 +723,18 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         return security;
     }
 
-    /** A peer may link to this endpoint when the rules let its identity send to this endpoint's name. */
+    /**
+     * A peer may link to this endpoint when the rules let its identity send to this endpoint's name, and it may
+     * go by the name it says in HELLO ({@link Gateway#nameRefusal}).
+     */
     @Override
     public String refusal(Message hello, String identity) {
         try {
             security.authorize(identity, Rules.Verb.SEND, name);
-            return null;
         } catch (AuthException e) {
             return e.getMessage();
         }
+        return Gateway.nameRefusal(security, identity, hello.from());
     }
 
     EndpointStats stats() {

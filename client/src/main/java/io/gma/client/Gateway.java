@@ -242,6 +242,36 @@ public final class Gateway implements AutoCloseable {
      * REPLY, ERROR and UNSUBSCRIBE: the counted control traffic, which data never holds up and queues do not
      * bound like data (PROTOCOL.md section 4).
      */
+    /**
+     * Whether a peer that proved {@code identity} may go by {@code name} (its HELLO name, the sender of what it
+     * sends, the destination of what is sent to it): when it is that name, or a {@code register} rule lets it
+     * register the name's {@code label@domain}. Null when it may, else the sentence of the refusal.
+     */
+    static String nameRefusal(Security security, String identity, String name) {
+        if (!security.authenticates() || name.equals(identity)) {
+            return null;
+        }
+        String base = baseName(name);
+        if (security.allows(identity, Rules.Verb.REGISTER, base)) {
+            return null;
+        }
+        return "\"" + identity + "\" may not go by the name \"" + name + "\": no register rule lets it register \""
+                + base + "\"";
+    }
+
+    /** The name without its nonce, {@code label@domain}: what register rules are written against. */
+    static String baseName(String name) {
+        int at = name.lastIndexOf('@');
+        if (at < 0) {
+            return name;
+        }
+        String label = name.substring(0, at);
+        int dash = label.lastIndexOf('-');
+        boolean nonce = dash >= 0 && label.length() - dash - 1 == 6
+                && label.substring(dash + 1).chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '2' && c <= '7');
+        return (nonce ? label.substring(0, dash) : label) + name.substring(at);
+    }
+
     public static boolean isControl(Command c) {
         return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }
@@ -523,7 +553,7 @@ public final class Gateway implements AutoCloseable {
             if (from.isEmpty() || from.equals(name) || !domainOf(from).equals(domain)) {
                 return name + " takes uplinks from endpoints of domain " + domain + " only, not \"" + from + "\"";
             }
-            return null;
+            return nameRefusal(security, identity, from);
         }
 
         @Override

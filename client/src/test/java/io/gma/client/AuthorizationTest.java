@@ -59,13 +59,13 @@ class AuthorizationTest {
     private static void forbidden(Producer from, String identity, Consumer to, LinkedBlockingQueue<Incoming> at)
             throws Exception {
         SecureLinkTest.refused(from, to.name(), ErrorCode.FORBIDDEN, "refused the link: FORBIDDEN \"" + identity
-                + "\" may not send to \"" + to.name() + "\": no rule in test rules allows it");
+                + "\" may not send to \"" + to.name() + "\": no send rule in test rules allows it");
         assertNull(at.poll(200, TimeUnit.MILLISECONDS));
     }
 
     @Test
     void eachIdentitySendsWhereTheRulesAllowAndNowhereElse() throws Exception {
-        String rules = "send alice alices-*\nsend bob bobs-*";
+        String rules = "send alice alices-*\nsend bob bobs-*\nregister alice,bob *";
         LinkedBlockingQueue<Incoming> atAlices = new LinkedBlockingQueue<>();
         LinkedBlockingQueue<Incoming> atBobs = new LinkedBlockingQueue<>();
         try (Consumer alices = fixture.consumer("alices-inbox").security(TestKeys.security(keys, "alice", rules))
@@ -83,7 +83,7 @@ class AuthorizationTest {
 
     @Test
     void aClientCertificateIsTheIdentityWithoutAToken() throws Exception {
-        String rules = "send alice *";
+        String rules = "send alice *\nregister alice,bob *";
         Security strict = TestKeys.builder(keys, "alice", Tls.ClientAuth.NEED).rules(Rules.parse(rules, "test rules"))
                 .build();
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
@@ -105,7 +105,7 @@ class AuthorizationTest {
     @Test
     void aMessageNotFromTheNameSaidInHelloIsRefused() throws Exception {
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
-        Security alice = TestKeys.security(keys, "alice", "send alice *");
+        Security alice = TestKeys.security(keys, "alice", "send alice *\nregister alice raw@lan");
         try (Consumer inbox = fixture.consumer("inbox").security(alice).onMessage(at::add).build();
                 SSLSocket s = (SSLSocket) alice.tls().socketFactory().createSocket("127.0.0.1",
                         RegistryClient.create(fixture.registryUrl()).lookup(inbox.name()).port())) {
@@ -157,7 +157,7 @@ class AuthorizationTest {
                 // none here
             }
         };
-        String rules = "send alice *@east\nsend bob *@north";
+        String rules = "send alice *@east\nsend bob *@north\nregister alice,bob *@west";
         try (Gateway pc = Gateway.builder("west", router).security(TestKeys.security(keys, "west", rules)).build()
                 .start()) {
             String uplink = "127.0.0.1:" + pc.address().getPort();
@@ -174,8 +174,8 @@ class AuthorizationTest {
                         "denied".getBytes(UTF_8)).get(10, TimeUnit.SECONDS));
                 EndpointException why = (EndpointException) e.getCause();
                 assertEquals(ErrorCode.FORBIDDEN, why.code(), why.getMessage());
-                assertEquals("pc@west answered ERROR FORBIDDEN \"bob\" may not send to \"x-aaaaaa@east\": no rule in"
-                        + " test rules allows it", why.getMessage());
+                assertEquals("pc@west answered ERROR FORBIDDEN \"bob\" may not send to \"x-aaaaaa@east\": no send rule"
+                        + " in test rules allows it", why.getMessage());
                 assertNull(routed.poll(200, TimeUnit.MILLISECONDS));
 
                 bob.send("y-aaaaaa@north", "allowed".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);

@@ -50,11 +50,11 @@ class SecretsNotLoggedTest {
         PrintStream original = System.err;
         System.setErr(new PrintStream(new TeeStream(captured, original), true, UTF_8));
         try (DirectFixture f = new DirectFixture();
-                Consumer inbox = f.consumer("inbox").security(TestKeys.security(keys, "alice", "send alice *"))
-                        .build()) {
+                Consumer inbox = f.consumer("inbox").security(TestKeys.security(keys, "alice",
+                        "send alice *\nregister * *")).build()) {
             for (String token : List.of(good, expired, tampered, forbidden)) {
                 Security s = TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).token(() -> token)
-                        .rules(Rules.parse("send * *", "test rules")).build();
+                        .rules(Rules.parse("send * *\nregister * *", "test rules")).build();
                 try (Producer p = f.producer("client").security(s).build()) {
                     Sent sent = p.send(inbox.name(), new byte[1]);
                     if (token.equals(good)) {

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SecureLinkTest {
-    static final String RULES = "send alice *";
+    static final String RULES = "send alice *\nregister alice *";
     private final Path keys = TestKeys.main();
     private final LinkedBlockingQueue<Incoming> delivered = new LinkedBlockingQueue<>();
     private DirectFixture fixture;
@@ -190,7 +190,7 @@ class SecureLinkTest {
     void serverCertificateOfAnotherCaIsRefused() throws Exception {
         LinkedBlockingQueue<Incoming> atForeign = new LinkedBlockingQueue<>();
         try (Consumer foreign = fixture.consumer("foreign").security(TestKeys.security(TestKeys.foreign(), "x",
-                "send * *")).onMessage(atForeign::add).build();
+                "send * *\nregister * *")).onMessage(atForeign::add).build();
                 Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
                         .build()) {
             EndpointException e = refused(alice, foreign.name(), ErrorCode.UNAUTHORIZED, "TLS with " + foreign.name()
@@ -208,8 +208,8 @@ class SecureLinkTest {
         Tls foreignCert = Tls.builder().keyStore(foreign.resolve("server.p12"), password(foreign))
                 .trustStore(keys.resolve("truststore.p12"), password(keys)).clientAuth(Tls.ClientAuth.WANT).build();
         try (Consumer strict = fixture.consumer("strict").security(TestKeys.builder(keys, "alice",
-                Tls.ClientAuth.NEED).rules(Rules.parse("send * *", "test rules")).build()).onMessage(atStrict::add)
-                .build();
+                Tls.ClientAuth.NEED).rules(Rules.parse("send * *\nregister * *", "test rules")).build())
+                .onMessage(atStrict::add).build();
                 Producer stranger = fixture.producer("stranger").security(Security.builder().tls(foreignCert)
                         .build()).build()) {
             refused(stranger, strict.name(), ErrorCode.UNAUTHORIZED, "TLS with " + strict.name() + " failed: ");
@@ -221,7 +221,7 @@ class SecureLinkTest {
     @Test
     void certificateNotNamingTheRegisteredHostIsRefused() throws Exception {
         Path localhostOnly = TestKeys.localhostOnly();
-        Security sec = TestKeys.security(localhostOnly, "alice", "send * *");
+        Security sec = TestKeys.security(localhostOnly, "alice", "send * *\nregister * *");
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
         try (Consumer byIp = fixture.consumer("byip").security(sec).onMessage(at::add).build();
                 Consumer byName = fixture.consumer("byname").host("localhost").security(sec).onMessage(at::add)

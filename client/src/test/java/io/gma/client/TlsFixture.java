@@ -9,7 +9,7 @@ import java.time.Duration;
  * alice, the consumer bob), with rules that let both send anywhere.
  */
 final class TlsFixture implements Fixture {
-    static final String RULES = "send alice,bob *";
+    static final String RULES = "send alice,bob *\nregister alice,bob *";
     private final Registry registry;
     private final Security alice = TestKeys.security(TestKeys.main(), "alice", RULES);
     private final Security bob = TestKeys.security(TestKeys.main(), "bob", RULES);

@@ -396,6 +396,13 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         List<Message> errors = new ArrayList<>();
         try {
             for (Message m : batch) {
+                String spoofed = security().authenticates() ? impostor(fromDomain, m) : null;
+                if (spoofed != null) {
+                    // not answered: the ERROR would go to the name the sender forged
+                    LOG.info("{}: refused {} {} posted by {}: {}", settings.domain(), m.command(),
+                            Long.toUnsignedString(m.sequence()), fromDomain, spoofed);
+                    continue;
+                }
                 refuse(m, sort(fromDomain, m, local, relayed, onward), errors);
             }
         } catch (Routes.RouteException registryDown) {
@@ -429,6 +436,29 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
         onward.values().forEach(ms -> metrics.relayed.add(ms.size()));
         return new Answer(200, "application/x-gma", encodeAll(errors), 0, null);
+    }
+
+    /**
+     * Why {@code m}, posted as domain {@code fromDomain}, may not be taken: its sender names a domain that is
+     * neither the poster's nor one the poster relays for (outbound-only via it); null when it may.
+     */
+    private String impostor(String fromDomain, Message m) throws Routes.RouteException {
+        String sender = Gateway.domainOf(m.from());
+        if (sender.equals(fromDomain)) {
+            return null;
+        }
+        if (DOMAIN.matcher(sender).matches()) {
+            try {
+                if (fromDomain.equals(routes.domain(sender).via())) {
+                    return null;
+                }
+            } catch (Routes.RouteException e) {
+                if (e.code != ErrorCode.NO_ROUTE) {
+                    throw e;
+                }
+            }
+        }
+        return "\"" + m.from() + "\" is not of domain " + fromDomain + " nor of a domain it relays for";
     }
 
     /** With a refusal ("CODE sentence"), adds the ERROR that answers {@code m} (none for an answer). */

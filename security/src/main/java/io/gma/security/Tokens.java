@@ -40,7 +40,8 @@ public final class Tokens {
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder B64_DECODE = Base64.getUrlDecoder();
     private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
-    private static final java.util.regex.Pattern EXPIRY = java.util.regex.Pattern.compile("[0-9]{1,18}");
+    /** At most 12 digits (the year 33658): Instant arithmetic on it never overflows. */
+    private static final java.util.regex.Pattern EXPIRY = java.util.regex.Pattern.compile("[0-9]{1,12}");
     private static final java.util.regex.Pattern BASE64URL = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
 
     /** A token that verified. */
