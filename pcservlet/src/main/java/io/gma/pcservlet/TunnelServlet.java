@@ -147,7 +147,10 @@ public final class TunnelServlet extends HttpServlet {
                 answer = core.poll(req.getParameter("domain"), req.getParameter("wait"), req.getParameter("ack"));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
                 answer = new PcCore.Answer(200, "application/json", StatusPages.status(core), 0, null);
-                resp.setHeader("Access-Control-Allow-Origin", "*"); // the dashboard of another server reads it
+                if (!core.security().authenticates()) {
+                    // the dashboard of another server reads it; with security on, a page from anywhere must not
+                    resp.setHeader("Access-Control-Allow-Origin", "*");
+                }
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
                 answer = StatusPages.registryQuery(core, req.getInputStream());
             } else if (path.equals("/metrics") && method.equals("GET")) {

@@ -206,6 +206,7 @@ class TunnelSecurityTest {
         Request status = new Request.Builder().url(swansea.url() + "/gma/v1/status").build();
         try (Response r = anonymous.newCall(status).execute()) {
             assertEquals(200, r.code());
+            assertEquals(null, r.header("Access-Control-Allow-Origin"), "no page from elsewhere may read it");
             String body = r.body().string();
             assertTrue(body.contains("\"swansea\""), body);
             String secret = Files.readString(keys.resolve("domain.keys"));

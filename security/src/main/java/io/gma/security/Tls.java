@@ -184,9 +184,10 @@ public final class Tls {
 
     static String commonName(X509Certificate cert) {
         try {
-            for (Rdn rdn : new LdapName(cert.getSubjectX500Principal().getName()).getRdns()) {
-                if (rdn.getType().equalsIgnoreCase("CN")) {
-                    return rdn.getValue().toString();
+            List<Rdn> rdns = new LdapName(cert.getSubjectX500Principal().getName()).getRdns();
+            for (int i = rdns.size() - 1; i >= 0; i--) { // the most specific first: "CN=alice,CN=users" is alice
+                if (rdns.get(i).getType().equalsIgnoreCase("CN")) {
+                    return rdns.get(i).getValue().toString();
                 }
             }
         } catch (InvalidNameException e) {
@@ -551,6 +552,11 @@ public final class Tls {
          * @throws IOException if a store cannot be read or used; the message names the file, never a password
          */
         public Tls build() throws IOException {
+            if (clientAuth != ClientAuth.NONE && trustSource == null) {
+                // the JDK's public CAs would make any publicly issued certificate an identity
+                throw new IllegalStateException("client certificates (clientAuth " + clientAuth + ") need a trust"
+                        + " store of the CA that issues them: trustStore(...) or trustPem(...)");
+            }
             return new Tls(this);
         }
     }

@@ -167,6 +167,13 @@ class TlsTest {
     }
 
     @Test
+    void clientCertificatesNeedATrustStoreOfTheirOwnCa() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Tls.builder()
+                .keyStore(keys.resolve("server.p12"), pass).clientAuth(Tls.ClientAuth.WANT).build());
+        assertTrue(e.getMessage().contains("need a trust store"), e.getMessage());
+    }
+
+    @Test
     void aWrongPasswordNamesTheFileButNotThePassword() {
         IOException e = assertThrows(IOException.class, () -> Tls.builder()
                 .keyStore(keys.resolve("server.p12"), "wrong-password-xyz".toCharArray()).build());
