@@ -58,13 +58,17 @@ public final class Bench implements Callable<Integer> {
     PrintStream progressTo = System.err;
 
     public static void main(String[] args) {
-        System.exit(run(args, new Bench()));
-    }
-
-    static int run(String[] args, Bench bench) {
-        quietLogging();
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
+        int status = run(args, new Bench(), out, err);
+        out.flush();
+        err.flush();
+        System.exit(status);
+    }
+
+    /** Runs the command line; the exit status. */
+    static int run(String[] args, Bench bench, PrintWriter out, PrintWriter err) {
+        quietLogging();
         CommandLine cmd = new CommandLine(bench).setOut(out).setErr(err);
         cmd.setParameterExceptionHandler((e, given) -> {
             e.getCommandLine().getErr().println("gma bench: " + e.getMessage() + " (see gma bench --help)");

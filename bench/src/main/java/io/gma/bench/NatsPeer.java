@@ -7,6 +7,7 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -91,7 +93,20 @@ final class NatsPeer implements AutoCloseable {
 
     /** The server's and the client's versions, for the summary. */
     String version() {
-        return "nats-server " + version + ", jnats " + Nats.CLIENT_VERSION;
+        return "nats-server " + version + ", jnats " + jnatsVersion();
+    }
+
+    /** The version the build pinned: the client's own constant says "development" in release jars too. */
+    private static String jnatsVersion() {
+        try (InputStream in = NatsPeer.class.getResourceAsStream("versions.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("jnats", Nats.CLIENT_VERSION);
+        } catch (IOException e) {
+            return Nats.CLIENT_VERSION;
+        }
     }
 
     Peer requestReply() {

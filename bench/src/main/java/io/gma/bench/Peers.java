@@ -41,7 +41,7 @@ final class Peers implements AutoCloseable {
     private NatsPeer nats;
     private JGroupsPeer jgroups;
     /** Peer, and what ran ("nats-server v2.9.10, jnats 2.21.1") or why it did not ("skipped: ..."). */
-    final Map<String, String> status = new LinkedHashMap<>();
+    private final Map<String, String> status = new LinkedHashMap<>();
 
     private Peers(Set<String> skip, Path natsServer, Progress progress) throws Exception {
         registry = Registry.builder().port(0).build().start();
@@ -90,6 +90,16 @@ final class Peers implements AutoCloseable {
     /** Starts what the stages measure; NATS and JGroups unless skipped or unable to start. */
     static Peers start(Set<String> skip, Path natsServer, Progress progress) throws Exception {
         return new Peers(skip, natsServer, progress);
+    }
+
+    /** Each peer and what ran or why it did not; JGroups with its resends so far. */
+    Map<String, String> status() {
+        Map<String, String> now = new LinkedHashMap<>(status);
+        if (jgroups != null) {
+            now.put("JGroups", status.get("JGroups") + "; UNICAST3 resent " + jgroups.retransmissions()
+                    + " messages in the run");
+        }
+        return now;
     }
 
     /** Raw sockets, GMA blocking and non-blocking, and the peers that started: the ping-pong series. */

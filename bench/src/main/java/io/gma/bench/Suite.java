@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +71,7 @@ final class Suite {
                     }
                 }
             }
-            peersRan = new LinkedHashMap<>(peers.status);
+            peersRan = peers.status();
         }
         progress.stage("writing figures", figures.size());
         for (Figure f : figures) {
