@@ -5,6 +5,7 @@ import java.awt.Color;
 import java.awt.Font;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.knowm.xchart.BitmapEncoder;
@@ -50,7 +51,12 @@ final class Plots {
         }
         if (figure.logY) {
             styler.setYAxisDecimalPattern("#,##0.##");
-            styler.setYAxisLogarithmicDecadeOnly(false); // a label at 2, 3, ... 9 of each decade too
+            // over two decades or less, a label at 2, 3, ... 9 of each decade too; more would crowd
+            double[] ys = figure.series.values().stream().flatMap(List::stream).mapToDouble(p -> p[1])
+                    .filter(y -> y > 0).toArray();
+            double spread = ys.length == 0 ? 1 : Arrays.stream(ys).max().getAsDouble()
+                    / Arrays.stream(ys).min().getAsDouble();
+            styler.setYAxisLogarithmicDecadeOnly(spread > 100);
         } else {
             styler.setyAxisTickLabelsFormattingFunction(Plots::tick);
         }
