@@ -34,7 +34,7 @@ public final class Bench implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where to write (default: bench/results/<today>"
-            + " under the repository).")
+            + " under the repository; <today>-quick for --quick; -<stages> added for --only).")
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
@@ -94,12 +94,18 @@ public final class Bench implements Callable<Integer> {
         check(natsServer == null || Files.isExecutable(natsServer), "--nats-server " + natsServer
                 + " is not an executable file");
         Path home = Path.of(System.getProperty("gma.home", "."));
-        Path dir = out != null ? out : home.resolve("bench/results").resolve(LocalDate.now().toString());
+        // a quick run or a part never overwrites the day's full run, which RESULTS.md links to
+        String name = LocalDate.now() + (quick ? "-quick" : "") + (only == null ? "" : "-" + String.join("-", stages));
+        Path dir = out != null ? out : home.resolve("bench/results").resolve(name);
         Path resultsMd = home.resolve("bench/RESULTS.md");
         boolean record = !quick && plan == null && out == null && only == null && Files.exists(resultsMd);
         Plan chosen = plan != null ? plan : quick ? Plan.QUICK : Plan.FULL;
-        String command = System.getProperty("gma.command", "./gma bench") + String.join("",
-                spec.commandLine().getParseResult().originalArgs().stream().map(a -> " " + a).toList());
+        // how the summary says it was run: ./gma bench ARGS, or the Maven profile with -Dbench.args
+        String launcher = System.getProperty("gma.command", "./gma bench");
+        List<String> given = spec.commandLine().getParseResult().originalArgs();
+        String command = launcher.startsWith("mvn") ? launcher + (given.isEmpty() ? ""
+                : " \"-Dbench.args=" + String.join(" ", given) + "\"")
+                : launcher + String.join("", given.stream().map(a -> " " + a).toList());
         Progress progress = new Progress(progressTo, System.console() != null);
         Suite.Result result = Suite.run(new Suite.Settings(chosen, dir, stages, skipped, natsServer, command,
                 record ? resultsMd : null), progress);

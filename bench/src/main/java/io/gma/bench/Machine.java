@@ -17,7 +17,9 @@ final class Machine {
         Runtime rt = Runtime.getRuntime();
         var os = ManagementFactory.getOperatingSystemMXBean();
         long memory = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getTotalMemorySize() : -1;
-        List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        // the launcher's own properties (gma.home, gma.command) are no tuning: left out
+        List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(f -> !f.startsWith("-Dgma.")).toList();
         return List.of(
                 String.format(Locale.ROOT, "- CPU: %s, %d cores visible to the JVM; memory %s", cpuModel(),
                         rt.availableProcessors(), memory > 0 ? (memory + (1L << 29)) / (1L << 30) + " GiB" : "unknown"),
