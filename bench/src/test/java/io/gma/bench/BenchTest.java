@@ -94,6 +94,22 @@ class BenchTest {
     }
 
     @Test
+    void aNatsServerThatDoesNotStartIsSkippedWithTheReason() throws Exception {
+        StringWriter err = new StringWriter();
+        Bench bench = new Bench();
+        bench.plan = Plan.SMOKE;
+        bench.progressTo = null;
+        int status = Bench.run(new String[] {"--only", "pingpong", "--skip", "jgroups", "--nats-server", "/bin/false",
+            "--out", out.toString()}, bench, new PrintWriter(new StringWriter()), new PrintWriter(err, true));
+        assertEquals(0, status, "exit status; stderr: " + err);
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertTrue(summary.contains("\n- NATS: skipped: nats-server exited with status 1: (no output)\n"), summary);
+        assertTrue(summary.contains("\n- JGroups: skipped: --skip jgroups\n"), summary);
+        assertTrue(Files.readAllLines(out.resolve("fig4-pingpong-latency.csv")).stream()
+                .noneMatch(row -> row.startsWith("\"NATS") || row.startsWith("\"JGroups")));
+    }
+
+    @Test
     void refusesAnUnknownStageInOneLine() {
         StringWriter err = new StringWriter();
         int status = Bench.run(new String[] {"--only", "pingpong,latency"}, new Bench(),
