@@ -5,63 +5,33 @@ import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * NATS as a peer: a {@code nats-server} process that this class starts on a free loopback port and stops on
- * {@link #close} (or at JVM exit), and two connections of the official Java client, jnats: one requests and
+ * NATS as a peer: a {@link NatsServer} and two connections of the official Java client, jnats: one requests and
  * publishes, the other replies and subscribes. Every message goes through the server: client, server, client.
  */
 final class NatsPeer implements AutoCloseable {
-    /** Where Debian's package puts the server, searched after PATH. */
-    private static final List<String> KNOWN_PLACES = List.of("/usr/sbin/nats-server", "/usr/bin/nats-server",
-            "/usr/local/bin/nats-server");
     private static final String ECHO = "gma.bench.echo";
 
-    private final Process server;
-    private final Thread reaper;
-    private final Path dir;
+    private final NatsServer server;
     private final Connection requester;
     private final Connection responder;
-    private final String version;
     private int streams;
 
-    private NatsPeer(Path binary) throws IOException, InterruptedException {
-        version = versionOf(binary);
-        dir = Files.createTempDirectory("gma-bench-nats");
-        int port;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = free.getLocalPort();
-        }
-        // max_payload above 1 MiB for the largest ping-pong; a slow consumer is one 256 MiB behind
-        Path config = dir.resolve("nats.conf");
-        Files.writeString(config, "listen: 127.0.0.1:" + port + "\nmax_payload: 2MB\nmax_pending: 256MB\n"
-                + "write_deadline: \"30s\"\n", StandardCharsets.UTF_8);
-        Path log = dir.resolve("nats-server.log");
-        server = new ProcessBuilder(binary.toString(), "-c", config.toString()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        reaper = new Thread(server::destroyForcibly, "gma-bench-nats-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
+    private NatsPeer(NatsServer server) throws IOException, InterruptedException {
+        this.server = server;
         Connection req = null;
         Connection rsp = null;
         try {
-            awaitPort(port, log);
-            Options.Builder options = new Options.Builder().server("nats://127.0.0.1:" + port)
+            Options.Builder options = new Options.Builder().server(server.url())
                     .connectionTimeout(Duration.ofSeconds(5)).noReconnect();
             req = Nats.connect(options.connectionName("gma-bench-requester").build());
             rsp = Nats.connect(options.connectionName("gma-bench-responder").build());
@@ -70,7 +40,7 @@ final class NatsPeer implements AutoCloseable {
             replier.flush(Duration.ofSeconds(5));
         } catch (Exception e) {
             closeQuietly(req, rsp);
-            stopServer();
+            server.close();
             if (e instanceof IOException io) {
                 throw io;
             } else if (e instanceof InterruptedException interrupted) {
@@ -83,30 +53,17 @@ final class NatsPeer implements AutoCloseable {
     }
 
     /**
-     * Starts nats-server and connects, or says why not: null binary means "find it" (PATH, then Debian's places).
+     * Starts nats-server (a null binary means "find it") and connects.
      *
-     * @throws IOException with a one-line reason when there is no binary, or it did not start
+     * @throws IOException with a one-line reason when there is no binary, it did not start, or would not connect
      */
     static NatsPeer start(Path binary) throws IOException, InterruptedException {
-        return new NatsPeer(binary != null ? binary : find());
+        return new NatsPeer(NatsServer.start(binary));
     }
 
     /** The server's and the client's versions, for the summary. */
     String version() {
-        return "nats-server " + version + ", jnats " + jnatsVersion();
-    }
-
-    /** The version the build pinned: the client's own constant says "development" in release jars too. */
-    private static String jnatsVersion() {
-        try (InputStream in = NatsPeer.class.getResourceAsStream("versions.properties")) {
-            Properties p = new Properties();
-            if (in != null) {
-                p.load(in);
-            }
-            return p.getProperty("jnats", Nats.CLIENT_VERSION);
-        } catch (IOException e) {
-            return Nats.CLIENT_VERSION;
-        }
+        return "nats-server " + server.version + ", jnats " + jnatsVersion();
     }
 
     Peer requestReply() {
@@ -163,31 +120,19 @@ final class NatsPeer implements AutoCloseable {
     @Override
     public void close() {
         closeQuietly(requester, responder);
-        stopServer();
+        server.close();
     }
 
-    private void stopServer() {
-        server.destroy();
-        try {
-            if (!server.waitFor(5, TimeUnit.SECONDS)) {
-                server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+    /** The version the build pinned: the client's own constant says "development" in release jars too. */
+    private static String jnatsVersion() {
+        try (InputStream in = NatsPeer.class.getResourceAsStream("versions.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
             }
-        } catch (InterruptedException e) {
-            server.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(reaper);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs anyway
-        }
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-            Files.deleteIfExists(dir);
+            return p.getProperty("jnats", Nats.CLIENT_VERSION);
         } catch (IOException e) {
-            // a temporary directory left behind is not worth failing the run for
+            return Nats.CLIENT_VERSION;
         }
     }
 
@@ -201,52 +146,5 @@ final class NatsPeer implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private void awaitPort(int port, Path log) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            if (!server.isAlive()) {
-                throw new IOException("nats-server exited with status " + server.exitValue() + ": " + tail(log));
-            }
-            try (Socket probe = new Socket()) {
-                probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(50);
-            }
-        }
-        throw new IOException("nats-server did not listen on 127.0.0.1:" + port + " within 10 s: " + tail(log));
-    }
-
-    private static String tail(Path log) throws IOException {
-        List<String> lines = Files.readAllLines(log);
-        return lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1);
-    }
-
-    private static String versionOf(Path binary) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        p.waitFor(5, TimeUnit.SECONDS);
-        return out.replaceFirst("^nats-server:\\s*", "");
-    }
-
-    private static Path find() throws IOException {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String d : path.split(File.pathSeparator)) {
-                Path p = Path.of(d, "nats-server");
-                if (Files.isExecutable(p)) {
-                    return p;
-                }
-            }
-        }
-        for (String place : KNOWN_PLACES) {
-            if (Files.isExecutable(Path.of(place))) {
-                return Path.of(place);
-            }
-        }
-        throw new IOException("no nats-server on PATH nor in " + String.join(", ", KNOWN_PLACES)
-                + " (Debian: apt-get install nats-server; or --nats-server PATH)");
     }
 }
