@@ -31,15 +31,19 @@ class BenchTest {
     @TempDir
     Path out;
 
-    @Test
-    void smokeRunWritesEveryFigureAsCsvAndPngAndASummary() throws Exception {
-        StringWriter err = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    /** gma bench with these arguments and the smoke plan, silent; the exit status. */
+    private int smoke(String... args) {
         Bench bench = new Bench();
         bench.plan = Plan.SMOKE;
         bench.progressTo = null;
-        int status = Bench.run(new String[] {"--out", out.toString()}, bench, new PrintWriter(new StringWriter()),
-                new PrintWriter(err, true));
-        assertEquals(0, status, "exit status; stderr: " + err);
+        return Bench.run(args, bench, new PrintWriter(new StringWriter()), new PrintWriter(err, true));
+    }
+
+    @Test
+    void smokeRunWritesEveryFigureAsCsvAndPngAndASummary() throws Exception {
+        assertEquals(0, smoke("--out", out.toString()), "exit status; stderr: " + err);
 
         String summary = Files.readString(out.resolve("summary.md"));
         boolean nats = !summary.contains("- NATS: skipped");
@@ -95,13 +99,8 @@ class BenchTest {
 
     @Test
     void aNatsServerThatDoesNotStartIsSkippedWithTheReason() throws Exception {
-        StringWriter err = new StringWriter();
-        Bench bench = new Bench();
-        bench.plan = Plan.SMOKE;
-        bench.progressTo = null;
-        int status = Bench.run(new String[] {"--only", "pingpong", "--skip", "jgroups", "--nats-server", "/bin/false",
-            "--out", out.toString()}, bench, new PrintWriter(new StringWriter()), new PrintWriter(err, true));
-        assertEquals(0, status, "exit status; stderr: " + err);
+        assertEquals(0, smoke("--only", "pingpong", "--skip", "jgroups", "--nats-server", "/bin/false", "--out",
+                out.toString()), "exit status; stderr: " + err);
         String summary = Files.readString(out.resolve("summary.md"));
         assertTrue(summary.contains("\n- NATS: skipped: nats-server exited with status 1: (no output)\n"), summary);
         assertTrue(summary.contains("\n- JGroups: skipped: --skip jgroups\n"), summary);
@@ -111,20 +110,14 @@ class BenchTest {
 
     @Test
     void refusesAnUnknownStageInOneLine() {
-        StringWriter err = new StringWriter();
-        int status = Bench.run(new String[] {"--only", "pingpong,latency"}, new Bench(),
-                new PrintWriter(new StringWriter()), new PrintWriter(err, true));
-        assertEquals(2, status);
+        assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel (see gma bench"
                 + " --help)", err.toString().strip());
     }
 
     @Test
     void refusesAnUnknownPeer() {
-        StringWriter err = new StringWriter();
-        int status = Bench.run(new String[] {"--skip", "kafka"}, new Bench(), new PrintWriter(new StringWriter()),
-                new PrintWriter(err, true));
-        assertEquals(2, status);
+        assertEquals(2, smoke("--skip", "kafka"));
         assertEquals("gma bench: --skip kafka is not a peer one can skip: nats, jgroups (see gma bench --help)",
                 err.toString().strip());
     }
