@@ -3,6 +3,7 @@ package io.gma.bench;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -16,6 +17,7 @@ import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
 import org.jgroups.Version;
+import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
 
 /**
@@ -30,7 +32,7 @@ import org.jgroups.protocols.UNICAST3;
  * more listening sockets; nothing fails here), STATE_TRANSFER left out (no state), GMS quiet. And one that makes
  * it run cleanly: the bundler holds 64k messages, not 16k. UFC lets 2 MB be in flight, 32k messages of 64 B;
  * a 16k bundler drops the rest when full, and UNICAST3 resends them only after its 500 ms retransmit interval,
- * so 64 B streams crawled at 50 k messages/s with dozens of resends. {@link #retransmissions} counts them.
+ * so 64 B streams crawled at 50 k messages/s with dozens of resends. {@link #health} counts them.
  */
 final class JGroupsPeer implements AutoCloseable {
     private static final String STACK = """
@@ -108,10 +110,20 @@ final class JGroupsPeer implements AutoCloseable {
         return new JGroupsPeer();
     }
 
-    /** Messages UNICAST3 had to send again so far: 0 in a clean run. */
-    long retransmissions() {
-        return a.getProtocolStack().<UNICAST3>findProtocol(UNICAST3.class).getNumXmits()
+    /**
+     * What slowed the members down so far, for the summary: messages UNICAST3 had to send again (0 in a clean
+     * run) and how often UFC made a sender wait for credits, and for how long on average.
+     */
+    String health() {
+        UFC ufcA = a.getProtocolStack().findProtocol(UFC.class);
+        UFC ufcB = b.getProtocolStack().findProtocol(UFC.class);
+        int blockings = ufcA.getNumberOfBlockings() + ufcB.getNumberOfBlockings();
+        double blockedMillis = ufcA.getAverageTimeBlocked() * ufcA.getNumberOfBlockings()
+                + ufcB.getAverageTimeBlocked() * ufcB.getNumberOfBlockings();
+        long resent = a.getProtocolStack().<UNICAST3>findProtocol(UNICAST3.class).getNumXmits()
                 + b.getProtocolStack().<UNICAST3>findProtocol(UNICAST3.class).getNumXmits();
+        return String.format(Locale.ROOT, "UNICAST3 resent %d messages; UFC made a sender wait for credits %d times,"
+                + " %.2f ms on average", resent, blockings, blockings == 0 ? 0 : blockedMillis / blockings);
     }
 
     String version() {

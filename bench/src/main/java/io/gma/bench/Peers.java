@@ -92,12 +92,11 @@ final class Peers implements AutoCloseable {
         return new Peers(skip, natsServer, progress);
     }
 
-    /** Each peer and what ran or why it did not; JGroups with its resends so far. */
+    /** Each peer and what ran or why it did not; JGroups with its resends and waits for credits so far. */
     Map<String, String> status() {
         Map<String, String> now = new LinkedHashMap<>(status);
         if (jgroups != null) {
-            now.put("JGroups", status.get("JGroups") + "; UNICAST3 resent " + jgroups.retransmissions()
-                    + " messages in the run");
+            now.put("JGroups", status.get("JGroups") + "; in the run: " + jgroups.health());
         }
         return now;
     }
