@@ -4,6 +4,14 @@ import io.gma.client.Consumer;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,17 +20,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The jGMA paper's Benchmark 5: 1, 2, 4, 8 and 16 producers sending flat out to one consumer, 8, 16 and 32 KB
- * messages. The producers are endpoints of their own in this JVM, each sending from its own thread; the
- * consumer counts. Reports the consumer's messages/s over a measured interval after a warm-up, and the
- * largest send queue any producer held (sampled every 5 ms) against its bound.
+ * The jGMA paper's Benchmark 5 (its Figure 6): 1, 2, 4, 8 and 16 producers sending flat out to one consumer,
+ * 8, 16 and 32 KB messages. The producers are endpoints of their own in this JVM, each sending from its own
+ * thread; the consumer counts. Reports the consumer's messages/s over a measured interval after a warm-up, and
+ * the largest send queue any producer held (sampled every 5 ms) against its bound. The baseline, {@link #raw},
+ * is the same fan-in over raw sockets: a thread and a connection per producer, a reader thread per connection.
  *
  * <pre>java -cp bench/target/gma-benchmarks.jar io.gma.bench.fanin.FanInBench [seconds]</pre>
  */
 public final class FanInBench {
-    private static final long QUEUE_LIMIT = 8L << 20;
+    /** Each producer's send queue bound, bytes (the client's default). */
+    public static final long QUEUE_LIMIT = 8L << 20;
 
     private FanInBench() {
+    }
+
+    /** One measured point: the consumer's messages per second and the largest queue a producer held. */
+    public record Result(double messagesPerSecond, long maxQueuedBytes) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -32,18 +46,26 @@ public final class FanInBench {
                 + " warm-up; JDK %s, %d cores%n%n", seconds, seconds / 4, System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors());
         System.out.println("| producers | KB | consumer msgs/s | consumer MB/s | max queue bytes of a producer |"
-                + " queue bound |");
-        System.out.println("|---|---|---|---|---|---|");
+                + " queue bound | raw sockets msgs/s |");
+        System.out.println("|---|---|---|---|---|---|---|");
         try (Registry registry = Registry.builder().port(0).build().start()) {
             for (int kb : new int[] {8, 16, 32}) {
                 for (int producers = 1; producers <= 16; producers *= 2) {
-                    run(registry.url(), producers, kb, seconds);
+                    Result r = gma(registry.url(), producers, kb, seconds);
+                    double raw = raw(producers, kb, seconds);
+                    System.out.printf(Locale.ROOT, "| %d | %d | %,.0f | %,.0f | %,d | %,d | %,.0f |%n", producers,
+                            kb, r.messagesPerSecond(), r.messagesPerSecond() * kb / 1024, r.maxQueuedBytes(),
+                            QUEUE_LIMIT, raw);
                 }
             }
         }
     }
 
-    private static void run(String registry, int producers, int kb, double seconds) throws Exception {
+    /**
+     * The consumer's messages/s with {@code producers} endpoints sending messages of {@code kb} KiB flat out,
+     * counted over {@code seconds} after a quarter of that as warm-up.
+     */
+    public static Result gma(String registry, int producers, int kb, double seconds) throws Exception {
         AtomicLong received = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong maxQueued = new AtomicLong();
@@ -56,7 +78,7 @@ public final class FanInBench {
                 Producer p = Producer.builder().registry(registry).domain("lan").label("source" + i)
                         .maxQueuedBytes(QUEUE_LIMIT).build();
                 sources.add(p);
-                Thread t = new Thread(() -> {
+                threads.add(new Thread(() -> {
                     while (!stop.get()) {
                         try {
                             p.send(sink.name(), payload);
@@ -64,10 +86,9 @@ public final class FanInBench {
                             // BLOCK waited its timeout: the consumer is saturated; keep pushing
                         }
                     }
-                });
-                threads.add(t);
+                }, "fanin-gma-" + i));
             }
-            Thread sampler = new Thread(() -> {
+            threads.add(new Thread(() -> {
                 while (!stop.get()) {
                     for (Producer p : sources) {
                         maxQueued.accumulateAndGet(p.stats().queuedBytes(), Math::max);
@@ -78,25 +99,86 @@ public final class FanInBench {
                         return;
                     }
                 }
-            });
-            threads.forEach(Thread::start);
-            sampler.start();
+            }, "fanin-sampler"));
+            double rate = count(received, stop, threads, seconds);
+            return new Result(rate, maxQueued.get());
+        } finally {
+            sources.forEach(Producer::close);
+        }
+    }
+
+    /** The baseline: the consumer's messages/s over raw sockets, the same producers, sizes and timing. */
+    public static double raw(int producers, int kb, double seconds) throws Exception {
+        AtomicLong received = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        List<Socket> sockets = new ArrayList<>();
+        int size = kb * 1024;
+        try (ServerSocket server = new ServerSocket(0, producers, InetAddress.getLoopbackAddress())) {
+            for (int i = 0; i < producers; i++) {
+                Socket out = new Socket(server.getInetAddress(), server.getLocalPort());
+                Socket in = server.accept();
+                sockets.add(out);
+                sockets.add(in);
+                threads.add(new Thread(() -> readFrames(in, size, received), "fanin-raw-reader-" + i));
+                threads.add(new Thread(() -> writeFrames(out, size, stop), "fanin-raw-writer-" + i));
+            }
+            return count(received, stop, threads, seconds);
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    /** Starts the threads, counts over the measured interval after the warm-up, stops and joins them. */
+    private static double count(AtomicLong received, AtomicBoolean stop, List<Thread> threads, double seconds)
+            throws InterruptedException {
+        threads.forEach(Thread::start);
+        try {
             Thread.sleep((long) (seconds * 250));
             long before = received.get();
             long start = System.nanoTime();
             Thread.sleep((long) (seconds * 1000));
             long count = received.get() - before;
-            double elapsed = (System.nanoTime() - start) / 1e9;
+            return count / ((System.nanoTime() - start) / 1e9);
+        } finally {
             stop.set(true);
             for (Thread t : threads) {
                 t.join(TimeUnit.SECONDS.toMillis(15));
             }
-            sampler.join();
-            double rate = count / elapsed;
-            System.out.printf(Locale.ROOT, "| %d | %d | %,.0f | %,.0f | %,d | %,d |%n", producers, kb, rate,
-                    rate * kb / 1024, maxQueued.get(), QUEUE_LIMIT);
-        } finally {
-            sources.forEach(Producer::close);
+        }
+    }
+
+    private static void writeFrames(Socket socket, int size, AtomicBoolean stop) {
+        byte[] frame = new byte[4 + size];
+        frame[0] = (byte) (size >>> 24);
+        frame[1] = (byte) (size >>> 16);
+        frame[2] = (byte) (size >>> 8);
+        frame[3] = (byte) size;
+        try {
+            socket.setTcpNoDelay(true);
+            OutputStream out = socket.getOutputStream();
+            while (!stop.get()) {
+                out.write(frame);
+            }
+            socket.shutdownOutput(); // the reader sees the end and stops
+        } catch (IOException e) {
+            throw new IllegalStateException("raw fan-in writer: " + e.getMessage(), e);
+        }
+    }
+
+    private static void readFrames(Socket socket, int size, AtomicLong received) {
+        byte[] buf = new byte[size];
+        try (InputStream raw = socket.getInputStream();
+                DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 65536))) {
+            while (true) {
+                int len = in.readInt();
+                in.readFully(buf, 0, len);
+                received.incrementAndGet();
+            }
+        } catch (IOException endOfStream) {
+            // the writer shut its side down: the run is over
         }
     }
 }

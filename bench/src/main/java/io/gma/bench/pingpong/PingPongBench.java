@@ -128,13 +128,14 @@ public final class PingPongBench {
     }
 
     /** The baseline: a blocking socket, TCP_NODELAY, a 4-byte length and the payload, echoed by one thread. */
-    static final class RawEcho implements AutoCloseable {
+    public static final class RawEcho implements AutoCloseable {
         private final ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         private final Socket client;
         private final DataOutputStream out;
         private final DataInputStream in;
 
-        RawEcho() throws IOException {
+        /** Starts the echo thread on an ephemeral loopback port and connects to it. */
+        public RawEcho() throws IOException {
             Thread echo = new Thread(() -> {
                 try (Socket s = server.accept()) {
                     s.setTcpNoDelay(true);
@@ -162,7 +163,8 @@ public final class PingPongBench {
             in = new DataInputStream(client.getInputStream());
         }
 
-        long[] run(int size, int n) throws IOException {
+        /** Round-trip times of n frames of size bytes (at most 1 MiB), in nanoseconds, in the order measured. */
+        public long[] run(int size, int n) throws IOException {
             byte[] frame = new byte[4 + size];
             frame[0] = (byte) (size >>> 24);
             frame[1] = (byte) (size >>> 16);

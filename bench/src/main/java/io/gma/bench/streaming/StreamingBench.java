@@ -72,7 +72,7 @@ public final class StreamingBench {
     }
 
     /** Seconds to stream n payloads of size bytes over a raw socket, first write to last read. */
-    static double raw(int size, int n) throws Exception {
+    public static double raw(int size, int n) throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CountDownLatch done = new CountDownLatch(1);
             Thread reader = new Thread(() -> {
@@ -98,15 +98,23 @@ public final class StreamingBench {
                     out.write(payload);
                 }
                 out.flush();
-                done.await(5, TimeUnit.MINUTES);
+                if (!done.await(5, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("raw stream of " + n + " messages of " + size
+                            + " bytes did not finish in 5 minutes");
+                }
             }
             return (System.nanoTime() - start) / 1e9;
         }
     }
 
+    /** Seconds to stream n messages from a producer to a consumer, first send to last delivery. */
+    public static double gma(String registry, int size, int n) throws Exception {
+        return gma(registry, size, n, Security.insecure());
+    }
+
     /**
-     * Seconds to stream n messages from a producer to a consumer, first send to last delivery; {@code security}
-     * null for TLS ({@link BenchTls}).
+     * As {@link #gma(String, int, int)}, with {@code security} on both endpoints; null for TLS and tokens
+     * ({@link BenchTls}).
      */
     static double gma(String registry, int size, int n, Security security) throws Exception {
         AtomicLong received = new AtomicLong();
@@ -123,7 +131,10 @@ public final class StreamingBench {
             for (int i = 0; i < n; i++) {
                 source.send(sink.name(), payload);
             }
-            done.await(5, TimeUnit.MINUTES);
+            if (!done.await(5, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("only " + received.get() + " of " + n + " messages of " + size
+                        + " bytes arrived in 5 minutes");
+            }
             return (System.nanoTime() - start) / 1e9;
         }
     }

@@ -95,7 +95,7 @@ public final class TunnelBench {
     }
 
     /** Seconds from the first send to the last delivery of n messages from east to west. */
-    static double stream(String registry, PcServlet east, PcServlet west, int size, int n) throws Exception {
+    public static double stream(String registry, PcServlet east, PcServlet west, int size, int n) throws Exception {
         AtomicLong received = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         try (Consumer sink = Consumer.builder().registry(registry).domain("west").pcServlet(west.uplink())
@@ -119,11 +119,12 @@ public final class TunnelBench {
     }
 
     /** The baseline: Jetty 12 on loopback echoing each POST body; OkHttp with TCP_NODELAY posting. */
-    static final class Echo implements AutoCloseable {
+    public static final class Echo implements AutoCloseable {
         private final Server server = new Server();
         private final String url;
 
-        Echo() throws Exception {
+        /** Starts Jetty on an ephemeral loopback port. */
+        public Echo() throws Exception {
             ServerConnector connector = new ServerConnector(server);
             connector.setHost("127.0.0.1");
             server.addConnector(connector);
@@ -147,7 +148,8 @@ public final class TunnelBench {
             url = "http://127.0.0.1:" + connector.getLocalPort() + "/echo";
         }
 
-        long[] run(OkHttpClient http, int size, int n) throws IOException {
+        /** Round-trip times of n POSTs of size bytes echoed back, in nanoseconds, in the order measured. */
+        public long[] run(OkHttpClient http, int size, int n) throws IOException {
             byte[] payload = new byte[size];
             long[] rtt = new long[n];
             for (int i = 0; i < n; i++) {
@@ -164,7 +166,7 @@ public final class TunnelBench {
         }
 
         /** Seconds to POST n payloads of size bytes, 1 MiB to a body, one POST after another. */
-        double stream(OkHttpClient http, int size, int n) throws IOException {
+        public double stream(OkHttpClient http, int size, int n) throws IOException {
             int perBody = Math.max(1, (1 << 20) / size);
             byte[] body = new byte[perBody * size];
             long start = System.nanoTime();

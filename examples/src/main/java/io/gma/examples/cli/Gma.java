@@ -49,6 +49,8 @@ public final class Gma implements Callable<Integer> {
         }
         cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER);
         cmd.getSubcommands().values().forEach(c -> c.getCommandSpec().usageMessage().footer(Defaults.FOOTER));
+        cmd.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST,
+                help -> withBench(help.commandList()));
         cmd.setParameterExceptionHandler((e, given) -> {
             // a usage error: one line, not the whole usage text
             e.getCommandLine().getErr().println(e.getMessage() + " (see gma " + (e.getCommandLine() == cmd ? ""
@@ -86,6 +88,20 @@ public final class Gma implements Callable<Integer> {
                 System.setProperty(d[0], d[1]);
             }
         }
+    }
+
+    /**
+     * The command list with {@code bench} added, aligned with the others. The benchmark suite is no subcommand
+     * here (bench/ depends on this module): the {@code ./gma} launcher runs it from bench/'s own jar.
+     */
+    static String withBench(String commandList) {
+        String first = commandList.lines().findFirst().orElse("  demo  ");
+        int column = first.indexOf(' ', first.indexOf(first.strip()));
+        while (column < first.length() && first.charAt(column) == ' ') {
+            column++;
+        }
+        return commandList + String.format("  %-" + Math.max(1, column - 2) + "s%s%n", "bench",
+                "Runs the benchmark suite (from the ./gma launcher; gma bench --help).");
     }
 
     /** A usage error, naming the value and the limit, unless {@code ok}. */

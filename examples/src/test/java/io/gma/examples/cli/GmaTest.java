@@ -47,4 +47,12 @@ class GmaTest {
         assertEquals(0, gma("demo", "--help"));
         assertTrue(out.toString().contains("Usage: gma demo"), out.toString());
     }
+
+    @Test
+    void theHelpListsTheBenchmarkSuiteWithTheCommands() {
+        assertEquals(0, gma("--help"));
+        String help = out.toString();
+        assertTrue(help.contains("\n  keys      Makes a domain secret and test certificates.\n"
+                + "  bench     Runs the benchmark suite (from the ./gma launcher; gma bench --help).\n"), help);
+    }
 }

@@ -1,0 +1,72 @@
+package io.gma.bench;
+
+/**
+ * How much the suite measures: the sizes, rounds and durations of each stage. {@link #FULL} is {@code gma bench},
+ * {@link #QUICK} is {@code gma bench --quick} (under 3 minutes on 2 cores); {@link #SMOKE} is for the suite's own
+ * test, a few rounds of everything, meaningless as a measurement.
+ *
+ * @param latencySizes ping-pong message sizes, bytes (figures 4 and 5)
+ * @param rounds measured round trips per size up to 64 KiB; as many again run first as warm-up
+ * @param largeRounds measured round trips per size above 64 KiB
+ * @param streamSizes streaming message sizes, bytes
+ * @param streamBytes bytes a streaming pass aims to move; the message count is this over the size, clamped
+ * @param streamMinMessages the fewest messages in a streaming pass
+ * @param streamMaxMessages the most messages in a streaming pass
+ * @param producers fan-in producer counts (figure 6)
+ * @param faninKb fan-in message sizes, KiB
+ * @param faninSeconds fan-in measured interval per point, seconds, after a quarter of it as warm-up
+ * @param tunnelSizes cross-domain round-trip sizes, bytes (figure 7)
+ * @param tunnelRounds measured cross-domain round trips per size
+ * @param tunnelStreamSizes cross-domain streaming sizes, bytes
+ * @param tunnelStreamBytes bytes a cross-domain streaming pass aims to move (same clamps as streaming)
+ */
+record Plan(String name, int[] latencySizes, int rounds, int largeRounds, int[] streamSizes, long streamBytes,
+        int streamMinMessages, int streamMaxMessages, int[] producers, int[] faninKb, double faninSeconds,
+        int[] tunnelSizes, int tunnelRounds, int[] tunnelStreamSizes, long tunnelStreamBytes) {
+
+    static final Plan FULL = new Plan("full", powersOf4(1, 1 << 20), 10_000, 1_000,
+            new int[] {64, 256, 1024, 4096, 32768}, 1L << 30, 20_000, 2_000_000,
+            new int[] {1, 2, 4, 8, 16}, new int[] {8, 16, 32}, 2,
+            powersOf4(64, 65536), 2_000, new int[] {64, 1024, 32768}, 256L << 20);
+
+    static final Plan QUICK = new Plan("quick", new int[] {64, 1024, 16384, 65536}, 2_000, 200,
+            new int[] {64, 1024, 32768}, 128L << 20, 4_000, 500_000,
+            new int[] {1, 4, 16}, new int[] {8, 16, 32}, 0.5,
+            new int[] {64, 1024, 16384}, 300, new int[] {1024, 32768}, 32L << 20);
+
+    static final Plan SMOKE = new Plan("smoke", new int[] {64, 1024}, 20, 5,
+            new int[] {1024}, 1L << 20, 50, 200,
+            new int[] {1, 2}, new int[] {8}, 0.1,
+            new int[] {64}, 10, new int[] {1024}, 256L << 10);
+
+    /** Measured round trips for a size: fewer above 64 KiB, where one takes a millisecond or more. */
+    int rounds(int size) {
+        return size > 65536 ? largeRounds : rounds;
+    }
+
+    /** Messages in a streaming pass of this size. */
+    int streamMessages(int size) {
+        return clamp(streamBytes / size);
+    }
+
+    /** Messages in a cross-domain streaming pass of this size. */
+    int tunnelStreamMessages(int size) {
+        return clamp(tunnelStreamBytes / size);
+    }
+
+    private int clamp(long messages) {
+        return (int) Math.max(streamMinMessages, Math.min(streamMaxMessages, messages));
+    }
+
+    private static int[] powersOf4(int from, int to) {
+        int n = 0;
+        for (long s = from; s <= to; s *= 4) {
+            n++;
+        }
+        int[] sizes = new int[n];
+        for (int i = 0, s = from; i < n; i++, s *= 4) {
+            sizes[i] = s;
+        }
+        return sizes;
+    }
+}

@@ -1,0 +1,146 @@
+package io.gma.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.TreeSet;
+
+/**
+ * The Markdown summary of a run: what ran where, the headline ratios (GMA over each peer, per size), the goals,
+ * and every figure as its plot, its table and its CSV. Written as {@code summary.md} next to the figures, and, for
+ * a full run into the repository's results, between two markers in {@code bench/RESULTS.md}.
+ */
+final class Summary {
+    static final String BEGIN = "<!-- gma bench: the latest full run, written by gma bench; edit outside -->";
+    static final String END = "<!-- gma bench: end of the latest full run -->";
+
+    /** What the summary tells of one run. */
+    record Run(String plan, String command, ZonedDateTime began, Duration took, List<String> machine,
+            Map<String, String> peers, List<Figure> figures, List<String> failures) {
+    }
+
+    private Summary() {
+    }
+
+    /** The summary; figures' files are linked as {@code linkPrefix + id + ".png"}. */
+    static String markdown(Run run, String linkPrefix) {
+        StringBuilder md = new StringBuilder();
+        md.append("## gma bench, ").append(run.plan()).append(" run of ")
+                .append(run.began().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z", Locale.ROOT)))
+                .append("\n\nCommand (from the repository root): `").append(run.command()).append("`; took ")
+                .append(run.took().toMinutes()).append(" min ").append(run.took().toSecondsPart()).append(" s.\n\n");
+        run.machine().forEach(line -> md.append(line).append('\n'));
+        md.append("\nWhat ran, all on loopback:\n\n");
+        run.peers().forEach((peer, what) -> md.append("- ").append(peer).append(": ").append(what).append('\n'));
+        run.failures().forEach(f -> md.append("- **failed:** ").append(f).append('\n'));
+        headline(run.figures(), md);
+        goals(run, md);
+        for (Figure f : run.figures()) {
+            md.append("\n### ").append(f.title).append("\n\n![").append(f.title).append("](").append(linkPrefix)
+                    .append(f.id).append(".png)\n\n").append(f.yAxis).append("; CSV: [").append(f.id)
+                    .append(".csv](").append(linkPrefix).append(f.id).append(".csv)\n\n").append(f.markdownTable());
+        }
+        return md.toString();
+    }
+
+    /** Replaces the text between the markers in resultsMd (or adds it after the first paragraph). */
+    static void updateResults(Path resultsMd, String summary) throws IOException {
+        String text = Files.exists(resultsMd) ? Files.readString(resultsMd, StandardCharsets.UTF_8) : "# Results\n\n";
+        String block = BEGIN + "\n" + summary + "\n" + END;
+        int begin = text.indexOf(BEGIN);
+        int end = text.indexOf(END);
+        String updated;
+        if (begin >= 0 && end > begin) {
+            updated = text.substring(0, begin) + block + text.substring(end + END.length());
+        } else {
+            int para = text.indexOf("\n\n", text.indexOf("\n\n") + 2);
+            int at = para < 0 ? text.length() : para + 2;
+            updated = text.substring(0, at) + block + "\n\n" + text.substring(at);
+        }
+        Files.writeString(resultsMd, updated, StandardCharsets.UTF_8);
+    }
+
+    private static void headline(List<Figure> figures, StringBuilder md) {
+        Optional<Figure> fig4 = find(figures, "fig4-pingpong-latency");
+        Optional<Figure> fig7 = find(figures, "fig7-sockets-vs-http");
+        Optional<Figure> stream = find(figures, "bench3-4-streaming");
+        Optional<Figure> tunnel = find(figures, "tunnel-streaming");
+        md.append("\n### Headline: GMA over each peer, per size\n\nRound trip, median, GMA ÷ peer (below 1: GMA is"
+                + " faster). GMA direct is the blocking request/reply; figures 4 and 7.\n\n");
+        md.append("| bytes | GMA direct ÷ raw sockets | GMA direct ÷ NATS request/reply | GMA direct ÷ JGroups"
+                + " | GMA cross-domain ÷ raw POST |\n|---|---|---|---|---|\n");
+        for (double x : xs(fig4, fig7)) {
+            String directOverRaw = ratio(fig4, Peers.GMA_BLOCKING, Peers.RAW, x);
+            md.append("| ").append(Figure.number(x))
+                    .append(" | ").append(directOverRaw.equals("-") ? ratio(fig7, Peers.GMA_DIRECT, Peers.RAW, x)
+                            : directOverRaw)
+                    .append(" | ").append(ratio(fig4, Peers.GMA_BLOCKING, Peers.NATS_REQUEST, x))
+                    .append(" | ").append(ratio(fig4, Peers.GMA_BLOCKING, Peers.JGROUPS, x))
+                    .append(" | ").append(ratio(fig7, Peers.GMA_CROSS, Peers.RAW_POST, x)).append(" |\n");
+        }
+        md.append("\nStreaming, GMA ÷ peer (above 1: GMA is faster): messages/s one producer to one consumer; across"
+                + " domains, MiB/s against raw POSTs of 1 MiB bodies.\n\n");
+        md.append("| bytes | GMA direct ÷ raw sockets | GMA direct ÷ NATS publish/subscribe | GMA direct ÷ JGroups"
+                + " | GMA cross-domain ÷ raw POST |\n|---|---|---|---|---|\n");
+        for (double x : xs(stream, tunnel)) {
+            md.append("| ").append(Figure.number(x))
+                    .append(" | ").append(ratio(stream, Peers.GMA_DIRECT, Peers.RAW, x))
+                    .append(" | ").append(ratio(stream, Peers.GMA_DIRECT, Peers.NATS_PUBSUB, x))
+                    .append(" | ").append(ratio(stream, Peers.GMA_DIRECT, Peers.JGROUPS, x))
+                    .append(" | ").append(ratio(tunnel, Peers.GMA_CROSS, Peers.RAW_POST_BODIES, x)).append(" |\n");
+        }
+    }
+
+    private static void goals(Run run, StringBuilder md) {
+        Optional<Figure> fig4 = find(run.figures(), "fig4-pingpong-latency");
+        Optional<Figure> stream = find(run.figures(), "bench3-4-streaming");
+        md.append("\n### Goals\n\n");
+        for (int size : new int[] {64, 1024}) {
+            md.append("- GMA direct request/reply round trip at or below NATS request/reply, ").append(size)
+                    .append(" B: ").append(goal(fig4, Peers.GMA_BLOCKING, Peers.NATS_REQUEST, size, false, "µs"))
+                    .append('\n');
+        }
+        md.append("- GMA direct streaming of 1 KB messages at or above JGroups unicast: ")
+                .append(goal(stream, Peers.GMA_DIRECT, Peers.JGROUPS, 1024, true, "messages/s")).append('\n');
+    }
+
+    private static String goal(Optional<Figure> f, String gma, String peer, double x, boolean higher, String unit) {
+        OptionalDouble a = f.map(fig -> fig.y(gma, x)).orElse(OptionalDouble.empty());
+        OptionalDouble b = f.map(fig -> fig.y(peer, x)).orElse(OptionalDouble.empty());
+        if (a.isEmpty() || b.isEmpty()) {
+            return "not measured in this run (" + (a.isEmpty() ? gma : peer) + " has no point at " + Figure.number(x)
+                    + " B)";
+        }
+        boolean met = higher ? a.getAsDouble() >= b.getAsDouble() : a.getAsDouble() <= b.getAsDouble();
+        return String.format(Locale.ROOT, "%s %s against %s %s (%.2fx): **%s**", Figure.number(a.getAsDouble()), unit,
+                Figure.number(b.getAsDouble()), unit, a.getAsDouble() / b.getAsDouble(), met ? "met" : "not met");
+    }
+
+    private static String ratio(Optional<Figure> f, String a, String b, double x) {
+        OptionalDouble ya = f.map(fig -> fig.y(a, x)).orElse(OptionalDouble.empty());
+        OptionalDouble yb = f.map(fig -> fig.y(b, x)).orElse(OptionalDouble.empty());
+        return ya.isPresent() && yb.isPresent() && yb.getAsDouble() > 0
+                ? String.format(Locale.ROOT, "%.2fx", ya.getAsDouble() / yb.getAsDouble()) : "-";
+    }
+
+    private static TreeSet<Double> xs(Optional<Figure> a, Optional<Figure> b) {
+        TreeSet<Double> xs = new TreeSet<>();
+        for (Optional<Figure> f : List.of(a, b)) {
+            f.ifPresent(fig -> fig.series.values().forEach(points -> points.forEach(p -> xs.add(p[0]))));
+        }
+        return xs;
+    }
+
+    private static Optional<Figure> find(List<Figure> figures, String id) {
+        return figures.stream().filter(f -> f.id.equals(id)).findFirst();
+    }
+}

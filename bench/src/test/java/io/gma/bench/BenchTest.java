@@ -1,0 +1,124 @@
+package io.gma.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The suite itself, not performance: a smoke run of every stage with a few rounds each writes every figure as a
+ * CSV with its columns and series and as a readable PNG, and a summary with the headline and every figure. NATS
+ * runs when nats-server is installed (.ci/run installs it, and sets GMA_REQUIRE_NATS so that it must), and is
+ * otherwise reported as skipped, with the reason.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class BenchTest {
+    private static final List<String> LATENCY = List.of("series", "bytes", "p50_us", "p90_us", "p99_us", "rounds");
+
+    @TempDir
+    Path out;
+
+    private final StringWriter err = new StringWriter();
+
+    /** gma bench with these arguments and the smoke plan, silent; the exit status. */
+    private int smoke(String... args) {
+        Bench bench = new Bench();
+        bench.plan = Plan.SMOKE;
+        bench.progressTo = null;
+        return Bench.run(args, bench, new PrintWriter(new StringWriter()), new PrintWriter(err, true));
+    }
+
+    @Test
+    void smokeRunWritesEveryFigureAsCsvAndPngAndASummary() throws Exception {
+        assertEquals(0, smoke("--out", out.toString()), "exit status; stderr: " + err);
+
+        String summary = Files.readString(out.resolve("summary.md"));
+        boolean nats = !summary.contains("- NATS: skipped");
+        if (System.getenv("GMA_REQUIRE_NATS") != null) { // CI: .ci/run installed nats-server, so it must run
+            assertTrue(nats, "NATS was skipped although GMA_REQUIRE_NATS is set:\n" + summary);
+        }
+        assertTrue(summary.contains("- JGroups: JGroups 5."), summary);
+
+        Set<String> pingPong = new LinkedHashSet<>(List.of(Peers.RAW, Peers.GMA_BLOCKING, Peers.GMA_NONBLOCKING,
+                Peers.JGROUPS));
+        Set<String> streaming = new LinkedHashSet<>(List.of(Peers.RAW, Peers.GMA_DIRECT, Peers.JGROUPS));
+        if (nats) {
+            pingPong.add(Peers.NATS_REQUEST);
+            streaming.add(Peers.NATS_PUBSUB);
+        }
+        Map<String, List<String>> columns = Map.of(
+                "fig4-pingpong-latency", LATENCY,
+                "fig5-pingpong-bandwidth", List.of("series", "bytes", "mib_per_s"),
+                "bench3-4-streaming", List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages"),
+                "fig6-fanin", List.of("series", "producers", "msgs_per_s", "mib_per_s", "max_queue_bytes",
+                        "queue_bound_bytes"),
+                "fig7-sockets-vs-http", LATENCY,
+                "tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages"));
+        Map<String, Set<String>> series = Map.of(
+                "fig4-pingpong-latency", pingPong,
+                "fig5-pingpong-bandwidth", pingPong,
+                "bench3-4-streaming", streaming,
+                "fig6-fanin", Set.of("GMA, 8 KB", "raw sockets, 8 KB"),
+                "fig7-sockets-vs-http", Set.of(Peers.RAW, Peers.GMA_DIRECT, Peers.RAW_POST, Peers.GMA_CROSS),
+                "tunnel-streaming", Set.of(Peers.RAW_POST_BODIES, Peers.GMA_CROSS));
+        for (var figure : columns.entrySet()) {
+            String id = figure.getKey();
+            List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
+            assertEquals(String.join(",", figure.getValue()), lines.get(0), id + ".csv header");
+            Set<String> seen = new LinkedHashSet<>();
+            for (String row : lines.subList(1, lines.size())) {
+                int close = row.lastIndexOf('"');
+                seen.add(row.substring(1, close));
+                String[] values = row.substring(close + 2).split(",");
+                assertEquals(figure.getValue().size() - 1, values.length, id + ".csv row " + row);
+                for (String v : values) {
+                    assertTrue(Double.parseDouble(v) >= 0, id + ".csv row " + row);
+                }
+            }
+            assertEquals(series.get(id), seen, id + ".csv series");
+            BufferedImage png = ImageIO.read(out.resolve(id + ".png").toFile());
+            assertEquals(960, png.getWidth(), id + ".png width");
+            assertTrue(summary.contains("(" + id + ".png)") && summary.contains("(" + id + ".csv)"), id);
+        }
+        assertTrue(summary.contains("### Headline: GMA over each peer, per size"), summary);
+        assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
+    }
+
+    @Test
+    void aNatsServerThatDoesNotStartIsSkippedWithTheReason() throws Exception {
+        assertEquals(0, smoke("--only", "pingpong", "--skip", "jgroups", "--nats-server", "/bin/false", "--out",
+                out.toString()), "exit status; stderr: " + err);
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertTrue(summary.contains("\n- NATS: skipped: nats-server exited with status 1: (no output)\n"), summary);
+        assertTrue(summary.contains("\n- JGroups: skipped: --skip jgroups\n"), summary);
+        assertTrue(Files.readAllLines(out.resolve("fig4-pingpong-latency.csv")).stream()
+                .noneMatch(row -> row.startsWith("\"NATS") || row.startsWith("\"JGroups")));
+    }
+
+    @Test
+    void refusesAnUnknownStageInOneLine() {
+        assertEquals(2, smoke("--only", "pingpong,latency"));
+        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel (see gma bench"
+                + " --help)", err.toString().strip());
+    }
+
+    @Test
+    void refusesAnUnknownPeer() {
+        assertEquals(2, smoke("--skip", "kafka"));
+        assertEquals("gma bench: --skip kafka is not a peer one can skip: nats, jgroups (see gma bench --help)",
+                err.toString().strip());
+    }
+}
