@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * TLS for the benchmarks, with {@code -Dgma.bench.tls=true}: certificates and domain keys made once in a
- * temporary directory (Keys.make), and each endpoint given TLS, a token, and rules that let anyone send.
+ * temporary directory (Keys.make), and each endpoint given TLS, a token, and rules that let anyone send and
+ * go by any name.
  */
 public final class BenchTls {
     private static Path dir;
@@ -30,7 +31,7 @@ public final class BenchTls {
             dir = Files.createTempDirectory("gma-bench-keys-").resolve("keys");
             Keys.make(dir, List.of("localhost", "127.0.0.1"), List.of("alice", "bob"));
         }
-        return Security.fromDirectory(dir, identity, Tls.ClientAuth.NONE).rules(Rules.parse("send * *", "bench"))
-                .build();
+        return Security.fromDirectory(dir, identity, Tls.ClientAuth.NONE)
+                .rules(Rules.parse("send * *\nregister * *", "bench")).build();
     }
 }
