@@ -1,9 +1,6 @@
 package io.gma.pcservlet;
 
-import io.gma.security.Rules;
 import io.gma.security.Security;
-import io.gma.security.Tls;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,7 +105,7 @@ final class PcServletMain {
         Path security = null;
         String identity = null;
         Path rules = null;
-        Tls.ClientAuth clientAuth = Tls.ClientAuth.NONE;
+        String clientAuth = null;
         boolean insecure = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
@@ -146,7 +143,7 @@ final class PcServletMain {
                 case "--security" -> security = Path.of(value);
                 case "--identity" -> identity = value;
                 case "--rules" -> rules = Path.of(value);
-                case "--client-auth" -> clientAuth = clientAuth(value);
+                case "--client-auth" -> clientAuth = value;
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
         }
@@ -162,31 +159,11 @@ final class PcServletMain {
         PcServlet.Builder b = PcServlet.builder(domain, registry);
         options.forEach(o -> o.accept(b));
         if (security != null) {
-            b.security(security(security, identity != null ? identity : domain, clientAuth, rules));
+            b.security(Security.fromOptions(security, identity != null ? identity : domain, clientAuth, rules));
         } else if (insecure) {
             b.security(Security.insecure());
         }
         return b;
-    }
-
-    private static Security security(Path dir, String identity, Tls.ClientAuth clientAuth, Path rules) {
-        try {
-            Security.Builder s = Security.fromDirectory(dir, identity, clientAuth);
-            if (rules != null) {
-                s.rules(Rules.read(rules));
-            }
-            return s.build();
-        } catch (IOException | IllegalStateException e) {
-            throw new IllegalArgumentException("--security " + dir + ": " + e.getMessage());
-        }
-    }
-
-    private static Tls.ClientAuth clientAuth(String value) {
-        try {
-            return Tls.ClientAuth.valueOf(value.toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--client-auth " + value + " is not none, want or need");
-        }
     }
 
     private static int number(String option, String value) {

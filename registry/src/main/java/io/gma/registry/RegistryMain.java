@@ -1,14 +1,9 @@
 package io.gma.registry;
 
-import io.gma.security.Rules;
 import io.gma.security.Security;
-import io.gma.security.Tls;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 
 /** The standalone registry's command line; {@link Registry#main} calls it. */
@@ -168,30 +163,9 @@ final class RegistryMain {
         } else if (insecure) {
             throw new IllegalArgumentException("--security and --insecure exclude each other: give one");
         } else {
-            b.security(security(security, identity == null ? "registry" : identity, clientAuth, rules));
+            b.security(Security.fromOptions(security, identity == null ? "registry" : identity, clientAuth, rules));
         }
         return b;
-    }
-
-    /** The security of {@code --security DIR} and its companions (see {@link Security#fromDirectory}). */
-    private static Security security(Path dir, String identity, String clientAuth, Path rules) {
-        Tls.ClientAuth auth;
-        try {
-            auth = clientAuth == null ? Tls.ClientAuth.NONE
-                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--client-auth " + clientAuth + " is not none, want or need");
-        }
-        try {
-            Security.Builder s = Security.fromDirectory(dir, identity, auth);
-            if (rules != null) {
-                s.rules(Rules.read(rules));
-            }
-            return s.build();
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalArgumentException("--security " + dir + ": "
-                    + (e instanceof NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()), e);
-        }
     }
 
     private static int number(String option, String value) {

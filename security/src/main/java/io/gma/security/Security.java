@@ -61,6 +61,34 @@ public final class Security {
     }
 
     /**
+     * What the command lines' security options give (gma, and the registry's and PC servlet's own jars):
+     * {@code --security dir} with {@code --identity}, {@code --client-auth} (none, want or need; null: none)
+     * and {@code --rules} (null: {@code dir/rules}), as {@link #fromDirectory} reads them.
+     *
+     * @throws IllegalArgumentException one line naming the option and the value or file that is wrong
+     */
+    public static Security fromOptions(Path dir, String identity, String clientAuth, Path rules) {
+        Tls.ClientAuth auth;
+        try {
+            auth = clientAuth == null ? Tls.ClientAuth.NONE
+                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--client-auth " + clientAuth + " is not none, want or need");
+        }
+        try {
+            Builder b = fromDirectory(dir, identity, auth);
+            if (rules != null) {
+                b.rules(Rules.read(rules));
+            }
+            return b.build();
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("--security " + dir + ": "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()),
+                    e);
+        }
+    }
+
+    /**
      * The security of a component given none: {@link #insecure()} while it listens on this machine only (a
      * loopback address), so tests and the demo need no keys; refused when it would listen beyond, where
      * plaintext must be an explicit choice.

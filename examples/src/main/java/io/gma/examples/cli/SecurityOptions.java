@@ -1,12 +1,7 @@
 package io.gma.examples.cli;
 
-import io.gma.security.Rules;
 import io.gma.security.Security;
-import io.gma.security.Tls;
-import java.io.IOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -75,23 +70,10 @@ final class SecurityOptions {
         String who = identity != null ? identity : serverIdentity;
         Gma.check(spec, who != null, "--security needs --identity NAME: who this side is (DIR/client-NAME.p12,"
                 + " the subject of its tokens)");
-        Tls.ClientAuth auth;
         try {
-            auth = clientAuth == null ? Tls.ClientAuth.NONE
-                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(Locale.ROOT));
+            return Security.fromOptions(dir, who, clientAuth, rules);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--client-auth " + clientAuth
-                    + " is not none, want or need");
-        }
-        try {
-            Security.Builder b = Security.fromDirectory(dir, who, auth);
-            if (rules != null) {
-                b.rules(Rules.read(rules));
-            }
-            return b.build();
-        } catch (IOException | RuntimeException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--security " + dir + ": "
-                    + (e instanceof NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()));
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }
