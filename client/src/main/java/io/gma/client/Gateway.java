@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.registry.Names;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -251,25 +252,12 @@ public final class Gateway implements AutoCloseable {
         if (!security.authenticates() || name.equals(identity)) {
             return null;
         }
-        String base = baseName(name);
+        String base = Names.baseName(name);
         if (security.allows(identity, Rules.Verb.REGISTER, base)) {
             return null;
         }
         return "\"" + identity + "\" may not go by the name \"" + name + "\": no register rule lets it register \""
                 + base + "\"";
-    }
-
-    /** The name without its nonce, {@code label@domain}: what register rules are written against. */
-    static String baseName(String name) {
-        int at = name.lastIndexOf('@');
-        if (at < 0) {
-            return name;
-        }
-        String label = name.substring(0, at);
-        int dash = label.lastIndexOf('-');
-        boolean nonce = dash >= 0 && label.length() - dash - 1 == 6
-                && label.substring(dash + 1).chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '2' && c <= '7');
-        return (nonce ? label.substring(0, dash) : label) + name.substring(at);
     }
 
     public static boolean isControl(Command c) {
@@ -634,7 +622,7 @@ public final class Gateway implements AutoCloseable {
 
         /**
          * TLS on the uplinks, how endpoints authenticate in HELLO, and the {@code send} rules their messages
-         * must pass. Default {@link Security#insecure()}: a warning is logged at start.
+         * must pass. Default {@link Security#insecure()}: its PC servlet says so at start.
          */
         public Builder security(Security security) {
             this.security = Objects.requireNonNull(security, "security");

@@ -740,11 +740,7 @@ final class Link implements Runnable {
             sendAck();
             sendImmediate(Packed.make(0, Command.BYE, endpoint.name(), peerName, new byte[0]));
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS);
-            while (hasUnwritten() && System.nanoTime() < deadline && channel.isOpen()) {
-                selector.select(10);
-                selector.selectedKeys().clear();
-                flush();
-            }
+            drain(deadline);
             closeOutbound(deadline);
             lingerUntilPeerCloses(deadline);
         }
@@ -767,6 +763,11 @@ final class Link implements Runnable {
         } finally {
             out.unlock();
         }
+        drain(deadline);
+    }
+
+    /** Writes what waits until it is all written, the deadline passes or the channel closes. */
+    private void drain(long deadline) throws IOException {
         flush();
         while (hasUnwritten() && System.nanoTime() < deadline && channel.isOpen()) {
             selector.select(10);

@@ -134,7 +134,7 @@ public class RegistryServlet extends HttpServlet {
                 } else if (parts.length == 3 && parts[2].equals("lease")) {
                     allow(method, "PUT");
                     String name = Names.name(parts[1]);
-                    authorize(identity, Authorizer.Action.REGISTER, baseName(name));
+                    authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
                     Lease lease = core.store.renew(name, identity);
                     json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
                             .put("expiresAt", lease.expiresAt().toString()));
@@ -203,7 +203,7 @@ public class RegistryServlet extends HttpServlet {
     private void endpoint(String method, String name, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
         if (method.equals("DELETE")) {
-            authorize(identity, Authorizer.Action.REGISTER, baseName(name));
+            authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
             core.store.unregister(name, identity);
             resp.setStatus(204);
             return;
@@ -278,16 +278,6 @@ public class RegistryServlet extends HttpServlet {
             out.put("maxRows", core.settings.maxRows());
         }
         json(resp, 200, out);
-    }
-
-    /** The name without its nonce, {@code label@domain}: what registration rules are written against. */
-    static String baseName(String name) {
-        int at = name.lastIndexOf('@');
-        String label = name.substring(0, at);
-        int dash = label.lastIndexOf('-');
-        boolean nonce = dash >= 0 && label.length() - dash - 1 == Names.NONCE_LENGTH
-                && label.substring(dash + 1).chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '2' && c <= '7');
-        return (nonce ? label.substring(0, dash) : label) + name.substring(at);
     }
 
     private void authorize(String identity, Authorizer.Action action, String target) {

@@ -338,9 +338,9 @@ class RegistryApiTest {
 
     @Test
     void baseNameDropsOnlyANonce() {
-        assertEquals("cpu@dsg", RegistryServlet.baseName("cpu-k3x7qz@dsg"));
-        assertEquals("pong@lan", RegistryServlet.baseName("pong@lan"));
-        assertEquals("my-service@lan", RegistryServlet.baseName("my-service@lan"));
-        assertNotEquals("a@b", RegistryServlet.baseName("a-ABCDEF@b"));
+        assertEquals("cpu@dsg", Names.baseName("cpu-k3x7qz@dsg"));
+        assertEquals("pong@lan", Names.baseName("pong@lan"));
+        assertEquals("my-service@lan", Names.baseName("my-service@lan"));
+        assertNotEquals("a@b", Names.baseName("a-ABCDEF@b"));
     }
 }
