@@ -25,7 +25,8 @@ final class Dedup {
      * mostly in order, so the common case is a number above all others: one compare and an append, dropping
      * the lowest; no hashing, and the memory touched is the ring's two ends. A number below the highest is
      * looked up by binary search and, when new, inserted by shifting the numbers above it, which are few
-     * when it is late by a little (two sending threads, a control message that overtook data).
+     * when it is late by a little (two sending threads, a control message that overtook data). Not
+     * thread-safe: callers hold its monitor.
      */
     static final class Seen {
         private long[] ring = new long[64];
@@ -110,15 +111,27 @@ final class Dedup {
         }
     };
 
-    /** Whether this message is delivered now for the first time; records it. */
-    boolean firstTime(String from, long sequence) {
-        Seen seen;
-        synchronized (senders) {
-            seen = senders.computeIfAbsent(from, k -> new Seen());
+    /** The sender whose record was looked up last, and that record: a link's senders come in long runs. */
+    private record Last(String from, Seen seen) {
+    }
+
+    /** Racy but safe: a reader sees a whole Last (final fields) or an older one or null. */
+    private Last last;
+
+    /**
+     * The record of {@code from}'s numbers, made on first use. Callers hold its monitor while they add to it
+     * and deliver: one sender's messages are delivered one at a time.
+     */
+    Seen of(String from) {
+        Last l = last;
+        // the same String instance: a stream decodes a repeated name to one instance, and the compare is free
+        if (l != null && l.from == from) {
+            return l.seen;
         }
-        // one lock per sender for the set itself: links of different senders do not wait for each other
-        synchronized (seen) {
-            return seen.add(sequence);
+        synchronized (senders) {
+            Seen seen = senders.computeIfAbsent(from, k -> new Seen());
+            last = new Last(from, seen);
+            return seen;
         }
     }
 
@@ -126,6 +139,7 @@ final class Dedup {
     void forget(String from) {
         synchronized (senders) {
             senders.remove(from);
+            last = null;
         }
     }
 }

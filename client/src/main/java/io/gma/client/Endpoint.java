@@ -59,6 +59,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
     }
     private final EndpointBuilder<?> config;
+    /** The builder's blockTimeout, read once. */
+    private final long blockNanos;
     private final Security security;
     private final WireCodec codec;
     private final RegistryClient registry;
@@ -66,6 +68,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private final Dedup dedup = new Dedup();
     private final AtomicLong sequence = new AtomicLong();
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    /** The peer {@link #peer} found last, good until it is {@link #forget forgotten}. */
+    private volatile Peer lastPeer;
     private final Map<String, InetSocketAddress> addresses = new ConcurrentHashMap<>();
     private final Map<Long, Awaited> awaited = new ConcurrentHashMap<>();
     /** Producer side: subscriber name to its filter text (empty when none). */
@@ -87,6 +91,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Endpoint(EndpointBuilder<?> config) throws IOException {
         this.config = config;
+        this.blockNanos = config.blockTimeout.toNanos();
         this.security = config.security;
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
         this.registry = registryClient(config.registry, security);
@@ -238,7 +243,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
-        long unsent = peer.queue.offerData(p, policy, config.blockTimeout.toNanos(), to);
+        long unsent = peer.queue.offerData(p, policy, blockNanos, to);
         if (unsent >= 0) {
             transmit(peer, unsent);
         }
@@ -341,8 +346,13 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (closed) {
             throw new EndpointException(ErrorCode.SHUTTING_DOWN, name + " is closed");
         }
+        Peer last = lastPeer;
+        if (last != null && last.name == to && !last.forgotten) {
+            return last; // a stream sends to one name, usually the same String: no hashing
+        }
         Peer known = to == null ? null : peers.get(to);
         if (known != null) {
+            lastPeer = known;
             return known;
         }
         if (to == null || to.isEmpty() || to.equals(name)) {
@@ -358,6 +368,12 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             return pc;
         }
         return peers.computeIfAbsent(to, this::newPeer);
+    }
+
+    /** Stops sending to {@code peer}: the next send to its name makes a new one. */
+    private void forget(Peer peer) {
+        peer.forgotten = true;
+        peers.remove(peer.name, peer);
     }
 
     private Peer newPeer(String peerName) {
@@ -436,7 +452,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     /** The registry says the peer is gone: what was queued for it fails, and it stops being a subscriber. */
     private void unreachable(Peer peer, EndpointException why) {
-        peers.remove(peer.name, peer);
+        forget(peer);
         subscribers.remove(peer.name);
         for (Pending p : peer.queue.close(why)) {
             p.completeExceptionally(why);
@@ -522,7 +538,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         } else if (refused) {
             // a setting to fix (credentials, rules, certificates), not a failure to retry: what is queued fails
             // with the refusal; a later send tries again
-            peers.remove(peer.name, peer);
+            forget(peer);
             for (Pending p : peer.queue.close(reason)) {
                 p.completeExceptionally(reason);
             }
@@ -576,9 +592,9 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (!answer) {
             // one sender's messages are delivered one at a time, in order, even while an old link still
             // delivers what it had read and a new one delivers what was resent
-            Peer sender = peers.get(m.from());
-            synchronized (sender != null ? sender : this) {
-                if (!dedup.firstTime(m.from(), m.sequence())) {
+            Dedup.Seen seen = dedup.of(m.from());
+            synchronized (seen) {
+                if (!seen.add(m.sequence())) {
                     counters.duplicates.increment();
                     return;
                 }
@@ -653,27 +669,28 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             }
             return;
         }
-        Runnable run = () -> {
-            try {
-                handler.onMessage(new Delivery(this, m));
-            } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
-                // the handler's failure is this message's, not the link's: the link goes on
-                LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
-                if (m.replyExpected()) {
-                    error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
-                }
-            }
-        };
         if (config.executor == null) {
-            run.run();
+            handle(handler, m); // on the I/O thread, without a task object per message
             return;
         }
         try {
-            config.executor.execute(run);
+            config.executor.execute(() -> handle(handler, m));
         } catch (RejectedExecutionException ex) {
             LOG.warn("{}: the handler executor refused {} from {}", name, m.command(), m.from());
             if (m.replyExpected()) {
                 error(m, ErrorCode.QUEUE_FULL, "the handler executor of " + name + " refused the message");
+            }
+        }
+    }
+
+    private void handle(MessageHandler handler, Message m) {
+        try {
+            handler.onMessage(new Delivery(this, m));
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
+            // the handler's failure is this message's, not the link's: the link goes on
+            LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
+            if (m.replyExpected()) {
+                error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
             }
         }
     }

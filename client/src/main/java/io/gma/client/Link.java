@@ -59,7 +59,7 @@ final class Link implements Runnable {
     /** In a stream, the clock is read once in this many sends. */
     private static final int CLOCK_EVERY = 16;
     /** In a stream, the sending thread writes once this many bytes wait: one system call for many messages. */
-    static final long DIRECT_WRITE_BYTES = 16 * 1024;
+    static final long DIRECT_WRITE_BYTES = 64 * 1024;
     private static final int OUTPUT_BYTES = 128 * 1024;
 
     enum State { HANDSHAKE, OPEN, CLOSED }

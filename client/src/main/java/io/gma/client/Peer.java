@@ -27,6 +27,8 @@ final class Peer {
     private final Map<String, Envelope> envelopes = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<Link> links = new CopyOnWriteArrayList<>();
     private volatile Link active;
+    /** The endpoint stopped sending to this peer (its queue is closed); a send to its name makes a new one. */
+    volatile boolean forgotten;
     /** Guarded by this: a connection attempt is under way. */
     private boolean connecting;
     /** Guarded by this: attempts that failed, and links closed before carrying an ACK, since the last ACK. */

@@ -1,5 +1,6 @@
 package io.gma.wire;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -18,12 +19,19 @@ public final class Envelope {
     private final String to;
     private final byte[] fromBytes;
     private final byte[] toBytes;
+    /**
+     * A message's first bytes with no data: the fixed header fields and both names. Packing copies it and
+     * fills in command, flags, sequence and length, then the data: one copy instead of many small writes.
+     */
+    private final byte[] prefix;
 
     private Envelope(String from, String to) {
         this.from = from;
         this.to = to;
         this.fromBytes = Utf8.encodeName("from", Objects.requireNonNull(from, "from"));
         this.toBytes = Utf8.encodeName("to", Objects.requireNonNull(to, "to"));
+        // ERROR: the one command with no rule on names, so any pair makes a prefix
+        this.prefix = Message.pack(Command.ERROR, 0, fromBytes, toBytes, 0, new byte[0], 0, 0);
     }
 
     /**
@@ -49,7 +57,19 @@ public final class Envelope {
      * @throws IllegalArgumentException as {@link Message#of(Command, String, String, long, byte[])}
      */
     public byte[] pack(long sequence, Command command, byte[] data) {
-        return Message.pack(command, Message.defaultFlags(command), fromBytes, toBytes, sequence, data, 0,
-                data.length);
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(data, "data");
+        int flags = Message.defaultFlags(command);
+        if (data.length > Message.MAX_DATA_BYTES) {
+            return Message.pack(command, flags, fromBytes, toBytes, sequence, data, 0, data.length); // refused
+        }
+        Layout.checkFields(command, fromBytes.length, toBytes.length, data.length, IllegalArgumentException::new);
+        byte[] p = Arrays.copyOf(prefix, prefix.length + data.length);
+        p[Layout.OFF_COMMAND] = (byte) command.code();
+        p[Layout.OFF_FLAGS] = (byte) flags;
+        Layout.putU64(p, Layout.OFF_SEQUENCE, sequence);
+        Layout.putU32(p, Layout.OFF_DATA_LENGTH, data.length);
+        System.arraycopy(data, 0, p, prefix.length, data.length);
+        return p;
     }
 }

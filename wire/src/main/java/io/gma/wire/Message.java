@@ -131,10 +131,8 @@ public final class Message {
 
     /** As {@link #fromChecked(byte[])}, the names decoded through a stream's recent pair. */
     static Message fromChecked(byte[] packed, RecentNames recent) throws ProtocolException {
-        int fromLength = packed[Layout.OFF_FROM_LENGTH] & 0xFF;
-        int toLength = packed[Layout.OFF_TO_LENGTH] & 0xFF;
-        return normalised(packed, recent.decode(0, packed, Layout.HEADER_BYTES, fromLength),
-                recent.decode(1, packed, Layout.HEADER_BYTES + fromLength, toLength));
+        recent.decode(packed);
+        return normalised(packed, recent.from(), recent.to());
     }
 
     private static Message normalised(byte[] packed, String from, String to) {
