@@ -367,7 +367,9 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             }
             return pc;
         }
-        return peers.computeIfAbsent(to, this::newPeer);
+        Peer made = peers.computeIfAbsent(to, this::newPeer);
+        lastPeer = made;
+        return made;
     }
 
     /** Stops sending to {@code peer}: the next send to its name makes a new one. */

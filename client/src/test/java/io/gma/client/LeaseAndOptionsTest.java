@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.RegistryClient;
 import io.gma.registry.RegistryException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -147,6 +150,23 @@ class LeaseAndOptionsTest {
             assertEquals(io.gma.wire.ErrorCode.NO_ROUTE, e.code());
             assertEquals("cpu-aaaaaa@elsewhere is in domain elsewhere; " + p.name() + " has no PC servlet (see"
                     + " pcServlet) and reaches only its own domain, lan", e.getMessage());
+        }
+    }
+
+    @Test
+    void aNameNotFoundIsLookedUpAgainByTheNextSend() throws Exception {
+        String late = "late@lan"; // one String instance for every send, as a stream to one name would use
+        try (DirectFixture f = new DirectFixture(); Producer p = f.producer("early").build()) {
+            ExecutionException gone = assertThrows(ExecutionException.class,
+                    () -> p.send(late, new byte[1]).acknowledged().get(10, TimeUnit.SECONDS));
+            assertEquals(io.gma.wire.ErrorCode.NO_ROUTE, ((EndpointException) gone.getCause()).code());
+            BlockingQueue<String> got = new LinkedBlockingQueue<>();
+            try (Consumer c = f.consumer("late").exactLabel(true).onMessage(m -> got.add(new String(m.data(),
+                    StandardCharsets.UTF_8))).build()) {
+                assertEquals(late, c.name());
+                p.send(late, "now".getBytes(StandardCharsets.UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
+                assertEquals("now", got.poll(10, TimeUnit.SECONDS));
+            }
         }
     }
 }
