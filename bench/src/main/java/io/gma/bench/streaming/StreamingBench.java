@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The jGMA paper's Benchmarks 3 and 4: one producer streaming to one consumer, 64 B, 1 KB and 32 KB
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
- * bytes, buffered streams, a reader thread) in the same JVM. Each run: a warm-up pass, then a measured one.
+ * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes for at least
+ * two seconds ({@link #WARM_UP_NANOS}), then a measured one.
  *
  * <pre>java [-Dgma.bench.tls=true] -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench
  *     [size:count ...]</pre>
@@ -29,6 +30,25 @@ import java.util.concurrent.TimeUnit;
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
+    /**
+     * Warm-up runs at least this long: one pass of 64 B messages takes well under a second, less than the JIT
+     * needs on two cores to compile a whole send and receive path.
+     */
+    public static final long WARM_UP_NANOS = 2_000_000_000L;
+
+    /** One timed pass: its seconds. */
+    public interface Pass {
+        double seconds() throws Exception;
+    }
+
+    /** Runs {@code pass} until {@link #WARM_UP_NANOS} have gone by (once at least), then once more: its seconds. */
+    public static double afterWarmUp(Pass pass) throws Exception {
+        long start = System.nanoTime();
+        do {
+            pass.seconds();
+        } while (System.nanoTime() - start < WARM_UP_NANOS);
+        return pass.seconds();
+    }
 
     private StreamingBench() {
     }
@@ -51,17 +71,14 @@ public final class StreamingBench {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
-                raw(size, n);
-                double rawSeconds = raw(size, n);
-                gma(registry.url(), size, n, Security.insecure());
-                double gmaSeconds = gma(registry.url(), size, n, Security.insecure());
+                double rawSeconds = afterWarmUp(() -> raw(size, n));
+                double gmaSeconds = afterWarmUp(() -> gma(registry.url(), size, n, Security.insecure()));
                 double rawRate = n / rawSeconds;
                 double gmaRate = n / gmaSeconds;
                 System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |", size, n,
                         rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
                 if (tls) {
-                    gma(registry.url(), size, n, null);
-                    double tlsRate = n / gma(registry.url(), size, n, null);
+                    double tlsRate = n / afterWarmUp(() -> gma(registry.url(), size, n, null));
                     System.out.printf(Locale.ROOT, " %,.0f | %,.0f | %.0f%% |", tlsRate, tlsRate * size / MB,
                             100 * tlsRate / gmaRate);
                 }
