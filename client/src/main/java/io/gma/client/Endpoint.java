@@ -239,7 +239,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
-        Pending p = new Pending(peer.envelope(to).pack(seq, command, data), true);
+        Pending p = new Pending(peer.queue, peer.envelope(to).pack(seq, command, data), true, seq);
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
@@ -247,7 +247,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (unsent >= 0) {
             transmit(peer, unsent);
         }
-        return new Sent(seq, p);
+        return p;
     }
 
     /** A new sequence number, for a message this endpoint originates. */
@@ -270,7 +270,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        transmit(peer, peer.queue.offerControl(new Pending(peer.envelope(to).pack(seq, command, data), false)));
+        transmit(peer, peer.queue.offerControl(new Pending(peer.queue, peer.envelope(to).pack(seq, command, data),
+                false, seq)));
     }
 
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
@@ -324,7 +325,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             try {
                 sent.add(send(s.getKey(), Command.DATA, data));
             } catch (EndpointException ex) {
-                sent.add(new Sent(0, CompletableFuture.failedFuture(ex)));
+                sent.add(Pending.refused(ex));
             }
         }
         return sent;
@@ -456,9 +457,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private void unreachable(Peer peer, EndpointException why) {
         forget(peer);
         subscribers.remove(peer.name);
-        for (Pending p : peer.queue.close(why)) {
-            p.completeExceptionally(why);
-        }
+        peer.queue.close(why);
         awaited.values().removeIf(a -> a.to().equals(peer.name) && a.reply().completeExceptionally(why));
     }
 
@@ -530,9 +529,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             // the PC servlet refuses this endpoint (another domain's, say): a setting to fix, not a failure to retry
             LOG.error("{}: the PC servlet at {} refused the uplink: {}; messages for other domains fail", name,
                     config.pcServlet, reason.getMessage());
-            for (Pending p : peer.queue.close(reason)) {
-                p.completeExceptionally(reason);
-            }
+            peer.queue.close(reason);
             return;
         }
         if (next != null) {
@@ -541,9 +538,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             // a setting to fix (credentials, rules, certificates), not a failure to retry: what is queued fails
             // with the refusal; a later send tries again
             forget(peer);
-            for (Pending p : peer.queue.close(reason)) {
-                p.completeExceptionally(reason);
-            }
+            peer.queue.close(reason);
         } else if (!wasOpen && link.outbound) {
             retry(peer, reason, false);
         } else if (!peer.queue.isEmpty() || peer == uplink) {
@@ -783,9 +778,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             l.bye();
         }
         for (Peer p : peers.values()) {
-            for (Pending pending : p.queue.close(shutdown)) {
-                pending.completeExceptionally(shutdown);
-            }
+            p.queue.close(shutdown);
         }
         awaited.values().forEach(a -> a.reply().completeExceptionally(shutdown));
         shutdown();

@@ -189,7 +189,7 @@ public final class Gateway implements AutoCloseable {
             }
             for (Message m : messages) {
                 Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
-                Pending pending = new Pending(codec.encode(m), !isControl(m.command()));
+                Pending pending = new Pending(p.queue, codec.encode(m), !isControl(m.command()), m.sequence());
                 try {
                     if (pending.data) {
                         p.queue.addData(pending);
@@ -352,7 +352,7 @@ public final class Gateway implements AutoCloseable {
             byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(), (ErrorCode.FORBIDDEN + " "
                     + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             try {
-                p.queue.offerControl(new Pending(error, false));
+                p.queue.offerControl(new Pending(p.queue, error, false, m.sequence()));
                 p.kick();
             } catch (EndpointException closing) {
                 LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
@@ -448,7 +448,6 @@ public final class Gateway implements AutoCloseable {
 
     private void fail(Peer p, EndpointException why) {
         for (Pending pending : p.queue.close(why)) {
-            pending.completeExceptionally(why);
             try {
                 router.undeliverable(codec.decode(pending.packed), why.code(), why.getMessage());
             } catch (ProtocolException impossible) {

@@ -694,9 +694,7 @@ final class Link implements Runnable {
             worked = true;
             p.healthy();
         }
-        for (Pending done : p.queue.acknowledge(this, delta)) {
-            done.complete(null);
-        }
+        p.queue.acknowledge(this, delta);
     }
 
     /** Whether the peer acknowledged anything on this link: it worked, whatever ended it. */

@@ -4,6 +4,7 @@ import io.gma.wire.ErrorCode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -19,12 +20,17 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * The bounds count data from the moment it is queued until it is acknowledged, so a slow peer fills the
  * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links: when one is lost,
- * {@link #linkLost()} puts what was in flight back in front, and the next link resends it.
+ * {@link #linkLost} puts what was in flight back in front, and the next link resends it.
  *
- * <p>One lock; no I/O and no future completion under it (completions are returned to the caller).
+ * <p>Acknowledging: messages in flight are numbered in wire order ({@link Pending#position}); an ACK moves
+ * {@code acknowledged} on and frees the oldest entries of the in-flight ring, whose sizes sit in arrays of
+ * their own. The messages themselves are not touched (on the ACK's thread, another core, each would be a cache
+ * miss) unless someone asked for a future: a message is acknowledged when its position is at or below
+ * {@code acknowledged}, and {@link #futureOf} works that out when asked.
+ *
+ * <p>One lock; no I/O and no future completion under it.
  */
 final class SendQueue {
-    private static final Pending[] NONE = {};
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
     private final long maxBytes;
@@ -33,7 +39,17 @@ final class SendQueue {
     private final ArrayDeque<Pending> resend = new ArrayDeque<>();
     private final ArrayDeque<Pending> control = new ArrayDeque<>();
     private final ArrayDeque<Pending> data = new ArrayDeque<>();
-    private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
+    /** The in-flight ring: messages, their sizes and lanes, oldest at flightHead. */
+    private Pending[] flight = new Pending[256];
+    private int[] flightSizes = new int[256];
+    private boolean[] flightData = new boolean[256];
+    private int flightHead;
+    private int flightCount;
+    /** Positions handed out to messages written on the current link, and acknowledged by the peer. */
+    private long written;
+    private long acknowledged;
+    /** Futures made for messages not acknowledged or failed yet: while there are none, ACKs touch no message. */
+    private int watched;
     private long dataBytes;
     private int dataMessages;
     private long allBytes;
@@ -92,14 +108,71 @@ final class SendQueue {
                 dropped.add(p);
             }
             unsent = unsentBytes;
+            if (dropped != null) {
+                dropped = fail(dropped, new EndpointException(ErrorCode.QUEUE_FULL,
+                        "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
+            }
         } finally {
             lock.unlock();
         }
-        for (Pending d : dropped == null ? List.<Pending>of() : dropped) {
-            d.completeExceptionally(new EndpointException(ErrorCode.QUEUE_FULL,
-                    "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
-        }
+        completeFailed(dropped);
         return queued ? unsent : -1;
+    }
+
+    /**
+     * Under the lock: marks {@code failed} as failed with {@code why}.
+     *
+     * @return those with a future, for {@link #completeFailed} once the lock is released
+     */
+    private List<Pending> fail(Iterable<Pending> failed, EndpointException why) {
+        List<Pending> watchedOnes = new ArrayList<>();
+        for (Pending p : failed) {
+            p.failure = why;
+            if (p.future != null) {
+                watchedOnes.add(p);
+                watched--;
+            }
+        }
+        return watchedOnes;
+    }
+
+    private static void completeFailed(List<Pending> failed) {
+        if (failed != null) {
+            for (Pending p : failed) {
+                p.future.completeExceptionally(p.failure);
+            }
+        }
+    }
+
+    /**
+     * The future of {@code p}, made now if nobody asked before; complete already if {@code p} was acknowledged
+     * or failed.
+     */
+    CompletableFuture<Void> futureOf(Pending p) {
+        CompletableFuture<Void> f;
+        EndpointException failed;
+        boolean done;
+        lock.lock();
+        try {
+            if (p.future != null) {
+                return p.future;
+            }
+            f = new CompletableFuture<>();
+            p.future = f;
+            failed = p.failure;
+            done = failed == null && p.position != 0 && p.position <= acknowledged;
+            if (failed == null && !done) {
+                watched++;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failed != null) {
+            f.completeExceptionally(failed);
+        } else if (done) {
+            f.complete(null);
+        }
+        return f;
     }
 
     /**
@@ -254,7 +327,7 @@ final class SendQueue {
                 if (p == null) {
                     break;
                 }
-                inFlight.addLast(p);
+                addInFlight(p);
                 into[count++] = p;
                 bytes += p.size;
                 unsentBytes -= p.size;
@@ -265,33 +338,81 @@ final class SendQueue {
         }
     }
 
+    /** Under the lock: {@code p} is written on the carrier; it takes the next position. */
+    private void addInFlight(Pending p) {
+        if (flightCount == flight.length) {
+            growFlight();
+        }
+        int at = flightHead + flightCount & flight.length - 1;
+        flight[at] = p;
+        flightSizes[at] = p.size;
+        flightData[at] = p.data;
+        flightCount++;
+        p.position = ++written;
+    }
+
+    private void growFlight() {
+        int n = flight.length;
+        Pending[] f = new Pending[n * 2];
+        int[] sizes = new int[n * 2];
+        boolean[] lanes = new boolean[n * 2];
+        for (int i = 0; i < flightCount; i++) {
+            int at = flightHead + i & n - 1;
+            f[i] = flight[at];
+            sizes[i] = flightSizes[at];
+            lanes[i] = flightData[at];
+        }
+        flight = f;
+        flightSizes = sizes;
+        flightData = lanes;
+        flightHead = 0;
+    }
+
     /**
-     * Releases the {@code count} oldest messages in flight on {@code link}; the caller completes their futures.
-     * An ACK from a link that no longer carries the queue releases nothing: its messages were put back.
+     * Releases the {@code count} oldest messages in flight on {@code link} and completes the futures asked
+     * for them. An ACK from a link that no longer carries the queue releases nothing: its messages were put
+     * back.
      */
-    Pending[] acknowledge(Link link, long count) {
+    void acknowledge(Link link, long count) {
+        List<Pending> done = null;
         lock.lock();
         try {
             if (link != carrier) {
-                return NONE;
+                return;
             }
-            Pending[] done = new Pending[(int) Math.min(count, inFlight.size())];
-            for (int i = 0; i < done.length; i++) {
-                Pending p = inFlight.pollFirst();
-                done[i] = p;
-                allBytes -= p.size;
-                allMessages--;
-                if (p.data) {
-                    dataBytes -= p.size;
+            int n = (int) Math.min(count, flightCount);
+            int mask = flight.length - 1;
+            for (int i = 0; i < n; i++) {
+                int at = flightHead + i & mask;
+                int size = flightSizes[at];
+                allBytes -= size;
+                if (flightData[at]) {
+                    dataBytes -= size;
                     dataMessages--;
                 }
+                if (watched > 0 && flight[at].future != null) {
+                    if (done == null) {
+                        done = new ArrayList<>();
+                    }
+                    done.add(flight[at]);
+                    watched--;
+                }
+                flight[at] = null;
             }
-            if (done.length > 0) {
+            flightHead = flightHead + n & mask;
+            flightCount -= n;
+            allMessages -= n;
+            acknowledged += n;
+            if (n > 0) {
                 room.signalAll();
             }
-            return done;
         } finally {
             lock.unlock();
+        }
+        if (done != null) {
+            for (Pending p : done) {
+                p.future.complete(null);
+            }
         }
     }
 
@@ -305,11 +426,15 @@ final class SendQueue {
             if (carrier != link) {
                 return;
             }
-            while (!inFlight.isEmpty()) {
-                Pending p = inFlight.pollLast();
+            while (flightCount > 0) {
+                int at = flightHead + --flightCount & flight.length - 1;
+                Pending p = flight[at];
+                flight[at] = null;
+                p.position = 0;
                 resend.addFirst(p);
                 unsentBytes += p.size;
             }
+            written = acknowledged;
             carrier = next;
         } finally {
             lock.unlock();
@@ -325,16 +450,27 @@ final class SendQueue {
         }
     }
 
-    /** Fails every message with {@code reason} and refuses new ones; the caller completes the futures. */
+    /**
+     * Fails every message with {@code reason} (their futures too, once the lock is released) and refuses new
+     * ones.
+     *
+     * @return the messages failed, oldest first
+     */
     List<Pending> close(EndpointException reason) {
+        List<Pending> all = new ArrayList<>();
+        List<Pending> watchedOnes;
         lock.lock();
         try {
             closedBy = reason;
-            List<Pending> all = new ArrayList<>(inFlight);
+            for (int i = 0; i < flightCount; i++) {
+                int at = flightHead + i & flight.length - 1;
+                all.add(flight[at]);
+                flight[at] = null;
+            }
+            flightCount = 0;
             all.addAll(resend);
             all.addAll(control);
             all.addAll(data);
-            inFlight.clear();
             resend.clear();
             control.clear();
             data.clear();
@@ -343,11 +479,13 @@ final class SendQueue {
             allBytes = 0;
             allMessages = 0;
             unsentBytes = 0;
+            watchedOnes = fail(all, reason);
             room.signalAll();
-            return all;
         } finally {
             lock.unlock();
         }
+        completeFailed(watchedOnes);
+        return all;
     }
 
     long bytes() {

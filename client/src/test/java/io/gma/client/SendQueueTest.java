@@ -1,0 +1,130 @@
+package io.gma.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.wire.ErrorCode;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The send queue's futures, made only when asked for: asked before or after the ACK, across a lost link, on
+ * close and on DROP_OLDEST. The queue compares links by identity only, so a null link stands for one here.
+ */
+class SendQueueTest {
+    private final SendQueue queue = new SendQueue(1 << 20, 1000, new Counters());
+
+    private Pending offer(int seq) throws EndpointException {
+        Pending p = new Pending(queue, new byte[10 + seq], true, seq);
+        queue.offerData(p, FullQueuePolicy.FAIL, 0, "peer");
+        return p;
+    }
+
+    /** Writes up to {@code n} messages on the (null) link. */
+    private int write(int n) {
+        return queue.next(null, new Pending[n], Integer.MAX_VALUE);
+    }
+
+    @Test
+    void aFutureAskedBeforeTheAckCompletesWithIt() throws Exception {
+        Pending a = offer(1);
+        Pending b = offer(2);
+        CompletableFuture<Void> fb = b.acknowledged();
+        assertSame(fb, b.acknowledged(), "one future per message");
+        assertEquals(2, write(10));
+        queue.acknowledge(null, 1);
+        assertFalse(fb.isDone(), "the ACK covered only the first message");
+        queue.acknowledge(null, 1);
+        assertTrue(fb.isDone() && !fb.isCompletedExceptionally());
+        assertTrue(a.acknowledged().isDone(), "asked after its ACK: complete at once");
+        assertEquals(0, queue.messages());
+        assertEquals(0, queue.bytes());
+    }
+
+    @Test
+    void anUnwrittenMessageIsNotAcknowledgedByAnAckForOthers() throws Exception {
+        offer(1);
+        assertEquals(1, write(10));
+        Pending late = offer(2);
+        queue.acknowledge(null, 5); // more than is in flight: only what is in flight counts
+        assertFalse(late.acknowledged().isDone());
+        assertEquals(1, queue.messages());
+        assertEquals(1, write(10));
+        queue.acknowledge(null, 1);
+        assertTrue(late.acknowledged().isDone());
+    }
+
+    @Test
+    void messagesInFlightOnALostLinkCompleteWhenTheNextLinkAcknowledgesThem() throws Exception {
+        Pending a = offer(1);
+        Pending b = offer(2);
+        Pending c = offer(3);
+        assertEquals(3, write(10));
+        queue.acknowledge(null, 1); // a
+        queue.linkLost(null, null); // b and c go back in front
+        CompletableFuture<Void> fc = c.acknowledged();
+        assertFalse(b.acknowledged().isDone());
+        assertFalse(fc.isDone());
+        Pending d = offer(4);
+        assertEquals(3, write(10)); // b, c resent first, then d
+        queue.acknowledge(null, 1);
+        assertTrue(b.acknowledged().isDone());
+        assertFalse(fc.isDone(), "c was resent after b: one ACK does not cover it");
+        queue.acknowledge(null, 2);
+        assertTrue(fc.isDone() && d.acknowledged().isDone() && a.acknowledged().isDone());
+        assertEquals(0, queue.messages());
+    }
+
+    @Test
+    void closeFailsWhatIsQueuedAndInFlightAskedBeforeOrAfter() throws Exception {
+        Pending acked = offer(1);
+        Pending inFlight = offer(2);
+        assertEquals(2, write(10));
+        queue.acknowledge(null, 1);
+        Pending queued = offer(3);
+        CompletableFuture<Void> asked = queued.acknowledged();
+        EndpointException why = new EndpointException(ErrorCode.SHUTTING_DOWN, "closing");
+        assertEquals(2, queue.close(why).size());
+        assertSame(why, assertThrows(ExecutionException.class, asked::get).getCause());
+        assertSame(why, assertThrows(ExecutionException.class, () -> inFlight.acknowledged().get()).getCause());
+        assertTrue(acked.acknowledged().isDone() && !acked.acknowledged().isCompletedExceptionally(),
+                "acknowledged before the close");
+        assertSame(why, assertThrows(EndpointException.class, () -> offer(4)));
+    }
+
+    @Test
+    void dropOldestFailsTheDroppedMessagesFuture() throws Exception {
+        SendQueue small = new SendQueue(1 << 20, 1, new Counters());
+        Pending first = new Pending(small, new byte[10], true, 1);
+        CompletableFuture<Void> asked = first.acknowledged();
+        small.offerData(first, FullQueuePolicy.DROP_OLDEST, 0, "peer");
+        small.offerData(new Pending(small, new byte[10], true, 2), FullQueuePolicy.DROP_OLDEST, 0, "peer");
+        EndpointException e = (EndpointException) assertThrows(ExecutionException.class, asked::get).getCause();
+        assertEquals(ErrorCode.QUEUE_FULL, e.code());
+        assertEquals(1, small.messages());
+    }
+
+    @Test
+    void theInFlightRingGrowsPastItsFirstSizeInOrder() throws Exception {
+        Pending[] sent = new Pending[600];
+        for (int i = 0; i < sent.length; i++) {
+            sent[i] = offer(i + 1);
+        }
+        assertEquals(256, write(256));
+        queue.acknowledge(null, 100); // the ring's head moves on, then it wraps and grows
+        assertEquals(344, write(344));
+        assertEquals(500, queue.messages());
+        CompletableFuture<Void> f = sent[598].acknowledged();
+        queue.acknowledge(null, 498);
+        assertTrue(sent[597].acknowledged().isDone());
+        assertFalse(f.isDone());
+        queue.acknowledge(null, 2);
+        assertTrue(f.isDone());
+        assertEquals(0, queue.messages());
+        assertEquals(0, queue.bytes());
+    }
+}
