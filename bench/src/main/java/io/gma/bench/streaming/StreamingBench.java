@@ -23,10 +23,12 @@ import java.util.concurrent.TimeUnit;
  * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes for at least
  * two seconds ({@link #WARM_UP_NANOS}), then a measured one.
  *
- * <pre>java [-Dgma.bench.tls=true] -cp bench/target/gma-benchmarks.jar io.gma.bench.streaming.StreamingBench
+ * <pre>java [-Dgma.bench.tls=true] [-Dgma.bench.cpu=true] -cp bench/target/gma-benchmarks.jar \
+ *     io.gma.bench.streaming.StreamingBench
  *     [size:count ...]</pre>
  *
- * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), in the same run.
+ * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), in the same run;
+ * with {@code -Dgma.bench.cpu=true}, each GMA pass reports the CPU time each thread spent per message.
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
@@ -35,6 +37,11 @@ public final class StreamingBench {
      * needs on two cores to compile a whole send and receive path.
      */
     public static final long WARM_UP_NANOS = 2_000_000_000L;
+
+    /** With {@code -Dgma.bench.cpu=true}: each GMA line is followed by the CPU each thread spent a message. */
+    private static final boolean CPU = Boolean.getBoolean("gma.bench.cpu");
+    /** The last GMA pass's {@link ThreadCpu#perMessage}, when {@link #CPU}. */
+    private static volatile String lastCpu = "";
 
     /** One timed pass: its seconds. */
     public interface Pass {
@@ -73,6 +80,7 @@ public final class StreamingBench {
                 int n = run[1];
                 double rawSeconds = afterWarmUp(() -> raw(size, n));
                 double gmaSeconds = afterWarmUp(() -> gma(registry.url(), size, n, Security.insecure()));
+                String gmaCpu = lastCpu;
                 double rawRate = n / rawSeconds;
                 double gmaRate = n / gmaSeconds;
                 System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |", size, n,
@@ -83,6 +91,12 @@ public final class StreamingBench {
                             100 * tlsRate / gmaRate);
                 }
                 System.out.println();
+                if (CPU) {
+                    System.out.printf(Locale.ROOT, "%n%d B, GMA CPU ns a message by thread: %s%n%n", size, gmaCpu);
+                    if (tls) {
+                        System.out.printf(Locale.ROOT, "%d B, TLS CPU ns a message by thread: %s%n%n", size, lastCpu);
+                    }
+                }
             }
         }
     }
@@ -157,6 +171,7 @@ public final class StreamingBench {
             if (!linked.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(source.name() + " could not reach " + sink.name() + " in 30 s");
             }
+            ThreadCpu cpu = CPU ? new ThreadCpu() : null;
             long start = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 source.send(sink.name(), payload);
@@ -165,7 +180,11 @@ public final class StreamingBench {
                 throw new IllegalStateException("only " + (received[0] - 1) + " of " + n + " messages of " + size
                         + " bytes arrived in 5 minutes");
             }
-            return (System.nanoTime() - start) / 1e9;
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (cpu != null) {
+                lastCpu = cpu.perMessage(n);
+            }
+            return seconds;
         }
     }
 }
