@@ -29,6 +29,8 @@ final class Dedup {
      * thread-safe: callers hold its monitor.
      */
     static final class Seen {
+        /** No longer in the map (BYE, or the least recently used of too many senders): look the sender up again. */
+        volatile boolean forgotten;
         private long[] ring = new long[64];
         private int head;
         private int size;
@@ -107,39 +109,32 @@ final class Dedup {
 
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Seen> eldest) {
-            return size() > MAX_SENDERS;
+            if (size() <= MAX_SENDERS) {
+                return false;
+            }
+            eldest.getValue().forgotten = true;
+            return true;
         }
     };
 
-    /** The sender whose record was looked up last, and that record: a link's senders come in long runs. */
-    private record Last(String from, Seen seen) {
-    }
-
-    /** Racy but safe: a reader sees a whole Last (final fields) or an older one or null. */
-    private Last last;
-
     /**
      * The record of {@code from}'s numbers, made on first use. Callers hold its monitor while they add to it
-     * and deliver: one sender's messages are delivered one at a time.
+     * and deliver: one sender's messages are delivered one at a time. A caller may keep the record for the
+     * sender's next messages while it is not {@link Seen#forgotten}.
      */
     Seen of(String from) {
-        Last l = last;
-        // the same String instance: a stream decodes a repeated name to one instance, and the compare is free
-        if (l != null && l.from == from) {
-            return l.seen;
-        }
         synchronized (senders) {
-            Seen seen = senders.computeIfAbsent(from, k -> new Seen());
-            last = new Last(from, seen);
-            return seen;
+            return senders.computeIfAbsent(from, k -> new Seen());
         }
     }
 
     /** Forgets a sender that said BYE: it closed for good and will resend nothing. */
     void forget(String from) {
         synchronized (senders) {
-            senders.remove(from);
-            last = null;
+            Seen gone = senders.remove(from);
+            if (gone != null) {
+                gone.forgotten = true;
+            }
         }
     }
 }

@@ -91,7 +91,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Endpoint(EndpointBuilder<?> config) throws IOException {
         this.config = config;
-        this.blockNanos = config.blockTimeout.toNanos();
+        this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
+                ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
         this.security = config.security;
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
         this.registry = registryClient(config.registry, security);
@@ -556,7 +557,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             impostor(m, link);
             return true;
         }
-        take(m);
+        take(m, link);
         return true; // an endpoint takes everything; dedup drops what it had
     }
 
@@ -577,7 +578,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
     }
 
-    private void take(Message m) {
+    private void take(Message m, Link link) {
         Command c = m.command();
         boolean answer = c == Command.REPLY || c == Command.ERROR;
         if (!m.to().equals(name)) {
@@ -589,7 +590,13 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (!answer) {
             // one sender's messages are delivered one at a time, in order, even while an old link still
             // delivers what it had read and a new one delivers what was resent
-            Dedup.Seen seen = dedup.of(m.from());
+            Dedup.Seen seen = link.lastSeen;
+            if (seen == null || link.lastSender != m.from() || seen.forgotten) {
+                // a link's messages come from one sender, decoded to one String: a compare, not a look-up
+                seen = dedup.of(m.from());
+                link.lastSender = m.from();
+                link.lastSeen = seen;
+            }
             synchronized (seen) {
                 if (!seen.add(m.sequence())) {
                     counters.duplicates.increment();

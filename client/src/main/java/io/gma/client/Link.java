@@ -103,6 +103,9 @@ final class Link implements Runnable {
     private int takenAt;
 
     // I/O thread only
+    /** The sender of the last message an endpoint took from this link, and its dedup record there. */
+    String lastSender;
+    Dedup.Seen lastSeen;
     /** Messages decoded from the current read, counted once per read. */
     private int messagesRead;
     private long received;

@@ -149,30 +149,23 @@ final class SendQueue {
      * or failed.
      */
     CompletableFuture<Void> futureOf(Pending p) {
-        CompletableFuture<Void> f;
-        EndpointException failed;
-        boolean done;
         lock.lock();
         try {
-            if (p.future != null) {
-                return p.future;
+            if (p.future == null) {
+                // made complete when it can be: nobody else sees it before it is stored
+                if (p.failure != null) {
+                    p.future = CompletableFuture.failedFuture(p.failure);
+                } else if (p.position != 0 && p.position <= acknowledged) {
+                    p.future = CompletableFuture.completedFuture(null);
+                } else {
+                    p.future = new CompletableFuture<>();
+                    watched++;
+                }
             }
-            f = new CompletableFuture<>();
-            p.future = f;
-            failed = p.failure;
-            done = failed == null && p.position != 0 && p.position <= acknowledged;
-            if (failed == null && !done) {
-                watched++;
-            }
+            return p.future;
         } finally {
             lock.unlock();
         }
-        if (failed != null) {
-            f.completeExceptionally(failed);
-        } else if (done) {
-            f.complete(null);
-        }
-        return f;
     }
 
     /**

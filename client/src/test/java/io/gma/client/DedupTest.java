@@ -108,4 +108,21 @@ class DedupTest {
                 () -> Producer.builder().maxQueuedMessages(65_537));
         assertTrue(e.getMessage().equals("maxQueuedMessages 65537 is outside 1..65536"), e.getMessage());
     }
+
+    @Test
+    void aRecordKeptBeyondItsSendersByeOrEvictionSaysItIsForgotten() {
+        Dedup dedup = new Dedup();
+        Dedup.Seen a = dedup.of("a@lan");
+        assertTrue(a == dedup.of("a@lan"), "one record a sender");
+        assertTrue(a.add(7));
+        dedup.forget("a@lan");
+        assertTrue(a.forgotten, "a link that kept it looks the sender up again");
+        Dedup.Seen again = dedup.of("a@lan");
+        assertFalse(again.forgotten);
+        assertTrue(again.add(7), "a sender that said BYE starts afresh");
+        for (int i = 0; i < 4096; i++) {
+            dedup.of("s" + i + "@lan");
+        }
+        assertTrue(again.forgotten, "the least recently used of 4,097 senders");
+    }
 }

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.wire.ErrorCode;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * close and on DROP_OLDEST. The queue compares links by identity only, so a null link stands for one here.
  */
 class SendQueueTest {
-    private final SendQueue queue = new SendQueue(1 << 20, 1000, new Counters());
+    private final SendQueue queue = new SendQueue(1 << 30, 100_000, new Counters());
 
     private Pending offer(int seq) throws EndpointException {
         Pending p = new Pending(queue, new byte[10 + seq], true, seq);
@@ -126,5 +129,39 @@ class SendQueueTest {
         assertTrue(f.isDone());
         assertEquals(0, queue.messages());
         assertEquals(0, queue.bytes());
+    }
+
+    @Test
+    void anAcknowledgedMessagesFutureIsDoneForEveryCallerAtOnce() throws Exception {
+        int n = 100_000;
+        Pending[] all = new Pending[n];
+        for (int i = 0; i < n; i++) {
+            all[i] = offer(1);
+        }
+        assertEquals(n, write(n));
+        queue.acknowledge(null, n);
+        AtomicInteger notDone = new AtomicInteger();
+        CyclicBarrier together = new CyclicBarrier(2);
+        Runnable ask = () -> {
+            try {
+                for (int i = 0; i < n; i += 100) {
+                    together.await(10, TimeUnit.SECONDS);
+                    for (int j = i; j < i + 100; j++) {
+                        if (!all[j].acknowledged().isDone()) {
+                            notDone.incrementAndGet();
+                        }
+                    }
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        Thread one = new Thread(ask);
+        Thread two = new Thread(ask);
+        one.start();
+        two.start();
+        one.join();
+        two.join();
+        assertEquals(0, notDone.get(), "a second caller got the future before it was completed");
     }
 }
