@@ -58,7 +58,10 @@ final class Link implements Runnable {
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** In a stream, the clock is read once in this many sends. */
     private static final int CLOCK_EVERY = 16;
-    /** In a stream, the sending thread writes once this many bytes wait: one system call for many messages. */
+    /**
+     * In a stream, the sending thread writes once this many bytes wait, or a quarter of its peer's queue if
+     * that is less: one system call for many messages.
+     */
     static final long DIRECT_WRITE_BYTES = 64 * 1024;
     private static final int OUTPUT_BYTES = 128 * 1024;
 
@@ -249,7 +252,9 @@ final class Link implements Runnable {
             flush();
             return;
         }
-        if (unsentBytes >= DIRECT_WRITE_BYTES) {
+        Peer p = peer;
+        if (unsentBytes >= DIRECT_WRITE_BYTES || p != null && unsentBytes >= p.queue.maxBytes() / 4) {
+            // a quarter of a small queue: a queue smaller than a batch must not wait for the I/O thread's linger
             lastDirectWrite = System.nanoTime();
             flush();
             return;

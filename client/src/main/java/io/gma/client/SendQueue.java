@@ -66,6 +66,11 @@ final class SendQueue {
         this.counters = counters;
     }
 
+    /** maxQueuedBytes: data queued and not acknowledged, at most. */
+    long maxBytes() {
+        return maxBytes;
+    }
+
     /**
      * Queues a data message under the policy.
      *

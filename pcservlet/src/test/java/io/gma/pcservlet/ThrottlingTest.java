@@ -93,17 +93,28 @@ class ThrottlingTest {
                 .maxQueuedBytes(EAST_QUEUE).fullQueuePolicy(policy).blockTimeout(Duration.ofMillis(500)).build();
     }
 
-    /** Sends 1 KB messages numbered from 0 until one fails; returns how many were taken. */
-    private static int sendUntilFull(Producer p, String to) {
-        for (int i = 0; i < 100_000; i++) {
+    /**
+     * Sends 1 KB messages numbered from 0 until the queue stays full: three refusals in a row, 100 ms apart (a
+     * fast producer fills its queue before the PC servlets and the sockets downstream are full, and their
+     * ACKs then make room for a while). Returns how many were taken.
+     */
+    private static int sendUntilFull(Producer p, String to) throws InterruptedException {
+        int sent = 0;
+        for (int refusedInARow = 0; refusedInARow < 3;) {
             try {
-                p.send(to, payload(i));
+                p.send(to, payload(sent));
+                sent++;
+                refusedInARow = 0;
             } catch (EndpointException e) {
                 assertEquals(ErrorCode.QUEUE_FULL, e.code(), e.getMessage());
-                return i;
+                refusedInARow++;
+                Thread.sleep(100);
+            }
+            if (sent == 100_000) {
+                throw new AssertionError("100,000 messages and no QUEUE_FULL: nothing throttled " + p.name());
             }
         }
-        throw new AssertionError("100,000 messages and no QUEUE_FULL: nothing throttled " + p.name());
+        return sent;
     }
 
     private static EndpointException fullAfter(Producer p, String to, int i) {
