@@ -7,7 +7,7 @@ import java.util.List;
  * The jGMA paper's Benchmarks 3 and 4: one producer streaming flat out to one consumer, messages/s against message
  * size, GMA direct beside raw sockets, NATS publish/subscribe and JGroups unicast, the same sizes and counts for
  * each. Time runs from the first send to the last arrival, on connections already made; passes of as many
- * messages warm up first, for two seconds at least.
+ * messages warm up first, for two seconds at least, and the median of three measured passes counts.
  */
 final class StreamingStage {
     private StreamingStage() {
@@ -35,7 +35,10 @@ final class StreamingStage {
                 mib ? "msgs_per_s" : "mib_per_s", "messages");
     }
 
-    /** Warm-up passes for two seconds at least, then one measured pass of n messages added to the figure. */
+    /**
+     * Warm-up passes for two seconds at least, then three measured passes of n messages: their median is added
+     * to the figure.
+     */
     static void stream(Figure figure, Peer peer, int size, int n) throws Exception {
         double seconds = StreamingBench.afterWarmUp(() -> peer.stream().seconds(size, n));
         double rate = n / seconds;

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * The jGMA paper's Benchmarks 3 and 4: one producer streaming to one consumer, 64 B, 1 KB and 32 KB
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
  * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes for at least
- * two seconds ({@link #WARM_UP_NANOS}), then a measured one.
+ * two seconds ({@link #WARM_UP_NANOS}), then three measured ones, of which the median counts.
  *
  * <pre>java [-Dgma.bench.tls=true] [-Dgma.bench.cpu=true] -cp bench/target/gma-benchmarks.jar \
  *     io.gma.bench.streaming.StreamingBench
@@ -40,7 +41,7 @@ public final class StreamingBench {
 
     /** With {@code -Dgma.bench.cpu=true}: each GMA line is followed by the CPU each thread spent a message. */
     private static final boolean CPU = Boolean.getBoolean("gma.bench.cpu");
-    /** The last GMA pass's {@link ThreadCpu#perMessage}, when {@link #CPU}. */
+    /** The last GMA pass's {@link ThreadCpu#perMessage} (the last measured one), when {@link #CPU}. */
     private static volatile String lastCpu = "";
 
     /** One timed pass: its seconds. */
@@ -48,13 +49,24 @@ public final class StreamingBench {
         double seconds() throws Exception;
     }
 
-    /** Runs {@code pass} until {@link #WARM_UP_NANOS} have gone by (once at least), then once more: its seconds. */
+    /** Measured passes after the warm-up: their median is the result, so that one slow pass does not decide it. */
+    public static final int MEASURED_PASSES = 3;
+
+    /**
+     * Runs {@code pass} until {@link #WARM_UP_NANOS} have gone by (once at least), then {@link #MEASURED_PASSES}
+     * times more: the median of their seconds.
+     */
     public static double afterWarmUp(Pass pass) throws Exception {
         long start = System.nanoTime();
         do {
             pass.seconds();
         } while (System.nanoTime() - start < WARM_UP_NANOS);
-        return pass.seconds();
+        double[] measured = new double[MEASURED_PASSES];
+        for (int i = 0; i < measured.length; i++) {
+            measured[i] = pass.seconds();
+        }
+        Arrays.sort(measured);
+        return measured[measured.length / 2];
     }
 
     private StreamingBench() {
