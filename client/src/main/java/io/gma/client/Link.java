@@ -77,6 +77,11 @@ final class Link implements Runnable {
     private final long pingNanos;
     private volatile State state = State.HANDSHAKE;
     private volatile Peer peer;
+    /**
+     * {@link #DIRECT_WRITE_BYTES}, or a quarter of the peer's queue if less: a queue smaller than a batch must
+     * not wait for the I/O thread's linger. Set with the peer.
+     */
+    private volatile long directWriteBytes = DIRECT_WRITE_BYTES;
     private volatile String peerName;
     /** Who the peer proved to be (accepted links; {@link Security#ANONYMOUS} when security is off). */
     private volatile String identity;
@@ -141,7 +146,7 @@ final class Link implements Runnable {
         this.transport = Transport.of(channel, engine);
         this.output = transport.outputBuffer(OUTPUT_BYTES);
         this.outbound = outbound;
-        this.peer = peer;
+        carry(peer);
         this.peerName = peer == null ? null : peer.name;
         this.decoder = endpoint.codec().newStreamDecoder();
         this.pingNanos = endpoint.pingIntervalNanos();
@@ -160,6 +165,14 @@ final class Link implements Runnable {
             sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", bearer == null ? new byte[0]
                     : bearer.getBytes(StandardCharsets.UTF_8)));
         }
+    }
+
+    /** This link carries {@code p}'s messages (null: none yet). */
+    private void carry(Peer p) {
+        if (p != null) {
+            directWriteBytes = Math.min(DIRECT_WRITE_BYTES, p.queue.maxBytes() / 4);
+        }
+        peer = p;
     }
 
     String peerName() {
@@ -252,9 +265,7 @@ final class Link implements Runnable {
             flush();
             return;
         }
-        Peer p = peer;
-        if (unsentBytes >= DIRECT_WRITE_BYTES || p != null && unsentBytes >= p.queue.maxBytes() / 4) {
-            // a quarter of a small queue: a queue smaller than a batch must not wait for the I/O thread's linger
+        if (unsentBytes >= directWriteBytes) {
             lastDirectWrite = System.nanoTime();
             flush();
             return;
@@ -675,7 +686,7 @@ final class Link implements Runnable {
             peerName = m.from();
             sendImmediate(Packed.make(0, Command.WELCOME, endpoint.name(), m.from(), new byte[0]));
             state = State.OPEN;
-            peer = endpoint.linkOpened(this);
+            carry(endpoint.linkOpened(this));
         }
         flush();
     }

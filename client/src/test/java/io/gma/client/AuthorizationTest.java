@@ -144,19 +144,8 @@ class AuthorizationTest {
 
     @Test
     void aPcServletRoutesOnlyWhatTheRulesAllowEachUplink() throws Exception {
-        LinkedBlockingQueue<Message> routed = new LinkedBlockingQueue<>();
-        Gateway.Router router = new Gateway.Router() {
-            @Override
-            public boolean route(Message m) {
-                routed.add(m);
-                return true;
-            }
-
-            @Override
-            public void undeliverable(Message m, ErrorCode code, String reason) {
-                // none here
-            }
-        };
+        RecordingRouter router = new RecordingRouter();
+        LinkedBlockingQueue<Message> routed = router.routed;
         String rules = "send alice *@east\nsend bob *@north\nregister alice,bob *@west";
         try (Gateway pc = Gateway.builder("west", router).security(TestKeys.security(keys, "west", rules)).build()
                 .start()) {

@@ -21,20 +21,9 @@ import org.junit.jupiter.api.Timeout;
 /** The uplink side of a PC servlet, alone: who may open an uplink, and all-or-nothing delivery. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GatewayTest {
-    private final LinkedBlockingQueue<Message> routed = new LinkedBlockingQueue<>();
-    private final LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
-    private final Gateway.Router router = new Gateway.Router() {
-        @Override
-        public boolean route(Message m) {
-            routed.add(m);
-            return true;
-        }
-
-        @Override
-        public void undeliverable(Message m, ErrorCode code, String reason) {
-            lost.add(m.to() + " " + code);
-        }
-    };
+    private final RecordingRouter router = new RecordingRouter();
+    private final LinkedBlockingQueue<Message> routed = router.routed;
+    private final LinkedBlockingQueue<String> lost = router.lost;
 
     @Test
     void anEndpointOfAnotherDomainIsRefusedWithForbidden() throws Exception {
