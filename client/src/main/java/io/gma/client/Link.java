@@ -52,17 +52,18 @@ final class Link implements Runnable {
     /** The TLS handshake and HELLO/WELCOME together: a peer silent this long after connecting is closed. */
     static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
-     * A send this soon after the previous direct write is part of a stream: rather than one system call per
-     * message, it leaves the write to a batch.
+     * Sends this close together (on average, since the clock is read once in {@link #CLOCK_EVERY} sends in a
+     * stream) are a stream: the I/O thread writes them in batches, and lingers this long for more before it
+     * writes a batch that is not full.
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** In a stream, the clock is read once in this many sends. */
     private static final int CLOCK_EVERY = 16;
     /**
-     * In a stream, the sending thread writes once this many bytes wait, or a quarter of its peer's queue if
-     * that is less: one system call for many messages.
+     * A batch is full, and the I/O thread writes it without lingering, once this many bytes wait, or a quarter
+     * of the peer's queue if that is less: one system call for many messages.
      */
-    static final long DIRECT_WRITE_BYTES = 64 * 1024;
+    static final long BATCH_BYTES = 64 * 1024;
     private static final int OUTPUT_BYTES = 128 * 1024;
 
     enum State { HANDSHAKE, OPEN, CLOSED }
@@ -78,10 +79,10 @@ final class Link implements Runnable {
     private volatile State state = State.HANDSHAKE;
     private volatile Peer peer;
     /**
-     * {@link #DIRECT_WRITE_BYTES}, or a quarter of the peer's queue if less: a queue smaller than a batch must
-     * not wait for the I/O thread's linger. Set with the peer.
+     * {@link #BATCH_BYTES}, or a quarter of the peer's queue if less: a queue smaller than a batch must not wait
+     * for the I/O thread's linger. Set with the peer.
      */
-    private volatile long directWriteBytes = DIRECT_WRITE_BYTES;
+    private volatile long batchBytes = BATCH_BYTES;
     private volatile String peerName;
     /** Who the peer proved to be (accepted links; {@link Security#ANONYMOUS} when security is off). */
     private volatile String identity;
@@ -94,9 +95,15 @@ final class Link implements Runnable {
     private final AtomicBoolean flushRequested = new AtomicBoolean();
     /** The I/O thread is in, or about to enter, select: a flush request must wake it. */
     private volatile boolean selecting;
-    private volatile long lastDirectWrite;
-    /** Sends come in a stream (a heuristic, so plain fields: a stale value costs one early or late write). */
+    /** A full batch waits: the I/O thread writes it without lingering. */
+    private volatile boolean batchFull;
+    /**
+     * Sends come in a stream (a heuristic, so plain fields, shared by the sending threads: a stale value costs
+     * one write from the sender or one linger of the I/O thread): when the clock was last read, and the sends
+     * since.
+     */
     private boolean streaming;
+    private long clockedAt;
     private int sendsUnclocked;
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
@@ -170,7 +177,7 @@ final class Link implements Runnable {
     /** This link carries {@code p}'s messages (null: none yet). */
     private void carry(Peer p) {
         if (p != null) {
-            directWriteBytes = Math.min(DIRECT_WRITE_BYTES, p.queue.maxBytes() / 4);
+            batchBytes = Math.min(BATCH_BYTES, p.queue.maxBytes() / 4);
         }
         peer = p;
     }
@@ -256,31 +263,33 @@ final class Link implements Runnable {
 
     /**
      * Sends what is queued, {@code unsentBytes} of it. A send after a pause is written at once from the
-     * calling thread (no thread hop, for latency). Sends in a stream are written in batches, for throughput:
-     * the calling thread writes itself once {@link #DIRECT_WRITE_BYTES} are waiting, and leaves smaller
-     * remainders to the I/O thread, which lingers {@link #COALESCE_NANOS} for more before writing them.
+     * calling thread (no thread hop, for latency). Sends in a stream are left to the I/O thread, which writes
+     * them in batches while the senders go on packing the next messages: one system call (and, with TLS, one
+     * run of encryption) for many messages, on a thread of its own. It writes a full batch
+     * ({@link #BATCH_BYTES}) at once, and lingers {@link #COALESCE_NANOS} for more before it writes less.
      */
     void send(long unsentBytes) {
         if (Thread.currentThread() == ioThread) {
             flush();
             return;
         }
-        if (unsentBytes >= directWriteBytes) {
-            lastDirectWrite = System.nanoTime();
-            flush();
-            return;
-        }
         // in a stream the clock (24 ns a read here) is read every CLOCK_EVERY sends only: a send then costs a
         // few hundred nanoseconds, so a pause is still seen within microseconds
-        if (!streaming || ++sendsUnclocked >= CLOCK_EVERY) {
-            sendsUnclocked = 0;
+        int sends = sendsUnclocked + 1;
+        if (!streaming || sends >= CLOCK_EVERY) {
             long now = System.nanoTime();
-            streaming = now - lastDirectWrite < COALESCE_NANOS;
+            streaming = now - clockedAt < sends * COALESCE_NANOS;
+            clockedAt = now;
+            sendsUnclocked = 0;
             if (!streaming) {
-                lastDirectWrite = now;
                 flush();
                 return;
             }
+        } else {
+            sendsUnclocked = sends;
+        }
+        if (unsentBytes >= batchBytes && !batchFull) {
+            batchFull = true;
         }
         // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
         if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
@@ -439,9 +448,11 @@ final class Link implements Runnable {
                     task.run();
                 }
                 if (flushRequested.getAndSet(false)) {
-                    LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
+                    if (!batchFull) {
+                        LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
+                    }
+                    batchFull = false;
                     flush();
-                    lastDirectWrite = System.nanoTime();
                     streaming = false; // the next send reads the clock: after a pause, it writes at once
                 }
                 if (byeRequested) {
