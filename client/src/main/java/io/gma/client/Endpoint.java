@@ -581,11 +581,18 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private void take(Message m, Link link) {
         Command c = m.command();
         boolean answer = c == Command.REPLY || c == Command.ERROR;
-        if (!m.to().equals(name)) {
-            if (!answer) {
-                error(m, ErrorCode.NO_ROUTE, "this is " + name + ", not " + m.to() + "; an endpoint does not route");
+        String own = name;
+        if (m.to() != link.lastTo || link.lastToWasOwn != own) {
+            // a stream repeats the String decoded once: a compare, not equals, unless this endpoint was renamed
+            if (!m.to().equals(own)) {
+                if (!answer) {
+                    error(m, ErrorCode.NO_ROUTE, "this is " + own + ", not " + m.to() + "; an endpoint does not"
+                            + " route");
+                }
+                return;
             }
-            return;
+            link.lastTo = m.to();
+            link.lastToWasOwn = own;
         }
         if (!answer) {
             // one sender's messages are delivered one at a time, in order, even while an old link still

@@ -121,6 +121,9 @@ final class Link implements Runnable {
     /** The sender of the last message an endpoint took from this link, and its dedup record there. */
     String lastSender;
     Dedup.Seen lastSeen;
+    /** The last destination an endpoint took from this link, and the name of its own that it matched. */
+    String lastTo;
+    String lastToWasOwn;
     /** Messages decoded from the current read, counted once per read. */
     private int messagesRead;
     private long received;
