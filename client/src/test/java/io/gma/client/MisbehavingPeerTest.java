@@ -235,6 +235,8 @@ class MisbehavingPeerTest {
             try (Socket s = rawTo(registry, p.name())) {
                 OutputStream out = s.getOutputStream();
                 out.write(Packed.make(0, Command.HELLO, "raw@lan", "", new byte[0]));
+                // one for it first: the link remembers the name it matched, and must still check the next
+                out.write(Packed.make(6, Command.DATA, "raw@lan", p.name(), new byte[1]));
                 out.write(Packed.make(7, Command.DATA, "raw@lan", "someone-else@lan", new byte[1]));
                 s.setSoTimeout(5000);
                 StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
