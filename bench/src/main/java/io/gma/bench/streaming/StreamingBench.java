@@ -5,6 +5,7 @@ import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
 import io.gma.security.Security;
+import io.gma.security.Tls;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -14,6 +15,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Arrays;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -84,8 +88,8 @@ public final class StreamingBench {
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
         boolean tls = BenchTls.on();
         System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |"
-                + (tls ? " TLS msgs/s | TLS MB/s | TLS/plain |" : ""));
-        System.out.println("|---|---|---|---|---|---|---|" + (tls ? "---|---|---|" : ""));
+                + (tls ? " TLS msgs/s | TLS MB/s | TLS/plain | raw TLS msgs/s | raw TLS/raw |" : ""));
+        System.out.println("|---|---|---|---|---|---|---|" + (tls ? "---|---|---|---|---|" : ""));
         try (Registry registry = Registry.builder().port(0).build().start()) {
             for (int[] run : runs) {
                 int size = run[0];
@@ -99,8 +103,10 @@ public final class StreamingBench {
                         rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
                 if (tls) {
                     double tlsRate = n / afterWarmUp(() -> gma(registry.url(), size, n, null));
-                    System.out.printf(Locale.ROOT, " %,.0f | %,.0f | %.0f%% |", tlsRate, tlsRate * size / MB,
-                            100 * tlsRate / gmaRate);
+                    double rawTlsRate = n / afterWarmUp(() -> raw(size, n,
+                            BenchTls.security("bob").tls(), BenchTls.security("alice").tls()));
+                    System.out.printf(Locale.ROOT, " %,.0f | %,.0f | %.0f%% | %,.0f | %.0f%% |", tlsRate,
+                            tlsRate * size / MB, 100 * tlsRate / gmaRate, rawTlsRate, 100 * rawTlsRate / rawRate);
                 }
                 System.out.println();
                 if (CPU) {
@@ -115,7 +121,18 @@ public final class StreamingBench {
 
     /** Seconds to stream n payloads of size bytes over a raw socket, first write to last read. */
     public static double raw(int size, int n) throws Exception {
-        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        return raw(size, n, null, null);
+    }
+
+    /**
+     * As {@link #raw(int, int)}, over the JDK's own TLS sockets when {@code server} and {@code client} are
+     * given (the protocols and cipher suites GMA allows): what the platform's TLS costs, without GMA.
+     */
+    static double raw(int size, int n, Tls serverTls, Tls clientTls) throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket server = serverTls == null ? new ServerSocket(0, 1, loopback)
+                : tls((SSLServerSocket) serverTls.context().getServerSocketFactory().createServerSocket(0, 1,
+                        loopback))) {
             CountDownLatch done = new CountDownLatch(1);
             Thread reader = new Thread(() -> {
                 try (Socket s = server.accept();
@@ -131,7 +148,8 @@ public final class StreamingBench {
             });
             reader.start();
             byte[] payload = new byte[size];
-            try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort())) {
+            try (Socket s = clientTls == null ? new Socket(server.getInetAddress(), server.getLocalPort())
+                    : tls((SSLSocket) clientTls.socketFactory().createSocket("localhost", server.getLocalPort()))) {
                 s.setTcpNoDelay(true);
                 DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 65536));
                 long start = System.nanoTime(); // connected: as for GMA, NATS and JGroups, setup is not timed
@@ -147,6 +165,26 @@ public final class StreamingBench {
                 return (System.nanoTime() - start) / 1e9;
             }
         }
+    }
+
+    private static SSLServerSocket tls(SSLServerSocket socket) {
+        SSLParameters p = socket.getSSLParameters();
+        p.setProtocols(Tls.protocols());
+        p.setCipherSuites(Tls.cipherSuites());
+        p.setUseCipherSuitesOrder(true);
+        socket.setSSLParameters(p);
+        return socket;
+    }
+
+    /** The client's socket, handshaken, so that as for plaintext the clock starts on a connected socket. */
+    private static SSLSocket tls(SSLSocket socket) throws IOException {
+        SSLParameters p = socket.getSSLParameters();
+        p.setProtocols(Tls.protocols());
+        p.setCipherSuites(Tls.cipherSuites());
+        p.setEndpointIdentificationAlgorithm("HTTPS");
+        socket.setSSLParameters(p);
+        socket.startHandshake();
+        return socket;
     }
 
     /**
