@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  *     io.gma.bench.streaming.StreamingBench
  *     [size:count ...]</pre>
  *
- * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), in the same run;
- * with {@code -Dgma.bench.cpu=true}, each GMA pass reports the CPU time each thread spent per message.
+ * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), and over the JDK's
+ * own TLS sockets next to the raw plaintext ones (what TLS costs without GMA), in the same run; with {@code -Dgma.bench.cpu=true}, each GMA pass reports the CPU time each thread spent per message.
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
@@ -134,6 +134,7 @@ public final class StreamingBench {
                 : tls((SSLServerSocket) serverTls.context().getServerSocketFactory().createServerSocket(0, 1,
                         loopback))) {
             CountDownLatch done = new CountDownLatch(1);
+            IOException[] failed = {null};
             Thread reader = new Thread(() -> {
                 try (Socket s = server.accept();
                         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 65536))) {
@@ -141,9 +142,10 @@ public final class StreamingBench {
                     for (int i = 0; i < n; i++) {
                         in.readFully(buf, 0, in.readInt());
                     }
-                    done.countDown();
                 } catch (IOException e) {
-                    throw new IllegalStateException(e);
+                    failed[0] = e; // the writer reports it, rather than wait out its five minutes
+                } finally {
+                    done.countDown();
                 }
             });
             reader.start();
@@ -161,6 +163,9 @@ public final class StreamingBench {
                 if (!done.await(5, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("raw stream of " + n + " messages of " + size
                             + " bytes did not finish in 5 minutes");
+                }
+                if (failed[0] != null) {
+                    throw new IOException("the raw stream's reader failed: " + failed[0].getMessage(), failed[0]);
                 }
                 return (System.nanoTime() - start) / 1e9;
             }
