@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  *     [size:count ...]</pre>
  *
  * With {@code -Dgma.bench.tls=true}, each size is also streamed over TLS (tokens in HELLO), and over the JDK's
- * own TLS sockets next to the raw plaintext ones (what TLS costs without GMA), in the same run; with {@code -Dgma.bench.cpu=true}, each GMA pass reports the CPU time each thread spent per message.
+ * own TLS sockets next to the raw plaintext ones (what TLS costs without GMA), in the same run; with
+ * {@code -Dgma.bench.cpu=true}, each GMA pass reports the CPU time each thread spent per message.
  */
 public final class StreamingBench {
     private static final double MB = 1024.0 * 1024.0;
