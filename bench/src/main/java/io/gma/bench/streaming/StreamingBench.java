@@ -15,12 +15,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Arrays;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLServerSocket;
-import javax.net.ssl.SSLSocket;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The jGMA paper's Benchmarks 3 and 4: one producer streaming to one consumer, 64 B, 1 KB and 32 KB
@@ -126,8 +126,9 @@ public final class StreamingBench {
     }
 
     /**
-     * As {@link #raw(int, int)}, over the JDK's own TLS sockets when {@code server} and {@code client} are
-     * given (the protocols and cipher suites GMA allows): what the platform's TLS costs, without GMA.
+     * As {@link #raw(int, int)}, over the JDK's own TLS sockets (the protocols and cipher suites GMA allows) when
+     * both {@code serverTls} and {@code clientTls} are given: what the platform's TLS costs, without GMA. Each
+     * side is TLS when its own is given, so that a test can show that the TLS side refuses a plaintext one.
      */
     static double raw(int size, int n, Tls serverTls, Tls clientTls) throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
