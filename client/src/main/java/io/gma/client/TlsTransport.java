@@ -209,13 +209,13 @@ final class TlsTransport extends Transport {
                     int n = fillNetIn();
                     netIn.flip();
                     if (n < 0) {
-                        return dst.position() > start ? dst.position() - start : -1;
+                        return endOfStream(dst, start);
                     }
                     continue;
                 }
                 if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
                     wrapWanted = true; // our close_notify, if the peer waits for it
-                    return dst.position() > start ? dst.position() - start : -1;
+                    return endOfStream(dst, start);
                 }
                 SSLEngineResult.HandshakeStatus hs = r.getHandshakeStatus();
                 if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
@@ -233,6 +233,11 @@ final class TlsTransport extends Transport {
             netIn.compact();
         }
         return dst.position() - start;
+    }
+
+    /** At the end of the stream: what this read gave first, and -1 only once there is nothing. */
+    private static int endOfStream(ByteBuffer dst, int start) {
+        return dst.position() > start ? dst.position() - start : -1;
     }
 
     private SSLEngineResult unwrap(ByteBuffer dst) throws SSLException {

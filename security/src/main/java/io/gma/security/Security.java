@@ -5,9 +5,11 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -71,7 +73,7 @@ public final class Security {
         Tls.ClientAuth auth;
         try {
             auth = clientAuth == null ? Tls.ClientAuth.NONE
-                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(java.util.Locale.ROOT));
+                    : Tls.ClientAuth.valueOf(clientAuth.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--client-auth " + clientAuth + " is not none, want or need");
         }
@@ -83,8 +85,7 @@ public final class Security {
             return b.build();
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("--security " + dir + ": "
-                    + (e instanceof java.nio.file.NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()),
-                    e);
+                    + (e instanceof NoSuchFileException ? "no file " + e.getMessage() : e.getMessage()), e);
         }
     }
 
