@@ -240,11 +240,11 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
-        Pending p = new Pending(peer.queue, peer.envelope(to).pack(seq, command, data), true, seq);
+        Pending p = new Pending(peer.queue, seq);
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
                 : config.policy;
-        long unsent = peer.queue.offerData(p, policy, blockNanos, to);
+        long unsent = peer.queue.offerData(p, peer.envelope(to), command, data, policy, blockNanos, to);
         if (unsent >= 0) {
             transmit(peer, unsent);
         }
@@ -271,8 +271,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        transmit(peer, peer.queue.offerControl(new Pending(peer.queue, peer.envelope(to).pack(seq, command, data),
-                false, seq)));
+        transmit(peer, peer.queue.offerControl(peer.envelope(to).pack(seq, command, data)));
     }
 
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {

@@ -189,12 +189,11 @@ public final class Gateway implements AutoCloseable {
             }
             for (Message m : messages) {
                 Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
-                Pending pending = new Pending(p.queue, codec.encode(m), !isControl(m.command()), m.sequence());
                 try {
-                    if (pending.data) {
-                        p.queue.addData(pending);
+                    if (isControl(m.command())) {
+                        p.queue.offerControl(codec.encode(m));
                     } else {
-                        p.queue.offerControl(pending);
+                        p.queue.addData(codec.encode(m));
                     }
                     touched.add(p);
                 } catch (EndpointException ex) {
@@ -352,7 +351,7 @@ public final class Gateway implements AutoCloseable {
             byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(), (ErrorCode.FORBIDDEN + " "
                     + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             try {
-                p.queue.offerControl(new Pending(p.queue, error, false, m.sequence()));
+                p.queue.offerControl(error);
                 p.kick();
             } catch (EndpointException closing) {
                 LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
@@ -447,9 +446,9 @@ public final class Gateway implements AutoCloseable {
     }
 
     private void fail(Peer p, EndpointException why) {
-        for (Pending pending : p.queue.close(why)) {
+        for (byte[] packed : p.queue.closeKeeping(why)) {
             try {
-                router.undeliverable(codec.decode(pending.packed), why.code(), why.getMessage());
+                router.undeliverable(codec.decode(packed), why.code(), why.getMessage());
             } catch (ProtocolException impossible) {
                 LOG.error("{}: a queued message does not decode: {}", name, impossible.getMessage());
             }

@@ -109,13 +109,11 @@ final class Link implements Runnable {
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     /** Bytes copied from messages and not yet written, in fill mode. */
     private final ByteBuffer output;
-    /** The message being copied into output, and how much of it was. */
-    private byte[] writing;
-    private int writtenOfIt;
-    /** Messages taken from the queue (in flight) and not yet copied: batch[takenAt, taken). */
-    private final Pending[] batch = new Pending[256];
-    private int taken;
-    private int takenAt;
+    /**
+     * What is being copied into output: an immediate message, or a run of messages taken from the queue (in
+     * flight); run.offset and run.length move on as it is copied, and nothing else starts before it is all.
+     */
+    private final SendQueue.Run run = new SendQueue.Run();
 
     // I/O thread only
     /** The sender of the last message an endpoint took from this link, and its dedup record there. */
@@ -351,41 +349,36 @@ final class Link implements Runnable {
         }
     }
 
-    /** Under out: copies into the output buffer what fits of the message being written and those after it. */
+    /** Under out: copies into the output buffer what fits of the run being written and those after it. */
     private void fill() {
         while (output.hasRemaining()) {
-            if (writing == null && (writing = nextToWrite()) == null) {
+            if (run.length == 0 && !nextRun()) {
                 return;
             }
-            int n = Math.min(writing.length - writtenOfIt, output.remaining());
-            output.put(writing, writtenOfIt, n);
-            writtenOfIt += n;
-            if (writtenOfIt == writing.length) {
-                writing = null;
-                writtenOfIt = 0;
-            }
+            int n = Math.min(run.length, output.remaining());
+            output.put(run.bytes, run.offset, n);
+            run.offset += n;
+            run.length -= n;
         }
     }
 
-    /** Under out: the next message to write, an immediate one first, else the next taken from the queue. */
-    private byte[] nextToWrite() {
+    /** Under out: makes run the next thing to write, an immediate message first, else the queue's next run. */
+    private boolean nextRun() {
         byte[] b = immediate.pollFirst();
         if (b != null) {
             immediateBytes -= b.length;
-            return b;
+            run.bytes = b;
+            run.offset = 0;
+            run.length = b.length;
+            return true;
         }
-        if (takenAt == taken) {
-            Peer p = peer;
-            taken = state == State.OPEN && p != null ? p.queue.next(this, batch, output.remaining()) : 0;
-            takenAt = 0;
-            endpoint.counters().messagesOut.add(taken);
-            if (taken == 0) {
-                return null;
-            }
+        Peer p = peer;
+        int taken = state == State.OPEN && p != null ? p.queue.next(this, run, output.remaining()) : 0;
+        if (taken == 0) {
+            return false;
         }
-        b = batch[takenAt].packed;
-        batch[takenAt++] = null;
-        return b;
+        endpoint.counters().messagesOut.add(taken);
+        return true;
     }
 
     private void wantWrite(boolean on) {
@@ -830,8 +823,7 @@ final class Link implements Runnable {
     private boolean hasUnwritten() {
         out.lock();
         try {
-            return output.position() > 0 || writing != null || takenAt < taken || !immediate.isEmpty()
-                    || transport.pendingOutput();
+            return output.position() > 0 || run.length > 0 || !immediate.isEmpty() || transport.pendingOutput();
         } finally {
             out.unlock();
         }

@@ -1,7 +1,8 @@
 package io.gma.client;
 
+import io.gma.wire.Command;
+import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,51 +10,69 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The messages for one peer that it has not acknowledged yet, in three lanes:
+ * The messages for one peer that it has not acknowledged yet, in three rings of {@link SliceRing}:
  *
  * <pre>
- *   resend  : written on a link that was lost, not acknowledged; written first, in their wire order
- *   control : REPLY, ERROR, UNSUBSCRIBE; never bounded, so they never wait behind data
- *   data    : DATA, REQUEST, SUBSCRIBE, application commands; bounded by maxQueuedBytes and maxQueuedMessages
- *   inFlight: written on the current link, waiting for its ACK, in wire order
+ *   control : REPLY, ERROR, UNSUBSCRIBE not taken yet; never bounded like data, so they never wait behind it
+ *   data    : DATA, REQUEST, SUBSCRIBE, application commands not taken yet; bounded by maxQueuedBytes and
+ *             maxQueuedMessages, together with the data in flight
+ *   flight  : taken by the current link, in wire order, until the peer acknowledges them; when a link is
+ *             lost, the next one writes them again first, in their order
  * </pre>
  *
  * The bounds count data from the moment it is queued until it is acknowledged, so a slow peer fills the
- * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links: when one is lost,
- * {@link #linkLost} puts what was in flight back in front, and the next link resends it.
+ * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links.
  *
- * <p>Acknowledging: messages in flight are numbered in wire order ({@link Pending#position}); an ACK moves
- * {@code acknowledged} on and frees the oldest entries of the in-flight ring, whose sizes sit in arrays of
- * their own. The messages themselves are not touched (on the ACK's thread, another core, each would be a cache
- * miss) unless someone asked for a future: a message is acknowledged when its position is at or below
- * {@code acknowledged}, and {@link #futureOf} works that out when asked.
+ * <p>Bytes: a small data message is packed straight into the queue's current segment, an array that the
+ * messages after it share, so a stream of small messages costs no array each, and a link writes a run of them
+ * with one copy ({@link #next}). Larger messages, and control messages, keep arrays of their own. A segment is
+ * garbage once no queued message lies in it; when the queue is empty, its segment is used again from the
+ * start.
+ *
+ * <p>Acknowledging: an ACK frees the oldest messages in flight; data messages are numbered as they are queued
+ * ({@link Pending#index}) and acknowledged in that order, so a message is acknowledged when its index is at or
+ * below {@code dataAcked}, and {@link #futureOf} works that out when asked. The messages' {@link Pending}s are
+ * not touched (on the ACK's thread, another core, each would be a cache miss) unless someone asked for a
+ * future.
  *
  * <p>One lock; no I/O and no future completion under it.
  */
 final class SendQueue {
+    /** The largest segment; the first is {@link #FIRST_SEGMENT_BYTES}, and each one after is twice the last. */
+    static final int SEGMENT_BYTES = 64 * 1024;
+    static final int FIRST_SEGMENT_BYTES = 4 * 1024;
+    /** Data messages this long or longer are packed into arrays of their own, before the lock is taken. */
+    static final int OWN_ARRAY_BYTES = 4 * 1024;
+
+    /** Whole messages, contiguous in one array, for a link to write: see {@link #next}. */
+    static final class Run {
+        byte[] bytes;
+        int offset;
+        int length;
+    }
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
     private final long maxBytes;
     private final int maxMessages;
     private final Counters counters;
-    private final ArrayDeque<Pending> resend = new ArrayDeque<>();
-    private final ArrayDeque<Pending> control = new ArrayDeque<>();
-    private final ArrayDeque<Pending> data = new ArrayDeque<>();
-    /** The in-flight ring: messages, their sizes and lanes, oldest at flightHead. */
-    private Pending[] flight = new Pending[256];
-    private int[] flightSizes = new int[256];
-    private boolean[] flightData = new boolean[256];
-    private int flightHead;
-    private int flightCount;
-    /** Positions handed out to messages written on the current link, and acknowledged by the peer. */
-    private long written;
-    private long acknowledged;
+    private final SliceRing control = new SliceRing(16);
+    private final SliceRing data = new SliceRing(256);
+    private final SliceRing flight = new SliceRing(256);
+    /** How many of flight the carrier has taken; those after wait to be written again, after a lost link. */
+    private int flightTaken;
+    /** Where small data messages are packed, and how much of it is used; null before the first. */
+    private byte[] segment;
+    private int segmentUsed;
+    /** Data messages queued so far, the last one's index; and the index of the last one acknowledged. */
+    private long dataQueued;
+    private long dataAcked;
     /** Futures made for messages not acknowledged or failed yet: while there are none, ACKs touch no message. */
     private int watched;
     private long dataBytes;
     private int dataMessages;
     private long allBytes;
-    /** Bytes queued and not yet taken by a link (resend, control and data lanes). */
+    /** Bytes queued and not yet taken by a link (control, data, and flight after a lost link). */
     private long unsentBytes;
     private int allMessages;
     private EndpointException closedBy;
@@ -72,20 +91,28 @@ final class SendQueue {
     }
 
     /**
-     * Queues a data message under the policy.
+     * Packs a data message between {@code envelope}'s names and queues it under the policy.
      *
+     * @param p the message's {@link Sent}, with the sequence to pack
      * @return the bytes queued and not yet taken by a link, this message's included; or -1 when DROP_OLDEST
      *     found nothing unsent to drop, everything queued being in flight already, and dropped this message
      *     instead (counted, its future failed with QUEUE_FULL)
      * @throws EndpointException QUEUE_FULL (at once, after blockNanos, or larger than the whole queue), or
      *     the reason the queue was closed
+     * @throws IllegalArgumentException what {@link Envelope#pack} refuses
      */
-    long offerData(Pending p, FullQueuePolicy policy, long blockNanos, String peer) throws EndpointException {
-        int size = p.size;
+    long offerData(Pending p, Envelope envelope, Command command, byte[] payload, FullQueuePolicy policy,
+            long blockNanos, String peer) throws EndpointException {
+        int size = envelope.packedLength(command, payload);
         if (size > maxBytes) {
             counters.rejected.increment();
             throw new EndpointException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
                     + maxBytes);
+        }
+        byte[] own = null;
+        if (size >= OWN_ARRAY_BYTES) {
+            own = new byte[size]; // packed here, not under the lock
+            envelope.put(p.sequence(), command, payload, own, 0);
         }
         List<Pending> dropped = null;
         boolean queued;
@@ -101,13 +128,17 @@ final class SendQueue {
                 }
             }
             queued = fits(size);
-            if (queued) {
-                data.addLast(p);
-                dataBytes += size;
-                dataMessages++;
-                allBytes += size;
-                allMessages++;
-                unsentBytes += size;
+            if (queued && own != null) {
+                queue(own, 0, size, p);
+            } else if (queued) {
+                if (segment == null || segment.length - segmentUsed < size) {
+                    segment = new byte[segment == null ? FIRST_SEGMENT_BYTES
+                            : Math.min(SEGMENT_BYTES, segment.length * 2)];
+                    segmentUsed = 0;
+                }
+                envelope.put(p.sequence(), command, payload, segment, segmentUsed);
+                queue(segment, segmentUsed, size, p);
+                segmentUsed += size;
             } else {
                 counters.drops.increment();
                 dropped.add(p);
@@ -122,6 +153,20 @@ final class SendQueue {
         }
         completeFailed(dropped);
         return queued ? unsent : -1;
+    }
+
+    /** Under the lock: queues a data message whose bytes are {@code array[offset, offset+size)}. */
+    private void queue(byte[] array, int offset, int size, Pending p) {
+        long index = ++dataQueued;
+        if (p != null) {
+            p.index = index;
+        }
+        data.add(array, offset, size, index, p);
+        dataBytes += size;
+        dataMessages++;
+        allBytes += size;
+        allMessages++;
+        unsentBytes += size;
     }
 
     /**
@@ -160,7 +205,7 @@ final class SendQueue {
                 // made complete when it can be: nobody else sees it before it is stored
                 if (p.failure != null) {
                     p.future = CompletableFuture.failedFuture(p.failure);
-                } else if (p.position != 0 && p.position <= acknowledged) {
+                } else if (p.index != 0 && p.index <= dataAcked) {
                     p.future = CompletableFuture.completedFuture(null);
                 } else {
                     p.future = new CompletableFuture<>();
@@ -187,21 +232,16 @@ final class SendQueue {
     }
 
     /**
-     * Queues a data message without applying the bounds, for a caller that checked {@link #hasRoom} for a
-     * whole batch: the batch goes in whole, overshooting by at most itself.
+     * Queues a packed data message without applying the bounds, for a caller that checked {@link #hasRoom} for
+     * a whole batch: the batch goes in whole, overshooting by at most itself. The queue keeps the array.
      *
      * @throws EndpointException the reason the queue was closed
      */
-    void addData(Pending p) throws EndpointException {
+    void addData(byte[] packed) throws EndpointException {
         lock.lock();
         try {
             checkOpen();
-            data.addLast(p);
-            dataBytes += p.size;
-            dataMessages++;
-            allBytes += p.size;
-            allMessages++;
-            unsentBytes += p.size;
+            queue(packed, 0, packed.length, null);
         } finally {
             lock.unlock();
         }
@@ -218,21 +258,21 @@ final class SendQueue {
                 + maxBytes + ")");
     }
 
-    /** Drops unsent data from the front until the message fits or none is left; what is in flight stays. */
+    /** Drops data not taken yet from the front until the message fits or none is left; what is in flight stays. */
     private List<Pending> dropOldestFor(int size) {
         List<Pending> dropped = new ArrayList<>();
-        while (!fits(size)) {
-            Pending oldest = data.pollFirst();
-            if (oldest == null) {
-                return dropped;
-            }
-            dataBytes -= oldest.size;
+        while (!fits(size) && !data.isEmpty()) {
+            int length = data.length(0);
+            dataBytes -= length;
             dataMessages--;
-            allBytes -= oldest.size;
+            allBytes -= length;
             allMessages--;
-            unsentBytes -= oldest.size;
+            unsentBytes -= length;
             counters.drops.increment();
-            dropped.add(oldest);
+            if (data.pending(0) != null) {
+                dropped.add(data.pending(0));
+            }
+            data.removeFirst();
         }
         return dropped;
     }
@@ -255,27 +295,27 @@ final class SendQueue {
     }
 
     /**
-     * Queues a control message: it never waits, and goes out before data. Bounded all the same, at twice
-     * maxQueuedBytes (always room for one), so a peer that floods requests and never reads cannot make its
-     * replies fill memory.
+     * Queues a packed control message: it never waits, and goes out before data. Bounded all the same, at
+     * twice maxQueuedBytes (always room for one), so a peer that floods requests and never reads cannot make
+     * its replies fill memory. The queue keeps the array.
      *
      * @return the bytes queued and not yet taken by a link, this message's included
      * @throws EndpointException QUEUE_FULL past that bound
      */
-    long offerControl(Pending p) throws EndpointException {
+    long offerControl(byte[] packed) throws EndpointException {
         lock.lock();
         try {
             checkOpen();
             long controlBytes = allBytes - dataBytes;
-            if (controlBytes > 0 && controlBytes + p.size > 2 * maxBytes) {
+            if (controlBytes > 0 && controlBytes + packed.length > 2 * maxBytes) {
                 counters.rejected.increment();
                 throw new EndpointException(ErrorCode.QUEUE_FULL, "control messages for this peer passed "
                         + 2 * maxBytes + " bytes: it is not reading");
             }
-            control.addLast(p);
-            allBytes += p.size;
+            control.add(packed, 0, packed.length, 0, null);
+            allBytes += packed.length;
             allMessages++;
-            unsentBytes += p.size;
+            unsentBytes += packed.length;
             return unsentBytes;
         } finally {
             lock.unlock();
@@ -299,77 +339,64 @@ final class SendQueue {
     }
 
     /**
-     * Moves the next messages to write on {@code link} in flight, up to {@code into.length} of them and about
-     * {@code maxBytes}: lost-link resends first, then control, then data. None when there is none, or when
-     * {@code link} no longer carries this queue: a writer that raced with the link's loss then takes nothing,
-     * rather than strand messages in flight on a dead link.
+     * Puts into {@code run} the next messages for {@code link} to write, whole and contiguous in one array, of
+     * at most {@code maxBytes} unless one message alone is longer: what a lost link had in flight first, then
+     * control, then data. They are in flight from then on, and the link writes all of {@code run}. None when
+     * there is none, or when {@code link} no longer carries this queue: a writer that raced with the link's
+     * loss then takes nothing, rather than strand messages in flight on a dead link.
      *
-     * @return how many were put in {@code into}
+     * <p>The run's bytes stay as they are until the peer acknowledges its messages, so the link copies them
+     * outside the lock.
+     *
+     * @return how many messages the run holds
      */
-    int next(Link link, Pending[] into, int maxBytes) {
-        int count = 0;
-        int bytes = 0;
+    int next(Link link, Run run, int maxBytes) {
         lock.lock();
         try {
             if (link != carrier) {
                 return 0;
             }
-            while (count < into.length && bytes < maxBytes) {
-                Pending p = resend.pollFirst();
-                if (p == null) {
-                    p = control.pollFirst();
+            if (flightTaken == flight.size()) {
+                if (!control.isEmpty()) {
+                    control.moveFirstTo(flight);
+                } else if (!data.isEmpty()) {
+                    byte[] array = data.array(0);
+                    int end = data.offset(0);
+                    int bytes = 0;
+                    do {
+                        end += data.length(0);
+                        bytes += data.length(0);
+                        data.moveFirstTo(flight);
+                    } while (!data.isEmpty() && data.array(0) == array && data.offset(0) == end
+                            && bytes + data.length(0) <= maxBytes);
+                } else {
+                    return 0;
                 }
-                if (p == null) {
-                    p = data.pollFirst();
-                }
-                if (p == null) {
-                    break;
-                }
-                addInFlight(p);
-                into[count++] = p;
-                bytes += p.size;
-                unsentBytes -= p.size;
             }
-            return count;
+            int first = flightTaken;
+            byte[] array = flight.array(first);
+            int offset = flight.offset(first);
+            int length = flight.length(first);
+            int i = first + 1;
+            for (; i < flight.size() && flight.array(i) == array && flight.offset(i) == offset + length
+                    && length + flight.length(i) <= maxBytes; i++) {
+                length += flight.length(i);
+            }
+            flightTaken = i;
+            unsentBytes -= length;
+            run.bytes = array;
+            run.offset = offset;
+            run.length = length;
+            return i - first;
         } finally {
             lock.unlock();
         }
     }
 
-    /** Under the lock: {@code p} is written on the carrier; it takes the next position. */
-    private void addInFlight(Pending p) {
-        if (flightCount == flight.length) {
-            growFlight();
-        }
-        int at = flightHead + flightCount & flight.length - 1;
-        flight[at] = p;
-        flightSizes[at] = p.size;
-        flightData[at] = p.data;
-        flightCount++;
-        p.position = ++written;
-    }
-
-    private void growFlight() {
-        int n = flight.length;
-        Pending[] f = new Pending[n * 2];
-        int[] sizes = new int[n * 2];
-        boolean[] lanes = new boolean[n * 2];
-        for (int i = 0; i < flightCount; i++) {
-            int at = flightHead + i & n - 1;
-            f[i] = flight[at];
-            sizes[i] = flightSizes[at];
-            lanes[i] = flightData[at];
-        }
-        flight = f;
-        flightSizes = sizes;
-        flightData = lanes;
-        flightHead = 0;
-    }
-
     /**
      * Releases the {@code count} oldest messages in flight on {@code link} and completes the futures asked
      * for them. An ACK from a link that no longer carries the queue releases nothing: its messages were put
-     * back.
+     * back. Nor does an ACK release more than the link took.
      */
     void acknowledge(Link link, long count) {
         List<Pending> done = null;
@@ -378,29 +405,31 @@ final class SendQueue {
             if (link != carrier) {
                 return;
             }
-            int n = (int) Math.min(count, flightCount);
-            int mask = flight.length - 1;
+            int n = (int) Math.min(count, flightTaken);
             for (int i = 0; i < n; i++) {
-                int at = flightHead + i & mask;
-                int size = flightSizes[at];
-                allBytes -= size;
-                if (flightData[at]) {
-                    dataBytes -= size;
+                int length = flight.length(0);
+                allBytes -= length;
+                long index = flight.index(0);
+                if (index != 0) {
+                    dataBytes -= length;
                     dataMessages--;
+                    dataAcked = index;
                 }
-                if (watched > 0 && flight[at].future != null) {
+                Pending p = watched > 0 ? flight.pending(0) : null;
+                if (p != null && p.future != null) {
                     if (done == null) {
                         done = new ArrayList<>();
                     }
-                    done.add(flight[at]);
+                    done.add(p);
                     watched--;
                 }
-                flight[at] = null;
+                flight.removeFirst();
             }
-            flightHead = flightHead + n & mask;
-            flightCount -= n;
+            flightTaken -= n;
             allMessages -= n;
-            acknowledged += n;
+            if (allMessages == 0) {
+                segmentUsed = 0; // no message lies in it any more
+            }
             if (n > 0) {
                 room.signalAll();
             }
@@ -415,8 +444,8 @@ final class SendQueue {
     }
 
     /**
-     * {@code link} is gone. If it carried the messages, what it had in flight is resent first, in its order,
-     * by {@code next}, which carries the queue from now on (null: none yet).
+     * {@code link} is gone. If it carried the messages, what it had in flight is written again first, in its
+     * order, by {@code next}, which carries the queue from now on (null: none yet).
      */
     void linkLost(Link link, Link next) {
         lock.lock();
@@ -424,15 +453,10 @@ final class SendQueue {
             if (carrier != link) {
                 return;
             }
-            while (flightCount > 0) {
-                int at = flightHead + --flightCount & flight.length - 1;
-                Pending p = flight[at];
-                flight[at] = null;
-                p.position = 0;
-                resend.addFirst(p);
-                unsentBytes += p.size;
+            for (int i = 0; i < flightTaken; i++) {
+                unsentBytes += flight.length(i);
             }
-            written = acknowledged;
+            flightTaken = 0;
             carrier = next;
         } finally {
             lock.unlock();
@@ -448,42 +472,52 @@ final class SendQueue {
         }
     }
 
+    /** Fails every message with {@code reason} (their futures too, once the lock is released) and refuses new ones. */
+    void close(EndpointException reason) {
+        close(reason, null);
+    }
+
     /**
-     * Fails every message with {@code reason} (their futures too, once the lock is released) and refuses new
-     * ones.
+     * As {@link #close(EndpointException)}.
      *
-     * @return the messages failed, oldest first
+     * @return the packed messages failed, oldest first: those in flight, then control, then data
      */
-    List<Pending> close(EndpointException reason) {
-        List<Pending> all = new ArrayList<>();
+    List<byte[]> closeKeeping(EndpointException reason) {
+        List<byte[]> failed = new ArrayList<>();
+        close(reason, failed);
+        return failed;
+    }
+
+    private void close(EndpointException reason, List<byte[]> keep) {
+        List<Pending> failed = new ArrayList<>();
         List<Pending> watchedOnes;
         lock.lock();
         try {
             closedBy = reason;
-            for (int i = 0; i < flightCount; i++) {
-                int at = flightHead + i & flight.length - 1;
-                all.add(flight[at]);
-                flight[at] = null;
+            for (SliceRing ring : List.of(flight, control, data)) {
+                for (int i = 0; i < ring.size(); i++) {
+                    if (keep != null) {
+                        keep.add(ring.copy(i));
+                    }
+                    if (ring.pending(i) != null) {
+                        failed.add(ring.pending(i));
+                    }
+                }
+                ring.clear();
             }
-            flightCount = 0;
-            all.addAll(resend);
-            all.addAll(control);
-            all.addAll(data);
-            resend.clear();
-            control.clear();
-            data.clear();
+            flightTaken = 0;
+            segment = null;
             dataBytes = 0;
             dataMessages = 0;
             allBytes = 0;
             allMessages = 0;
             unsentBytes = 0;
-            watchedOnes = fail(all, reason);
+            watchedOnes = fail(failed, reason);
             room.signalAll();
         } finally {
             lock.unlock();
         }
         completeFailed(watchedOnes);
-        return all;
     }
 
     long bytes() {

@@ -6,12 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.wire.Command;
+import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ProtocolException;
+import io.gma.wire.StreamDecoder;
+import io.gma.wire.WireCodec;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,15 +29,44 @@ import org.junit.jupiter.api.Test;
 class SendQueueTest {
     private final SendQueue queue = new SendQueue(1 << 30, 100_000, new Counters());
 
+    private static final Envelope ENVELOPE = Envelope.of("a@x", "b@x");
+
     private Pending offer(int seq) throws EndpointException {
-        Pending p = new Pending(queue, new byte[10 + seq], true, seq);
-        queue.offerData(p, FullQueuePolicy.FAIL, 0, "peer");
+        return offer(queue, seq, FullQueuePolicy.FAIL);
+    }
+
+    private static Pending offer(SendQueue q, int seq, FullQueuePolicy policy) throws EndpointException {
+        Pending p = new Pending(q, seq);
+        q.offerData(p, ENVELOPE, Command.DATA, new byte[seq % 100], policy, 0, "peer");
         return p;
     }
 
-    /** Writes up to {@code n} messages on the (null) link. */
+    /** Writes up to {@code n} messages on the (null) link, run by run. */
     private int write(int n) {
-        return queue.next(null, new Pending[n], Integer.MAX_VALUE);
+        return write(queue, n, new ArrayList<>());
+    }
+
+    /** As {@link #write(int)}, adding each message's sequence, as written, to {@code sequences}. */
+    private static int write(SendQueue q, int n, List<Long> sequences) {
+        int written = 0;
+        SendQueue.Run run = new SendQueue.Run();
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        while (written < n) {
+            int got = q.next(null, run, Integer.MAX_VALUE);
+            if (got == 0) {
+                break;
+            }
+            int before = sequences.size();
+            try {
+                decoder.feed(run.bytes, run.offset, run.length, m -> sequences.add(m.sequence()));
+            } catch (ProtocolException e) {
+                throw new AssertionError(e);
+            }
+            assertEquals(got, sequences.size() - before, "the run holds as many messages as next said");
+            assertTrue(decoder.isIdle(), "a run holds whole messages");
+            written += got;
+        }
+        return written;
     }
 
     @Test
@@ -91,7 +128,7 @@ class SendQueueTest {
         Pending queued = offer(3);
         CompletableFuture<Void> asked = queued.acknowledged();
         EndpointException why = new EndpointException(ErrorCode.SHUTTING_DOWN, "closing");
-        assertEquals(2, queue.close(why).size());
+        assertEquals(2, queue.closeKeeping(why).size());
         assertSame(why, assertThrows(ExecutionException.class, asked::get).getCause());
         assertSame(why, assertThrows(ExecutionException.class, () -> inFlight.acknowledged().get()).getCause());
         assertTrue(acked.acknowledged().isDone() && !acked.acknowledged().isCompletedExceptionally(),
@@ -102,10 +139,8 @@ class SendQueueTest {
     @Test
     void dropOldestFailsTheDroppedMessagesFuture() throws Exception {
         SendQueue small = new SendQueue(1 << 20, 1, new Counters());
-        Pending first = new Pending(small, new byte[10], true, 1);
-        CompletableFuture<Void> asked = first.acknowledged();
-        small.offerData(first, FullQueuePolicy.DROP_OLDEST, 0, "peer");
-        small.offerData(new Pending(small, new byte[10], true, 2), FullQueuePolicy.DROP_OLDEST, 0, "peer");
+        CompletableFuture<Void> asked = offer(small, 1, FullQueuePolicy.DROP_OLDEST).acknowledged();
+        offer(small, 2, FullQueuePolicy.DROP_OLDEST);
         EndpointException e = (EndpointException) assertThrows(ExecutionException.class, asked::get).getCause();
         assertEquals(ErrorCode.QUEUE_FULL, e.code());
         assertEquals(1, small.messages());
@@ -114,12 +149,17 @@ class SendQueueTest {
     @Test
     void theInFlightRingGrowsPastItsFirstSizeInOrder() throws Exception {
         Pending[] sent = new Pending[600];
-        for (int i = 0; i < sent.length; i++) {
+        for (int i = 0; i < 300; i++) {
             sent[i] = offer(i + 1);
         }
-        assertEquals(256, write(256));
+        List<Long> order = new ArrayList<>();
+        assertEquals(300, write(queue, 1000, order));
         queue.acknowledge(null, 100); // the ring's head moves on, then it wraps and grows
-        assertEquals(344, write(344));
+        for (int i = 300; i < sent.length; i++) {
+            sent[i] = offer(i + 1);
+        }
+        assertEquals(300, write(queue, 1000, order));
+        assertEquals(LongStream.rangeClosed(1, 600).boxed().toList(), order, "written in the order queued");
         assertEquals(500, queue.messages());
         CompletableFuture<Void> f = sent[598].acknowledged();
         queue.acknowledge(null, 498);

@@ -1,6 +1,5 @@
 package io.gma.wire;
 
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -57,19 +56,41 @@ public final class Envelope {
      * @throws IllegalArgumentException as {@link Message#of(Command, String, String, long, byte[])}
      */
     public byte[] pack(long sequence, Command command, byte[] data) {
+        byte[] p = new byte[packedLength(command, data)];
+        put(sequence, command, data, p, 0);
+        return p;
+    }
+
+    /**
+     * The length of the message {@link #pack} would make.
+     *
+     * @throws IllegalArgumentException as {@link #pack}
+     */
+    public int packedLength(Command command, byte[] data) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(data, "data");
-        int flags = Message.defaultFlags(command);
         if (data.length > Message.MAX_DATA_BYTES) {
-            return Message.pack(command, flags, fromBytes, toBytes, sequence, data, 0, data.length); // refused
+            // throws, with the one sentence for data over the limit
+            Message.pack(command, Message.defaultFlags(command), fromBytes, toBytes, 0, data, 0, data.length);
         }
         Layout.checkFields(command, fromBytes.length, toBytes.length, data.length, IllegalArgumentException::new);
-        byte[] p = Arrays.copyOf(prefix, prefix.length + data.length);
-        p[Layout.OFF_COMMAND] = (byte) command.code();
-        p[Layout.OFF_FLAGS] = (byte) flags;
-        Layout.putU64(p, Layout.OFF_SEQUENCE, sequence);
-        Layout.putU32(p, Layout.OFF_DATA_LENGTH, data.length);
-        System.arraycopy(data, 0, p, prefix.length, data.length);
-        return p;
+        return prefix.length + data.length;
+    }
+
+    /**
+     * Packs the message {@link #pack} would make into {@code into}, from {@code offset}: for a sender that
+     * packs many messages back to back into one array.
+     *
+     * @throws IllegalArgumentException as {@link #pack}
+     * @throws IndexOutOfBoundsException if the message does not fit there
+     */
+    public void put(long sequence, Command command, byte[] data, byte[] into, int offset) {
+        Objects.checkFromIndexSize(offset, packedLength(command, data), into.length);
+        System.arraycopy(prefix, 0, into, offset, prefix.length);
+        into[offset + Layout.OFF_COMMAND] = (byte) command.code();
+        into[offset + Layout.OFF_FLAGS] = (byte) Message.defaultFlags(command);
+        Layout.putU64(into, offset + Layout.OFF_SEQUENCE, sequence);
+        Layout.putU32(into, offset + Layout.OFF_DATA_LENGTH, data.length);
+        System.arraycopy(data, 0, into, offset + prefix.length, data.length);
     }
 }

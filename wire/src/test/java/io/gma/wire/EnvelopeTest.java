@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,11 +23,36 @@ class EnvelopeTest {
     }
 
     @Test
+    void putsTheSameBytesBackToBackIntoOneArrayAndTouchesNothingElse() {
+        byte[] into = new byte[64 * 1024];
+        Arrays.fill(into, (byte) 0x5A);
+        int at = 3;
+        for (Vectors.Valid v : Vectors.valid()) {
+            if (v.flags() != (v.command() == Command.REQUEST ? 1 : 0)) {
+                continue;
+            }
+            Envelope e = Envelope.of(v.from(), v.to());
+            assertEquals(v.bytes().length, e.packedLength(v.command(), v.data()), v.name());
+            e.put(v.sequence(), v.command(), v.data(), into, at);
+            assertArrayEquals(v.bytes(), Arrays.copyOfRange(into, at, at + v.bytes().length), v.name());
+            at += v.bytes().length;
+            assertEquals(0x5A, into[at], v.name() + ": a byte past the message was written");
+        }
+        Envelope e = Envelope.of("a@x", "b@x");
+        byte[] small = new byte[e.packedLength(Command.DATA, new byte[10]) - 1];
+        assertThrows(IndexOutOfBoundsException.class, () -> e.put(1, Command.DATA, new byte[10], small, 0));
+        assertEquals(0, small[0], "a message that does not fit writes nothing");
+    }
+
+    @Test
     void checksNamesOnceAndRulesEachTime() {
         assertEquals("from is 256 bytes in UTF-8, over the limit of 255", assertThrows(IllegalArgumentException.class,
                 () -> Envelope.of("x".repeat(256), "b@x")).getMessage());
         assertEquals("HELLO must have an empty destination, but toLength is 3", assertThrows(
                 IllegalArgumentException.class, () -> Envelope.of("a@x", "b@x").pack(0, Command.HELLO,
+                        new byte[0])).getMessage());
+        assertEquals("HELLO must have an empty destination, but toLength is 3", assertThrows(
+                IllegalArgumentException.class, () -> Envelope.of("a@x", "b@x").packedLength(Command.HELLO,
                         new byte[0])).getMessage());
     }
 }
