@@ -204,4 +204,118 @@ class SendQueueTest {
         two.join();
         assertEquals(0, notDone.get(), "a second caller got the future before it was completed");
     }
+
+    @Test
+    void smallMessagesShareASegmentAndGoOutAsOneRunWhileLargeOnesKeepTheirOwnArray() throws Exception {
+        for (int seq = 1; seq <= 50; seq++) {
+            offer(seq);
+        }
+        Pending large = new Pending(queue, 51);
+        queue.offerData(large, ENVELOPE, Command.DATA, new byte[SendQueue.OWN_ARRAY_BYTES], FullQueuePolicy.FAIL, 0,
+                "peer");
+        offer(52);
+        SendQueue.Run run = new SendQueue.Run();
+        assertEquals(50, queue.next(null, run, Integer.MAX_VALUE), "fifty small messages, back to back in one array");
+        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(0, run.offset, "the large message is an array of its own");
+        assertEquals(run.bytes.length, run.length);
+        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(0, queue.next(null, run, Integer.MAX_VALUE));
+    }
+
+    @Test
+    void aRunStopsAtTheBytesTheLinkHasRoomForButAlwaysHoldsOneMessage() throws Exception {
+        for (int seq = 1; seq <= 10; seq++) {
+            offer(10); // 10 bytes of data each
+        }
+        SendQueue.Run run = new SendQueue.Run();
+        int one = ENVELOPE.packedLength(Command.DATA, new byte[10]);
+        assertEquals(3, queue.next(null, run, 3 * one + one - 1));
+        assertEquals(3 * one, run.length);
+        assertEquals(1, queue.next(null, run, 1), "a message longer than the room goes out alone, in pieces");
+        assertEquals(one, run.length);
+        queue.linkLost(null, null);
+        assertEquals(2, queue.next(null, run, 2 * one + one - 1), "written again, in runs as long as there is room");
+        assertEquals(2 * one, run.length);
+    }
+
+    @Test
+    void aSegmentIsUsedAgainOnlyOnceEveryMessageInItIsAcknowledged() throws Exception {
+        List<Long> order = new ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            offer(round);
+            assertEquals(1, write(queue, 10, order));
+            offer(round + 10); // queued while the first is in flight: it must not overwrite it
+            queue.linkLost(null, null); // both are written from the segment again
+            assertEquals(2, write(queue, 10, order));
+            queue.acknowledge(null, 1); // one left: the segment is not used again yet
+            offer(round + 20);
+            assertEquals(1, write(queue, 10, order));
+            queue.acknowledge(null, 2); // empty: the next round packs from the segment's start
+            assertEquals(0, queue.messages());
+        }
+        assertEquals(List.of(1L, 1L, 11L, 21L, 2L, 2L, 12L, 22L, 3L, 3L, 13L, 23L), order);
+    }
+
+    @Test
+    void anAckReleasesNoMoreThanTheLinkTook() throws Exception {
+        Pending a = offer(1);
+        Pending b = offer(2);
+        Pending c = offer(3);
+        SendQueue.Run run = new SendQueue.Run();
+        assertEquals(1, queue.next(null, run, 1));
+        assertEquals(1, queue.next(null, run, 1));
+        queue.linkLost(null, null); // a and b are in flight, to be written again
+        assertEquals(1, queue.next(null, run, 1)); // only a taken on this link
+        queue.acknowledge(null, 1_000_000); // a peer that acknowledges what it was never sent
+        assertTrue(a.acknowledged().isDone());
+        assertFalse(b.acknowledged().isDone(), "b was not written on this link");
+        assertFalse(c.acknowledged().isDone(), "c was never taken");
+        assertEquals(2, queue.messages());
+        assertEquals(2, write(10));
+    }
+
+    @Test
+    void dropOldestDropsWhatWasNotTakenAndLeavesWhatIsInFlight() throws Exception {
+        SendQueue small = new SendQueue(1 << 20, 3, new Counters());
+        Pending[] sent = new Pending[6];
+        for (int seq = 1; seq <= 3; seq++) {
+            sent[seq] = offer(small, seq, FullQueuePolicy.DROP_OLDEST);
+        }
+        List<Long> order = new ArrayList<>();
+        SendQueue.Run run = new SendQueue.Run();
+        assertEquals(1, small.next(null, run, 1)); // 1 in flight
+        order.add(1L);
+        sent[4] = offer(small, 4, FullQueuePolicy.DROP_OLDEST); // drops 2
+        sent[5] = offer(small, 5, FullQueuePolicy.DROP_OLDEST); // drops 3
+        assertEquals(2, write(small, 10, order));
+        assertEquals(List.of(1L, 4L, 5L), order);
+        small.acknowledge(null, 3);
+        for (int seq : new int[] {1, 4, 5}) {
+            assertTrue(sent[seq].acknowledged().isDone() && !sent[seq].acknowledged().isCompletedExceptionally());
+        }
+        for (int seq : new int[] {2, 3}) {
+            assertTrue(sent[seq].acknowledged().isCompletedExceptionally(), seq + " was dropped");
+        }
+        assertEquals(0, small.messages());
+        assertEquals(0, small.bytes());
+    }
+
+    @Test
+    void controlGoesBeforeDataAndCloseKeepingGivesBackEveryMessageInItsOrder() throws Exception {
+        offer(1);
+        offer(2);
+        assertEquals(1, queue.next(null, new SendQueue.Run(), 1)); // 1 in flight
+        queue.offerControl(Envelope.of("a@x", "b@x").pack(9, Command.REPLY, new byte[3]));
+        SendQueue.Run run = new SendQueue.Run();
+        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(9, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence(), "the REPLY first");
+        queue.offerControl(Envelope.of("a@x", "b@x").pack(8, Command.ERROR, new byte[3]));
+        List<Long> kept = new ArrayList<>();
+        for (byte[] packed : queue.closeKeeping(new EndpointException(ErrorCode.SHUTTING_DOWN, "closing"))) {
+            kept.add(WireCodec.standard().decode(packed).sequence());
+        }
+        assertEquals(List.of(1L, 9L, 8L, 2L), kept, "in flight, then control, then data");
+        assertEquals(0, queue.messages());
+    }
 }
