@@ -25,9 +25,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Bytes: a small data message is packed straight into the queue's current segment, an array that the
  * messages after it share, so a stream of small messages costs no array each, and a link writes a run of them
- * with one copy ({@link #next}). Larger messages, and control messages, keep arrays of their own. A segment is
- * garbage once no queued message lies in it; when the queue is empty, its segment is used again from the
- * start.
+ * with one copy ({@link #next}). Bytes in a segment are written once and never changed. Live data then lies in
+ * consecutive segments, so they hold at most the queue's bytes plus two segments and the ends of segments
+ * that a message did not fit. Larger messages, control messages, and every message under DROP_OLDEST (which
+ * removes messages from between those in flight and the rest, and would leave segments held by a message or
+ * two each) keep arrays of their own. A segment is garbage once no queued message lies in it, and the queue
+ * lets go of its current one when it is empty, so an idle peer holds none.
  *
  * <p>Acknowledging: an ACK frees the oldest messages in flight; data messages are numbered as they are queued
  * ({@link Pending#index}) and acknowledged in that order, so a message is acknowledged when its index is at or
@@ -57,11 +60,11 @@ final class SendQueue {
     private final int maxMessages;
     private final Counters counters;
     private final SliceRing control = new SliceRing(16);
-    private final SliceRing data = new SliceRing(256);
-    private final SliceRing flight = new SliceRing(256);
+    private final SliceRing data = new SliceRing(16);
+    private final SliceRing flight = new SliceRing(16);
     /** How many of flight the carrier has taken; those after wait to be written again, after a lost link. */
     private int flightTaken;
-    /** Where small data messages are packed, and how much of it is used; null before the first. */
+    /** Where small data messages are packed, and how much of it is used; null before the first, and when empty. */
     private byte[] segment;
     private int segmentUsed;
     /** Data messages queued so far, the last one's index; and the index of the last one acknowledged. */
@@ -110,7 +113,7 @@ final class SendQueue {
                     + maxBytes);
         }
         byte[] own = null;
-        if (size >= OWN_ARRAY_BYTES) {
+        if (size >= OWN_ARRAY_BYTES || policy == FullQueuePolicy.DROP_OLDEST) {
             own = new byte[size]; // packed here, not under the lock
             envelope.put(p.sequence(), command, payload, own, 0);
         }
@@ -345,8 +348,8 @@ final class SendQueue {
      * there is none, or when {@code link} no longer carries this queue: a writer that raced with the link's
      * loss then takes nothing, rather than strand messages in flight on a dead link.
      *
-     * <p>The run's bytes stay as they are until the peer acknowledges its messages, so the link copies them
-     * outside the lock.
+     * <p>The run's bytes never change (not even when a peer acknowledges what it has not been sent yet), so
+     * the link copies them outside the lock.
      *
      * @return how many messages the run holds
      */
@@ -428,7 +431,7 @@ final class SendQueue {
             flightTaken -= n;
             allMessages -= n;
             if (allMessages == 0) {
-                segmentUsed = 0; // no message lies in it any more
+                segment = null; // no message lies in it any more: the next starts small
             }
             if (n > 0) {
                 room.signalAll();

@@ -13,6 +13,7 @@ import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
 import io.gma.wire.WireCodec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
@@ -154,7 +155,7 @@ class SendQueueTest {
         }
         List<Long> order = new ArrayList<>();
         assertEquals(300, write(queue, 1000, order));
-        queue.acknowledge(null, 100); // the ring's head moves on, then it wraps and grows
+        queue.acknowledge(null, 100); // the ring grew; its head moves on, and it wraps
         for (int i = 300; i < sent.length; i++) {
             sent[i] = offer(i + 1);
         }
@@ -240,7 +241,7 @@ class SendQueueTest {
     }
 
     @Test
-    void aSegmentIsUsedAgainOnlyOnceEveryMessageInItIsAcknowledged() throws Exception {
+    void messagesPackedBetweenAcksAndLostLinksComeOutWholeAndInOrder() throws Exception {
         List<Long> order = new ArrayList<>();
         for (int round = 1; round <= 3; round++) {
             offer(round);
@@ -248,13 +249,26 @@ class SendQueueTest {
             offer(round + 10); // queued while the first is in flight: it must not overwrite it
             queue.linkLost(null, null); // both are written from the segment again
             assertEquals(2, write(queue, 10, order));
-            queue.acknowledge(null, 1); // one left: the segment is not used again yet
+            queue.acknowledge(null, 1);
             offer(round + 20);
             assertEquals(1, write(queue, 10, order));
-            queue.acknowledge(null, 2); // empty: the next round packs from the segment's start
+            queue.acknowledge(null, 2); // empty
             assertEquals(0, queue.messages());
         }
         assertEquals(List.of(1L, 1L, 11L, 21L, 2L, 2L, 12L, 22L, 3L, 3L, 13L, 23L), order);
+    }
+
+    @Test
+    void anAckForWhatALinkIsStillCopyingChangesNoneOfItsBytes() throws Exception {
+        offer(50);
+        SendQueue.Run run = new SendQueue.Run();
+        assertEquals(1, queue.next(null, run, 10)); // more than the room: the link copies it in pieces
+        queue.acknowledge(null, 1); // a peer that acknowledges it before it was all written: the queue is empty
+        offer(51);
+        offer(52);
+        byte[] whole = Arrays.copyOfRange(run.bytes, run.offset, run.offset + run.length);
+        assertEquals(50, WireCodec.standard().decode(whole).sequence(), "the run still holds the message");
+        assertEquals(2, write(10));
     }
 
     @Test
@@ -282,12 +296,14 @@ class SendQueueTest {
         for (int seq = 1; seq <= 3; seq++) {
             sent[seq] = offer(small, seq, FullQueuePolicy.DROP_OLDEST);
         }
-        List<Long> order = new ArrayList<>();
         SendQueue.Run run = new SendQueue.Run();
         assertEquals(1, small.next(null, run, 1)); // 1 in flight
-        order.add(1L);
+        assertEquals(1, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence());
+        assertTrue(run.offset == 0 && run.length == run.bytes.length, "under DROP_OLDEST, a message has an array of"
+                + " its own: one in flight must not hold on to a segment of dropped ones");
         sent[4] = offer(small, 4, FullQueuePolicy.DROP_OLDEST); // drops 2
         sent[5] = offer(small, 5, FullQueuePolicy.DROP_OLDEST); // drops 3
+        List<Long> order = new ArrayList<>(List.of(1L));
         assertEquals(2, write(small, 10, order));
         assertEquals(List.of(1L, 4L, 5L), order);
         small.acknowledge(null, 3);
