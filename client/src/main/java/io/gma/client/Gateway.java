@@ -189,11 +189,12 @@ public final class Gateway implements AutoCloseable {
             }
             for (Message m : messages) {
                 Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
+                byte[] packed = codec.encode(m);
                 try {
                     if (isControl(m.command())) {
-                        p.queue.offerControl(codec.encode(m));
+                        p.queue.offerControl(packed);
                     } else {
-                        p.queue.addData(codec.encode(m));
+                        p.queue.addData(packed);
                     }
                     touched.add(p);
                 } catch (EndpointException ex) {
