@@ -41,11 +41,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One lock; no I/O and no future completion under it.
  */
 final class SendQueue {
-    /** The largest segment; the first is {@link #FIRST_SEGMENT_BYTES}, and each one after is twice the last. */
-    static final int SEGMENT_BYTES = 64 * 1024;
-    static final int FIRST_SEGMENT_BYTES = 4 * 1024;
     /** Data messages this long or longer are packed into arrays of their own, before the lock is taken. */
     static final int OWN_ARRAY_BYTES = 4 * 1024;
+    /** The largest segment; the first is {@link #FIRST_SEGMENT_BYTES}, and each one after is twice the last. */
+    static final int SEGMENT_BYTES = 64 * 1024;
+    /** Room for any message that goes into a segment. */
+    static final int FIRST_SEGMENT_BYTES = OWN_ARRAY_BYTES;
 
     /** Whole messages, contiguous in one array, for a link to write: see {@link #next}. */
     static final class Run {
