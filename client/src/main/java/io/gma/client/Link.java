@@ -373,7 +373,7 @@ final class Link implements Runnable {
             return true;
         }
         Peer p = peer;
-        int taken = state == State.OPEN && p != null ? p.queue.next(this, run, output.remaining()) : 0;
+        int taken = state == State.OPEN && p != null ? p.queue.next(this, run) : 0;
         if (taken == 0) {
             return false;
         }

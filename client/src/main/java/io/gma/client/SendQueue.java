@@ -4,7 +4,9 @@ import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,19 +26,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links.
  *
  * <p>Bytes: a small data message is packed straight into the queue's current segment, an array that the
- * messages after it share, so a stream of small messages costs no array each, and a link writes a run of them
- * with one copy ({@link #next}). Bytes in a segment are written once and never changed. Live data then lies in
- * consecutive segments, so they hold at most the queue's bytes plus two segments and the ends of segments
- * that a message did not fit. Larger messages, control messages, and every message under DROP_OLDEST (which
- * removes messages from between those in flight and the rest, and would leave segments held by a message or
- * two each) keep arrays of their own. A segment is garbage once no queued message lies in it, and the queue
- * lets go of its current one when it is empty, so an idle peer holds none.
+ * messages after it share, and joins the slice of messages before it there: a stream of small messages is one
+ * slice per segment, so queueing one costs no array and no slot, a link takes a segment's worth with one call
+ * and writes it with one copy ({@link #next}), and an ACK releases it whole. Bytes in a segment are written
+ * once and never changed. Live data then lies in consecutive segments, so they hold at most the queue's bytes
+ * plus two segments and the ends of segments that a message did not fit. Larger messages, control messages,
+ * and every message under DROP_OLDEST (which removes messages from between those in flight and the rest, and
+ * would leave segments held by a message or two each) keep arrays of their own. A segment is garbage once no
+ * queued message lies in it, and the queue lets go of its current one when it is empty, so an idle peer holds
+ * none.
  *
  * <p>Acknowledging: an ACK frees the oldest messages in flight; data messages are numbered as they are queued
  * ({@link Pending#index}) and acknowledged in that order, so a message is acknowledged when its index is at or
- * below {@code dataAcked}, and {@link #futureOf} works that out when asked. The messages' {@link Pending}s are
- * not touched (on the ACK's thread, another core, each would be a cache miss) unless someone asked for a
- * future.
+ * below {@code dataAcked}, and {@link #futureOf} works that out when asked. The queue keeps no {@link Pending}
+ * for a message in a segment; it keeps the futures asked for, by index, and completes them as ACKs pass them.
  *
  * <p>One lock; no I/O and no future completion under it.
  */
@@ -63,16 +66,23 @@ final class SendQueue {
     private final SliceRing control = new SliceRing(16);
     private final SliceRing data = new SliceRing(16);
     private final SliceRing flight = new SliceRing(16);
-    /** How many of flight the carrier has taken; those after wait to be written again, after a lost link. */
+    /**
+     * How many slices of flight the carrier has taken, and the messages in them; those after wait to be
+     * written again, after a lost link.
+     */
     private int flightTaken;
+    private long takenMessages;
     /** Where small data messages are packed, and how much of it is used; null before the first, and when empty. */
     private byte[] segment;
     private int segmentUsed;
     /** Data messages queued so far, the last one's index; and the index of the last one acknowledged. */
     private long dataQueued;
     private long dataAcked;
-    /** Futures made for messages not acknowledged or failed yet: while there are none, ACKs touch no message. */
-    private int watched;
+    /**
+     * The messages whose futures were asked for before they were acknowledged, lowest index first; an ACK
+     * completes those it passes. Dropped ones stay until then, failed already, and are skipped.
+     */
+    private final PriorityQueue<Pending> watched = new PriorityQueue<>((a, b) -> Long.compare(a.index, b.index));
     private long dataBytes;
     private int dataMessages;
     private long allBytes;
@@ -133,7 +143,8 @@ final class SendQueue {
             }
             queued = fits(size);
             if (queued && own != null) {
-                queue(own, 0, size, p);
+                p.index = queue(size);
+                data.add(own, 0, size, 1, p.index, p);
             } else if (queued) {
                 if (segment == null || segment.length - segmentUsed < size) {
                     segment = new byte[segment == null ? FIRST_SEGMENT_BYTES
@@ -141,7 +152,12 @@ final class SendQueue {
                     segmentUsed = 0;
                 }
                 envelope.put(p.sequence(), command, payload, segment, segmentUsed);
-                queue(segment, segmentUsed, size, p);
+                p.index = queue(size);
+                if (data.lastEndsAt(segment, segmentUsed)) {
+                    data.extendLast(size);
+                } else {
+                    data.add(segment, segmentUsed, size, 1, p.index, null);
+                }
                 segmentUsed += size;
             } else {
                 counters.drops.increment();
@@ -159,18 +175,14 @@ final class SendQueue {
         return queued ? unsent : -1;
     }
 
-    /** Under the lock: queues a data message whose bytes are {@code array[offset, offset+size)}. */
-    private void queue(byte[] array, int offset, int size, Pending p) {
-        long index = ++dataQueued;
-        if (p != null) {
-            p.index = index;
-        }
-        data.add(array, offset, size, index, p);
+    /** Under the lock: counts a data message of {@code size} bytes as queued; its index. */
+    private long queue(int size) {
         dataBytes += size;
         dataMessages++;
         allBytes += size;
         allMessages++;
         unsentBytes += size;
+        return ++dataQueued;
     }
 
     /**
@@ -178,16 +190,15 @@ final class SendQueue {
      *
      * @return those with a future, for {@link #completeFailed} once the lock is released
      */
-    private List<Pending> fail(Iterable<Pending> failed, EndpointException why) {
-        List<Pending> watchedOnes = new ArrayList<>();
+    private static List<Pending> fail(Iterable<Pending> failed, EndpointException why) {
+        List<Pending> withFuture = new ArrayList<>();
         for (Pending p : failed) {
             p.failure = why;
             if (p.future != null) {
-                watchedOnes.add(p);
-                watched--;
+                withFuture.add(p);
             }
         }
-        return watchedOnes;
+        return withFuture;
     }
 
     private static void completeFailed(List<Pending> failed) {
@@ -211,9 +222,11 @@ final class SendQueue {
                     p.future = CompletableFuture.failedFuture(p.failure);
                 } else if (p.index != 0 && p.index <= dataAcked) {
                     p.future = CompletableFuture.completedFuture(null);
+                } else if (closedBy != null) {
+                    p.future = CompletableFuture.failedFuture(closedBy); // queued, never acknowledged
                 } else {
                     p.future = new CompletableFuture<>();
-                    watched++;
+                    watched.add(p);
                 }
             }
             return p.future;
@@ -245,7 +258,7 @@ final class SendQueue {
         lock.lock();
         try {
             checkOpen();
-            queue(packed, 0, packed.length, null);
+            data.add(packed, 0, packed.length, 1, queue(packed.length), null);
         } finally {
             lock.unlock();
         }
@@ -262,10 +275,13 @@ final class SendQueue {
                 + maxBytes + ")");
     }
 
-    /** Drops data not taken yet from the front until the message fits or none is left; what is in flight stays. */
+    /**
+     * Drops data not taken yet from the front until the message fits or none is left; what is in flight stays,
+     * and so do messages in segments (queued under another policy), whose Pendings the queue does not keep.
+     */
     private List<Pending> dropOldestFor(int size) {
         List<Pending> dropped = new ArrayList<>();
-        while (!fits(size) && !data.isEmpty()) {
+        while (!fits(size) && !data.isEmpty() && data.pending(0) != null) {
             int length = data.length(0);
             dataBytes -= length;
             dataMessages--;
@@ -273,9 +289,7 @@ final class SendQueue {
             allMessages--;
             unsentBytes -= length;
             counters.drops.increment();
-            if (data.pending(0) != null) {
-                dropped.add(data.pending(0));
-            }
+            dropped.add(data.pending(0));
             data.removeFirst();
         }
         return dropped;
@@ -316,7 +330,7 @@ final class SendQueue {
                 throw new EndpointException(ErrorCode.QUEUE_FULL, "control messages for this peer passed "
                         + 2 * maxBytes + " bytes: it is not reading");
             }
-            control.add(packed, 0, packed.length, 0, null);
+            control.add(packed, 0, packed.length, 1, 0, null);
             allBytes += packed.length;
             allMessages++;
             unsentBytes += packed.length;
@@ -343,58 +357,53 @@ final class SendQueue {
     }
 
     /**
-     * Puts into {@code run} the next messages for {@code link} to write, whole and contiguous in one array, of
-     * at most {@code maxBytes} unless one message alone is longer: what a lost link had in flight first, then
-     * control, then data. They are in flight from then on, and the link writes all of {@code run}. None when
-     * there is none, or when {@code link} no longer carries this queue: a writer that raced with the link's
-     * loss then takes nothing, rather than strand messages in flight on a dead link.
+     * Puts into {@code run} the next messages for {@code link} to write, whole and contiguous in one array:
+     * what a lost link had in flight first, then control, then data, a slice at a time (a segment's messages
+     * queued since the link last took, or a message of its own). They are in flight from then on, and the link
+     * writes all of {@code run}. None when there is none, or when {@code link} no longer carries this queue: a
+     * writer that raced with the link's loss then takes nothing, rather than strand messages in flight on a
+     * dead link.
      *
      * <p>The run's bytes never change (not even when a peer acknowledges what it has not been sent yet), so
      * the link copies them outside the lock.
      *
      * @return how many messages the run holds
      */
-    int next(Link link, Run run, int maxBytes) {
+    int next(Link link, Run run) {
         lock.lock();
         try {
             if (link != carrier) {
                 return 0;
             }
-            if (flightTaken == flight.size()) {
+            int i = flightTaken;
+            if (i == flight.size()) {
                 if (!control.isEmpty()) {
                     control.moveFirstTo(flight);
                 } else if (!data.isEmpty()) {
-                    byte[] array = data.array(0);
-                    int end = data.offset(0);
-                    int bytes = 0;
-                    do {
-                        end += data.length(0);
-                        bytes += data.length(0);
-                        data.moveFirstTo(flight);
-                    } while (!data.isEmpty() && data.array(0) == array && data.offset(0) == end
-                            && bytes + data.length(0) <= maxBytes);
+                    data.moveFirstTo(flight);
                 } else {
                     return 0;
                 }
             }
-            int first = flightTaken;
-            byte[] array = flight.array(first);
-            int offset = flight.offset(first);
-            int length = flight.length(first);
-            int i = first + 1;
-            for (; i < flight.size() && flight.array(i) == array && flight.offset(i) == offset + length
-                    && length + flight.length(i) <= maxBytes; i++) {
-                length += flight.length(i);
-            }
-            flightTaken = i;
-            unsentBytes -= length;
-            run.bytes = array;
-            run.offset = offset;
-            run.length = length;
-            return i - first;
+            flightTaken = i + 1;
+            takenMessages += flight.count(i);
+            unsentBytes -= flight.length(i);
+            run.bytes = flight.array(i);
+            run.offset = flight.offset(i);
+            run.length = flight.length(i);
+            return flight.count(i);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The length of the first {@code messages} messages packed from {@code array[offset]}. */
+    private static int bytesOf(byte[] array, int offset, int messages) {
+        int at = offset;
+        for (int i = 0; i < messages; i++) {
+            at += Envelope.lengthAt(array, at);
+        }
+        return at - offset;
     }
 
     /**
@@ -409,33 +418,36 @@ final class SendQueue {
             if (link != carrier) {
                 return;
             }
-            int n = (int) Math.min(count, flightTaken);
-            for (int i = 0; i < n; i++) {
-                int length = flight.length(0);
-                allBytes -= length;
-                long index = flight.index(0);
-                if (index != 0) {
-                    dataBytes -= length;
-                    dataMessages--;
-                    dataAcked = index;
+            long released = Math.min(count, takenMessages);
+            takenMessages -= released;
+            for (long n = released; n > 0;) {
+                int messages = flight.count(0);
+                if (messages <= n) {
+                    release(flight.length(0), messages, flight.index(0));
+                    flight.removeFirst();
+                    flightTaken--;
+                } else {
+                    messages = (int) n; // the first messages of a run: the rest stays in flight
+                    int bytes = bytesOf(flight.array(0), flight.offset(0), messages);
+                    release(bytes, messages, flight.index(0));
+                    flight.dropFirstMessages(messages, bytes);
                 }
-                Pending p = watched > 0 ? flight.pending(0) : null;
-                if (p != null && p.future != null) {
+                n -= messages;
+            }
+            if (allMessages == 0) {
+                segment = null; // no message lies in it any more: the next starts small
+            }
+            if (released > 0) {
+                room.signalAll();
+            }
+            while (!watched.isEmpty() && watched.peek().index <= dataAcked) {
+                Pending p = watched.poll();
+                if (p.failure == null) { // else dropped, and failed then
                     if (done == null) {
                         done = new ArrayList<>();
                     }
                     done.add(p);
-                    watched--;
                 }
-                flight.removeFirst();
-            }
-            flightTaken -= n;
-            allMessages -= n;
-            if (allMessages == 0) {
-                segment = null; // no message lies in it any more: the next starts small
-            }
-            if (n > 0) {
-                room.signalAll();
             }
         } finally {
             lock.unlock();
@@ -444,6 +456,17 @@ final class SendQueue {
             for (Pending p : done) {
                 p.future.complete(null);
             }
+        }
+    }
+
+    /** Under the lock: {@code messages} messages of {@code bytes} are gone, the first with data index {@code index}. */
+    private void release(int bytes, int messages, long index) {
+        allBytes -= bytes;
+        allMessages -= messages;
+        if (index != 0) {
+            dataBytes -= bytes;
+            dataMessages -= messages;
+            dataAcked = index + messages - 1;
         }
     }
 
@@ -461,6 +484,7 @@ final class SendQueue {
                 unsentBytes += flight.length(i);
             }
             flightTaken = 0;
+            takenMessages = 0;
             carrier = next;
         } finally {
             lock.unlock();
@@ -493,35 +517,42 @@ final class SendQueue {
     }
 
     private void close(EndpointException reason, List<byte[]> keep) {
-        List<Pending> failed = new ArrayList<>();
-        List<Pending> watchedOnes;
+        List<Pending> failed;
         lock.lock();
         try {
-            closedBy = reason;
+            closedBy = reason; // futures asked for from now on fail with it, unless acknowledged or dropped
             for (SliceRing ring : List.of(flight, control, data)) {
-                for (int i = 0; i < ring.size(); i++) {
-                    if (keep != null) {
-                        keep.add(ring.copy(i));
-                    }
-                    if (ring.pending(i) != null) {
-                        failed.add(ring.pending(i));
+                for (int i = 0; keep != null && i < ring.size(); i++) {
+                    byte[] array = ring.array(i);
+                    for (int at = ring.offset(i), end = at + ring.length(i); at < end;) {
+                        int length = Envelope.lengthAt(array, at);
+                        keep.add(Arrays.copyOfRange(array, at, at + length));
+                        at += length;
                     }
                 }
                 ring.clear();
             }
             flightTaken = 0;
+            takenMessages = 0;
             segment = null;
             dataBytes = 0;
             dataMessages = 0;
             allBytes = 0;
             allMessages = 0;
             unsentBytes = 0;
-            watchedOnes = fail(failed, reason);
+            List<Pending> waiting = new ArrayList<>();
+            for (Pending p : watched) {
+                if (p.failure == null) {
+                    waiting.add(p);
+                }
+            }
+            watched.clear();
+            failed = fail(waiting, reason);
             room.signalAll();
         } finally {
             lock.unlock();
         }
-        completeFailed(watchedOnes);
+        completeFailed(failed);
     }
 
     long bytes() {

@@ -1,17 +1,18 @@
 package io.gma.client;
 
-import java.util.Arrays;
-
 /**
- * Messages in order, each a slice of a byte array: where its packed bytes lie (array, offset, length), its
- * index among its queue's data messages (0 for control) and its {@link Pending} (null when nobody holds one).
- * A ring of parallel arrays, so moving a message from one ring to another copies five array elements and
- * touches neither the message's bytes nor its Pending. Not thread-safe: the send queue's lock guards it.
+ * Whole messages in order, held as slices: each slice is a run of one or more packed messages that lie back to
+ * back in one byte array. Per slice: where its bytes lie (array, offset, length), how many messages it holds,
+ * the index among its queue's data messages of the first (0 for control; the others follow on by one) and,
+ * for a slice of one message, its {@link Pending} (null when the queue does not keep it). A stream of small
+ * messages packed into one segment is one slice that grows, so queueing, taking and acknowledging them costs
+ * nothing per message. A ring of parallel arrays; not thread-safe: the send queue's lock guards it.
  */
 final class SliceRing {
     private byte[][] arrays;
     private int[] offsets;
     private int[] lengths;
+    private int[] counts;
     private long[] indexes;
     private Pending[] pendings;
     private int head;
@@ -22,6 +23,7 @@ final class SliceRing {
         arrays = new byte[capacity][];
         offsets = new int[capacity];
         lengths = new int[capacity];
+        counts = new int[capacity];
         indexes = new long[capacity];
         pendings = new Pending[capacity];
     }
@@ -34,7 +36,8 @@ final class SliceRing {
         return size == 0;
     }
 
-    void add(byte[] array, int offset, int length, long index, Pending pending) {
+    /** Adds a slice of {@code count} messages, the first with data index {@code index} (0: control). */
+    void add(byte[] array, int offset, int length, int count, long index, Pending pending) {
         if (size == arrays.length) {
             grow();
         }
@@ -42,19 +45,50 @@ final class SliceRing {
         arrays[at] = array;
         offsets[at] = offset;
         lengths[at] = length;
+        counts[at] = count;
         indexes[at] = index;
         pendings[at] = pending;
         size++;
     }
 
-    /** Moves the oldest message to the end of {@code to}. */
+    /**
+     * Whether a data message packed at {@code array[offset]} would follow straight on from the last slice, a
+     * run of data messages, so that {@link #extendLast} may take it.
+     */
+    boolean lastEndsAt(byte[] array, int offset) {
+        if (size == 0) {
+            return false;
+        }
+        int at = head + size - 1 & arrays.length - 1;
+        return arrays[at] == array && offsets[at] + lengths[at] == offset && indexes[at] != 0;
+    }
+
+    /** Adds to the last slice one message of {@code length} bytes, lying right after it: see {@link #lastEndsAt}. */
+    void extendLast(int length) {
+        int at = head + size - 1 & arrays.length - 1;
+        lengths[at] += length;
+        counts[at]++;
+    }
+
+    /** Moves the oldest slice to the end of {@code to}. */
     void moveFirstTo(SliceRing to) {
         int at = head;
-        to.add(arrays[at], offsets[at], lengths[at], indexes[at], pendings[at]);
+        to.add(arrays[at], offsets[at], lengths[at], counts[at], indexes[at], pendings[at]);
         removeFirst();
     }
 
-    /** Forgets the oldest message, so that its array can go once no other message shares it. */
+    /** Forgets the first {@code messages} messages of the oldest slice, {@code bytes} long; fewer than it holds. */
+    void dropFirstMessages(int messages, int bytes) {
+        int at = head;
+        offsets[at] += bytes;
+        lengths[at] -= bytes;
+        counts[at] -= messages;
+        if (indexes[at] != 0) {
+            indexes[at] += messages;
+        }
+    }
+
+    /** Forgets the oldest slice, so that its array can go once no other slice shares it. */
     void removeFirst() {
         arrays[head] = null;
         pendings[head] = null;
@@ -62,7 +96,7 @@ final class SliceRing {
         size--;
     }
 
-    // the i-th oldest message, from 0
+    // the i-th oldest slice, from 0
 
     byte[] array(int i) {
         return arrays[head + i & arrays.length - 1];
@@ -76,18 +110,16 @@ final class SliceRing {
         return lengths[head + i & arrays.length - 1];
     }
 
+    int count(int i) {
+        return counts[head + i & arrays.length - 1];
+    }
+
     long index(int i) {
         return indexes[head + i & arrays.length - 1];
     }
 
     Pending pending(int i) {
         return pendings[head + i & arrays.length - 1];
-    }
-
-    /** A copy of the i-th oldest message's bytes. */
-    byte[] copy(int i) {
-        int at = head + i & arrays.length - 1;
-        return Arrays.copyOfRange(arrays[at], offsets[at], offsets[at] + lengths[at]);
     }
 
     void clear() {
@@ -101,6 +133,7 @@ final class SliceRing {
         byte[][] a = new byte[n * 2][];
         int[] o = new int[n * 2];
         int[] l = new int[n * 2];
+        int[] c = new int[n * 2];
         long[] x = new long[n * 2];
         Pending[] p = new Pending[n * 2];
         for (int i = 0; i < size; i++) {
@@ -108,12 +141,14 @@ final class SliceRing {
             a[i] = arrays[at];
             o[i] = offsets[at];
             l[i] = lengths[at];
+            c[i] = counts[at];
             x[i] = indexes[at];
             p[i] = pendings[at];
         }
         arrays = a;
         offsets = o;
         lengths = l;
+        counts = c;
         indexes = x;
         pendings = p;
         head = 0;

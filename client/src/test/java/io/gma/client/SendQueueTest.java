@@ -53,7 +53,7 @@ class SendQueueTest {
         SendQueue.Run run = new SendQueue.Run();
         StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
         while (written < n) {
-            int got = q.next(null, run, Integer.MAX_VALUE);
+            int got = q.next(null, run);
             if (got == 0) {
                 break;
             }
@@ -216,28 +216,47 @@ class SendQueueTest {
                 "peer");
         offer(52);
         SendQueue.Run run = new SendQueue.Run();
-        assertEquals(50, queue.next(null, run, Integer.MAX_VALUE), "fifty small messages, back to back in one array");
-        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(50, queue.next(null, run), "fifty small messages, back to back in one array");
+        assertEquals(1, queue.next(null, run));
         assertEquals(0, run.offset, "the large message is an array of its own");
         assertEquals(run.bytes.length, run.length);
-        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
-        assertEquals(0, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(1, queue.next(null, run));
+        assertEquals(0, queue.next(null, run));
     }
 
     @Test
-    void aRunStopsAtTheBytesTheLinkHasRoomForButAlwaysHoldsOneMessage() throws Exception {
+    void aRunHoldsWhatWasPackedSinceTheLastTakeAndAnAckCanEndInsideIt() throws Exception {
+        Pending[] sent = new Pending[16];
         for (int seq = 1; seq <= 10; seq++) {
-            offer(10); // 10 bytes of data each
+            sent[seq] = offer(seq);
         }
         SendQueue.Run run = new SendQueue.Run();
-        int one = ENVELOPE.packedLength(Command.DATA, new byte[10]);
-        assertEquals(3, queue.next(null, run, 3 * one + one - 1));
-        assertEquals(3 * one, run.length);
-        assertEquals(1, queue.next(null, run, 1), "a message longer than the room goes out alone, in pieces");
-        assertEquals(one, run.length);
+        assertEquals(10, queue.next(null, run), "ten messages packed back to back: one run");
+        int ten = run.length;
+        for (int seq = 11; seq <= 15; seq++) {
+            sent[seq] = offer(seq);
+        }
+        assertEquals(5, queue.next(null, run), "packed after the take, into the same segment: a run of their own");
+        assertEquals(ten, run.offset, "right after the first run");
+        CompletableFuture<Void> fourth = sent[4].acknowledged();
+        CompletableFuture<Void> fifth = sent[5].acknowledged();
+        queue.acknowledge(null, 4); // inside the first run
+        assertTrue(fourth.isDone() && !fifth.isDone());
+        assertEquals(11, queue.messages());
         queue.linkLost(null, null);
-        assertEquals(2, queue.next(null, run, 2 * one + one - 1), "written again, in runs as long as there is room");
-        assertEquals(2 * one, run.length);
+        List<Long> order = new ArrayList<>();
+        assertEquals(11, write(queue, 100, order));
+        assertEquals(LongStream.rangeClosed(5, 15).boxed().toList(), order, "written again from the fifth on");
+        queue.acknowledge(null, 6); // 5..10
+        assertTrue(fifth.isDone() && sent[10].acknowledged().isDone() && !sent[11].acknowledged().isDone());
+        assertEquals(5, queue.messages());
+        long left = 0;
+        for (int seq = 11; seq <= 15; seq++) {
+            left += ENVELOPE.packedLength(Command.DATA, new byte[seq]);
+        }
+        assertEquals(left, queue.bytes(), "the bytes of 11 to 15");
+        queue.acknowledge(null, 5);
+        assertEquals(0, queue.bytes());
     }
 
     @Test
@@ -262,7 +281,7 @@ class SendQueueTest {
     void anAckForWhatALinkIsStillCopyingChangesNoneOfItsBytes() throws Exception {
         offer(50);
         SendQueue.Run run = new SendQueue.Run();
-        assertEquals(1, queue.next(null, run, 10)); // more than the room: the link copies it in pieces
+        assertEquals(1, queue.next(null, run)); // the link copies it in pieces, say
         queue.acknowledge(null, 1); // a peer that acknowledges it before it was all written: the queue is empty
         offer(51);
         offer(52);
@@ -273,14 +292,14 @@ class SendQueueTest {
 
     @Test
     void anAckReleasesNoMoreThanTheLinkTook() throws Exception {
-        Pending a = offer(1);
-        Pending b = offer(2);
-        Pending c = offer(3);
         SendQueue.Run run = new SendQueue.Run();
-        assertEquals(1, queue.next(null, run, 1));
-        assertEquals(1, queue.next(null, run, 1));
+        Pending a = offer(1);
+        assertEquals(1, queue.next(null, run));
+        Pending b = offer(2);
+        assertEquals(1, queue.next(null, run));
+        Pending c = offer(3);
         queue.linkLost(null, null); // a and b are in flight, to be written again
-        assertEquals(1, queue.next(null, run, 1)); // only a taken on this link
+        assertEquals(1, queue.next(null, run)); // only a taken on this link
         queue.acknowledge(null, 1_000_000); // a peer that acknowledges what it was never sent
         assertTrue(a.acknowledged().isDone());
         assertFalse(b.acknowledged().isDone(), "b was not written on this link");
@@ -297,7 +316,7 @@ class SendQueueTest {
             sent[seq] = offer(small, seq, FullQueuePolicy.DROP_OLDEST);
         }
         SendQueue.Run run = new SendQueue.Run();
-        assertEquals(1, small.next(null, run, 1)); // 1 in flight
+        assertEquals(1, small.next(null, run)); // 1 in flight
         assertEquals(1, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence());
         assertTrue(run.offset == 0 && run.length == run.bytes.length, "under DROP_OLDEST, a message has an array of"
                 + " its own: one in flight must not hold on to a segment of dropped ones");
@@ -320,11 +339,11 @@ class SendQueueTest {
     @Test
     void controlGoesBeforeDataAndCloseKeepingGivesBackEveryMessageInItsOrder() throws Exception {
         offer(1);
+        assertEquals(1, queue.next(null, new SendQueue.Run())); // 1 in flight
         offer(2);
-        assertEquals(1, queue.next(null, new SendQueue.Run(), 1)); // 1 in flight
         queue.offerControl(Envelope.of("a@x", "b@x").pack(9, Command.REPLY, new byte[3]));
         SendQueue.Run run = new SendQueue.Run();
-        assertEquals(1, queue.next(null, run, Integer.MAX_VALUE));
+        assertEquals(1, queue.next(null, run));
         assertEquals(9, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence(), "the REPLY first");
         queue.offerControl(Envelope.of("a@x", "b@x").pack(8, Command.ERROR, new byte[3]));
         List<Long> kept = new ArrayList<>();

@@ -93,4 +93,17 @@ public final class Envelope {
         Layout.putU32(into, offset + Layout.OFF_DATA_LENGTH, data.length);
         System.arraycopy(data, 0, into, offset + prefix.length, data.length);
     }
+
+    /**
+     * The length of the packed message that starts at {@code at} in {@code packed}, from its header: 20 + F + T
+     * + D. For walking messages that this process packed back to back ({@link #put}); bytes from a peer go
+     * through a {@link StreamDecoder}, which checks them.
+     *
+     * @throws IndexOutOfBoundsException if the header does not lie inside the array
+     */
+    public static int lengthAt(byte[] packed, int at) {
+        Objects.checkFromIndexSize(at, Layout.HEADER_BYTES, packed.length);
+        return Layout.HEADER_BYTES + (packed[at + Layout.OFF_FROM_LENGTH] & 0xFF)
+                + (packed[at + Layout.OFF_TO_LENGTH] & 0xFF) + (int) Layout.u32(packed, at + Layout.OFF_DATA_LENGTH);
+    }
 }
