@@ -75,6 +75,13 @@ final class SendQueue {
     /** Where small data messages are packed, and how much of it is used; null before the first, and when empty. */
     private byte[] segment;
     private int segmentUsed;
+    /**
+     * The open run: the data messages packed into the segment since a slice was last made of it, from
+     * openStart to segmentUsed, openCount of them. They are the newest data, after every slice in data; they
+     * become a slice when a link takes them or something else is queued after them.
+     */
+    private int openStart;
+    private int openCount;
     /** Data messages queued so far, the last one's index; and the index of the last one acknowledged. */
     private long dataQueued;
     private long dataAcked;
@@ -143,22 +150,21 @@ final class SendQueue {
             }
             queued = fits(size);
             if (queued && own != null) {
+                closeOpenRun();
                 p.index = queue(size);
                 data.add(own, 0, size, 1, p.index, p);
             } else if (queued) {
                 if (segment == null || segment.length - segmentUsed < size) {
+                    closeOpenRun();
                     segment = new byte[segment == null ? FIRST_SEGMENT_BYTES
                             : Math.min(SEGMENT_BYTES, segment.length * 2)];
                     segmentUsed = 0;
+                    openStart = 0;
                 }
                 envelope.put(p.sequence(), command, payload, segment, segmentUsed);
                 p.index = queue(size);
-                if (data.lastEndsAt(segment, segmentUsed)) {
-                    data.extendLast(size);
-                } else {
-                    data.add(segment, segmentUsed, size, 1, p.index, null);
-                }
                 segmentUsed += size;
+                openCount++;
             } else {
                 counters.drops.increment();
                 dropped.add(p);
@@ -173,6 +179,15 @@ final class SendQueue {
         }
         completeFailed(dropped);
         return queued ? unsent : -1;
+    }
+
+    /** Under the lock: makes the open run, if any, the last slice of data. */
+    private void closeOpenRun() {
+        if (openCount > 0) {
+            data.add(segment, openStart, segmentUsed - openStart, openCount, dataQueued - openCount + 1, null);
+            openStart = segmentUsed;
+            openCount = 0;
+        }
     }
 
     /** Under the lock: counts a data message of {@code size} bytes as queued; its index. */
@@ -258,6 +273,7 @@ final class SendQueue {
         lock.lock();
         try {
             checkOpen();
+            closeOpenRun();
             data.add(packed, 0, packed.length, 1, queue(packed.length), null);
         } finally {
             lock.unlock();
@@ -377,6 +393,9 @@ final class SendQueue {
             }
             int i = flightTaken;
             if (i == flight.size()) {
+                if (data.isEmpty() && control.isEmpty()) {
+                    closeOpenRun();
+                }
                 if (!control.isEmpty()) {
                     control.moveFirstTo(flight);
                 } else if (!data.isEmpty()) {
@@ -521,6 +540,7 @@ final class SendQueue {
         lock.lock();
         try {
             closedBy = reason; // futures asked for from now on fail with it, unless acknowledged or dropped
+            closeOpenRun();
             for (SliceRing ring : List.of(flight, control, data)) {
                 for (int i = 0; keep != null && i < ring.size(); i++) {
                     byte[] array = ring.array(i);
@@ -535,6 +555,7 @@ final class SendQueue {
             flightTaken = 0;
             takenMessages = 0;
             segment = null;
+            openCount = 0;
             dataBytes = 0;
             dataMessages = 0;
             allBytes = 0;

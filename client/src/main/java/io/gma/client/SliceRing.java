@@ -4,9 +4,9 @@ package io.gma.client;
  * Whole messages in order, held as slices: each slice is a run of one or more packed messages that lie back to
  * back in one byte array. Per slice: where its bytes lie (array, offset, length), how many messages it holds,
  * the index among its queue's data messages of the first (0 for control; the others follow on by one) and,
- * for a slice of one message, its {@link Pending} (null when the queue does not keep it). A stream of small
- * messages packed into one segment is one slice that grows, so queueing, taking and acknowledging them costs
- * nothing per message. A ring of parallel arrays; not thread-safe: the send queue's lock guards it.
+ * for a slice of one message, its {@link Pending} (null when the queue does not keep it). Small messages
+ * packed into one segment become one slice, so taking and acknowledging them costs nothing per message. A
+ * ring of parallel arrays; not thread-safe: the send queue's lock guards it.
  */
 final class SliceRing {
     private byte[][] arrays;
@@ -49,25 +49,6 @@ final class SliceRing {
         indexes[at] = index;
         pendings[at] = pending;
         size++;
-    }
-
-    /**
-     * Whether a data message packed at {@code array[offset]} would follow straight on from the last slice, a
-     * run of data messages, so that {@link #extendLast} may take it.
-     */
-    boolean lastEndsAt(byte[] array, int offset) {
-        if (size == 0) {
-            return false;
-        }
-        int at = head + size - 1 & arrays.length - 1;
-        return arrays[at] == array && offsets[at] + lengths[at] == offset && indexes[at] != 0;
-    }
-
-    /** Adds to the last slice one message of {@code length} bytes, lying right after it: see {@link #lastEndsAt}. */
-    void extendLast(int length) {
-        int at = head + size - 1 & arrays.length - 1;
-        lengths[at] += length;
-        counts[at]++;
     }
 
     /** Moves the oldest slice to the end of {@code to}. */
