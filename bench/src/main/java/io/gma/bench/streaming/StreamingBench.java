@@ -25,8 +25,10 @@ import javax.net.ssl.SSLSocket;
 /**
  * The jGMA paper's Benchmarks 3 and 4: one producer streaming to one consumer, 64 B, 1 KB and 32 KB
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
- * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes for at least
- * two seconds ({@link #WARM_UP_NANOS}), then three measured ones, of which the median counts.
+ * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes of each for at least
+ * two seconds ({@link #WARM_UP_NANOS}), then {@link #ALTERNATED_PASSES} measured passes of each, raw and GMA
+ * in turn, so that a change in the machine's speed during the run (the raw baseline swings by half from one
+ * minute to the next here) falls on both; the medians count.
  *
  * <pre>java [-Dgma.bench.tls=true] [-Dgma.bench.cpu=true] -cp bench/target/gma-benchmarks.jar \
  *     io.gma.bench.streaming.StreamingBench
@@ -57,21 +59,40 @@ public final class StreamingBench {
     /** Measured passes after the warm-up: their median is the result, so that one slow pass does not decide it. */
     public static final int MEASURED_PASSES = 3;
 
+    /** Measured passes of each when raw and GMA alternate ({@link #alternated}). */
+    static final int ALTERNATED_PASSES = 5;
+
     /**
      * Runs {@code pass} until {@link #WARM_UP_NANOS} have gone by (once at least), then {@link #MEASURED_PASSES}
      * times more: the median of their seconds.
      */
     public static double afterWarmUp(Pass pass) throws Exception {
-        long start = System.nanoTime();
-        do {
-            pass.seconds();
-        } while (System.nanoTime() - start < WARM_UP_NANOS);
-        double[] measured = new double[MEASURED_PASSES];
-        for (int i = 0; i < measured.length; i++) {
-            measured[i] = pass.seconds();
+        return alternated(MEASURED_PASSES, pass)[0];
+    }
+
+    /**
+     * Warms each pass up as {@link #afterWarmUp} does, then runs them in turn, {@code rounds} times each: the
+     * median of each one's seconds, in the order given.
+     */
+    static double[] alternated(int rounds, Pass... passes) throws Exception {
+        for (Pass pass : passes) {
+            long start = System.nanoTime();
+            do {
+                pass.seconds();
+            } while (System.nanoTime() - start < WARM_UP_NANOS);
         }
-        Arrays.sort(measured);
-        return measured[measured.length / 2];
+        double[][] measured = new double[passes.length][rounds];
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < passes.length; i++) {
+                measured[i][round] = passes[i].seconds();
+            }
+        }
+        double[] medians = new double[passes.length];
+        for (int i = 0; i < passes.length; i++) {
+            Arrays.sort(measured[i]);
+            medians[i] = measured[i][rounds / 2];
+        }
+        return medians;
     }
 
     private StreamingBench() {
@@ -95,11 +116,11 @@ public final class StreamingBench {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
-                double rawSeconds = afterWarmUp(() -> raw(size, n));
-                double gmaSeconds = afterWarmUp(() -> gma(registry.url(), size, n, Security.insecure()));
+                double[] seconds = alternated(ALTERNATED_PASSES, () -> raw(size, n),
+                        () -> gma(registry.url(), size, n, Security.insecure()));
                 String gmaCpu = lastCpu;
-                double rawRate = n / rawSeconds;
-                double gmaRate = n / gmaSeconds;
+                double rawRate = n / seconds[0];
+                double gmaRate = n / seconds[1];
                 System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |", size, n,
                         rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
                 if (tls) {
