@@ -26,9 +26,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * queue and the producer blocks or fails (PROTOCOL.md section 4). The queue outlives links.
  *
  * <p>Bytes: a small data message is packed straight into the queue's current segment, an array that the
- * messages after it share, and joins the slice of messages before it there: a stream of small messages is one
- * slice per segment, so queueing one costs no array and no slot, a link takes a segment's worth with one call
- * and writes it with one copy ({@link #next}), and an ACK releases it whole. Bytes in a segment are written
+ * messages after it share, right after the message before it. The messages packed since a link last took are
+ * the open run, two numbers; a link takes it as one slice with one call and writes it with one copy
+ * ({@link #next}), and an ACK releases whole slices. So queueing a small message costs no array and no slot,
+ * and taking and acknowledging a stream of them costs next to nothing a message. Bytes in a segment are written
  * once and never changed. Live data then lies in consecutive segments, so they hold at most the queue's bytes
  * plus two segments and the ends of segments that a message did not fit. Larger messages, control messages,
  * and every message under DROP_OLDEST (which removes messages from between those in flight and the rest, and
@@ -87,7 +88,8 @@ final class SendQueue {
     private long dataAcked;
     /**
      * The messages whose futures were asked for before they were acknowledged, lowest index first; an ACK
-     * completes those it passes. Dropped ones stay until then, failed already, and are skipped.
+     * completes those it passes. Dropped ones, failed already, are skipped then, or swept out once they
+     * outnumber the messages queued ({@link #offerData}).
      */
     private final PriorityQueue<Pending> watched = new PriorityQueue<>((a, b) -> Long.compare(a.index, b.index));
     private long dataBytes;
@@ -173,6 +175,11 @@ final class SendQueue {
             if (dropped != null) {
                 dropped = fail(dropped, new EndpointException(ErrorCode.QUEUE_FULL,
                         "dropped under DROP_OLDEST: the send queue for " + peer + " was full"));
+                if (watched.size() > 2L * allMessages + 64) {
+                    // a peer that acknowledges nothing while callers wait on what is dropped: those not failed
+                    // are queued, so a sweep removes half the entries at least, and costs O(1) a drop over time
+                    watched.removeIf(w -> w.failure != null);
+                }
             }
         } finally {
             lock.unlock();
@@ -292,8 +299,9 @@ final class SendQueue {
     }
 
     /**
-     * Drops data not taken yet from the front until the message fits or none is left; what is in flight stays,
-     * and so do messages in segments (queued under another policy), whose Pendings the queue does not keep.
+     * Drops data not taken yet from the front until the message fits or none is left. What is in flight
+     * stays, and so do messages the queue keeps no Pending for: those in segments (queued under another
+     * policy) and a gateway's ({@link #addData}); a queue under DROP_OLDEST holds neither.
      */
     private List<Pending> dropOldestFor(int size) {
         List<Pending> dropped = new ArrayList<>();
@@ -539,7 +547,9 @@ final class SendQueue {
         List<Pending> failed;
         lock.lock();
         try {
-            closedBy = reason; // futures asked for from now on fail with it, unless acknowledged or dropped
+            if (closedBy == null) {
+                closedBy = reason; // futures asked for from now on fail with it, unless acknowledged or dropped
+            }
             closeOpenRun();
             for (SliceRing ring : List.of(flight, control, data)) {
                 for (int i = 0; keep != null && i < ring.size(); i++) {
@@ -580,6 +590,16 @@ final class SendQueue {
         lock.lock();
         try {
             return allBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many futures asked for an ACK may still complete, dropped ones not swept yet included. */
+    int futuresWatched() {
+        lock.lock();
+        try {
+            return watched.size();
         } finally {
             lock.unlock();
         }

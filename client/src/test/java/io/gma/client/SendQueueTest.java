@@ -42,6 +42,11 @@ class SendQueueTest {
         return p;
     }
 
+    /** Why {@code f} failed; a test that would wait forever for it fails instead. */
+    private static Throwable failureOf(CompletableFuture<?> f) {
+        return assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS)).getCause();
+    }
+
     /** Writes up to {@code n} messages on the (null) link, run by run. */
     private int write(int n) {
         return write(queue, n, new ArrayList<>());
@@ -130,8 +135,8 @@ class SendQueueTest {
         CompletableFuture<Void> asked = queued.acknowledged();
         EndpointException why = new EndpointException(ErrorCode.SHUTTING_DOWN, "closing");
         assertEquals(2, queue.closeKeeping(why).size());
-        assertSame(why, assertThrows(ExecutionException.class, asked::get).getCause());
-        assertSame(why, assertThrows(ExecutionException.class, () -> inFlight.acknowledged().get()).getCause());
+        assertSame(why, failureOf(asked));
+        assertSame(why, failureOf(inFlight.acknowledged()));
         assertTrue(acked.acknowledged().isDone() && !acked.acknowledged().isCompletedExceptionally(),
                 "acknowledged before the close");
         assertSame(why, assertThrows(EndpointException.class, () -> offer(4)));
@@ -142,9 +147,48 @@ class SendQueueTest {
         SendQueue small = new SendQueue(1 << 20, 1, new Counters());
         CompletableFuture<Void> asked = offer(small, 1, FullQueuePolicy.DROP_OLDEST).acknowledged();
         offer(small, 2, FullQueuePolicy.DROP_OLDEST);
-        EndpointException e = (EndpointException) assertThrows(ExecutionException.class, asked::get).getCause();
+        EndpointException e = (EndpointException) failureOf(asked);
         assertEquals(ErrorCode.QUEUE_FULL, e.code());
         assertEquals(1, small.messages());
+    }
+
+    @Test
+    void aFutureAskedAfterASecondCloseFailsWithTheFirstReason() throws Exception {
+        Pending p = offer(1);
+        EndpointException refused = new EndpointException(ErrorCode.FORBIDDEN, "uplink refused");
+        queue.close(refused);
+        queue.close(new EndpointException(ErrorCode.SHUTTING_DOWN, "endpoint closed"));
+        assertSame(refused, failureOf(p.acknowledged()));
+        assertSame(refused, assertThrows(EndpointException.class, () -> offer(2)));
+    }
+
+    @Test
+    void droppedMessagesWhoseFuturesWereAskedForAreNotHeldWhileNoAckComes() throws Exception {
+        SendQueue small = new SendQueue(1 << 20, 3, new Counters());
+        for (int seq = 1; seq <= 10_000; seq++) {
+            offer(small, seq, FullQueuePolicy.DROP_OLDEST).acknowledged(); // as requestAsync asks, every time
+        }
+        assertEquals(3, small.messages());
+        assertTrue(small.futuresWatched() <= 2 * 3 + 64, small.futuresWatched() + " futures held for 3 messages");
+    }
+
+    @Test
+    void anAckCountsControlMessagesInFlightButOnlyDataMovesTheFutures() throws Exception {
+        SendQueue.Run run = new SendQueue.Run();
+        Pending one = offer(1);
+        assertEquals(1, queue.next(null, run));
+        queue.offerControl(ENVELOPE.pack(9, Command.REPLY, new byte[3]));
+        assertEquals(1, queue.next(null, run)); // the REPLY, after 1
+        Pending two = offer(2);
+        assertEquals(1, queue.next(null, run));
+        CompletableFuture<Void> second = two.acknowledged();
+        queue.acknowledge(null, 2); // 1 and the REPLY
+        assertTrue(one.acknowledged().isDone());
+        assertFalse(second.isDone(), "the REPLY took the second place in the ACK");
+        assertEquals(1, queue.messages());
+        queue.acknowledge(null, 1);
+        assertTrue(second.isDone());
+        assertEquals(0, queue.bytes());
     }
 
     @Test
@@ -256,6 +300,20 @@ class SendQueueTest {
         }
         assertEquals(left, queue.bytes(), "the bytes of 11 to 15");
         queue.acknowledge(null, 5);
+        assertEquals(0, queue.bytes());
+    }
+
+    @Test
+    void aPackedMessageQueuedBetweenSmallOnesKeepsItsPlace() throws Exception {
+        offer(1);
+        offer(2);
+        queue.addData(ENVELOPE.pack(3, Command.DATA, new byte[5])); // a gateway's, already packed
+        offer(4);
+        List<Long> order = new ArrayList<>();
+        assertEquals(4, write(queue, 10, order));
+        assertEquals(List.of(1L, 2L, 3L, 4L), order);
+        queue.acknowledge(null, 4);
+        assertEquals(0, queue.messages());
         assertEquals(0, queue.bytes());
     }
 
