@@ -565,7 +565,6 @@ final class SendQueue {
             flightTaken = 0;
             takenMessages = 0;
             segment = null;
-            openCount = 0;
             dataBytes = 0;
             dataMessages = 0;
             allBytes = 0;

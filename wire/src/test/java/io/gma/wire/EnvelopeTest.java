@@ -35,6 +35,7 @@ class EnvelopeTest {
             assertEquals(v.bytes().length, e.packedLength(v.command(), v.data()), v.name());
             e.put(v.sequence(), v.command(), v.data(), into, at);
             assertArrayEquals(v.bytes(), Arrays.copyOfRange(into, at, at + v.bytes().length), v.name());
+            assertEquals(v.bytes().length, Envelope.lengthAt(into, at), v.name() + ": its length, read back");
             at += v.bytes().length;
             assertEquals(0x5A, into[at], v.name() + ": a byte past the message was written");
         }
@@ -42,6 +43,8 @@ class EnvelopeTest {
         byte[] small = new byte[e.packedLength(Command.DATA, new byte[10]) - 1];
         assertThrows(IndexOutOfBoundsException.class, () -> e.put(1, Command.DATA, new byte[10], small, 0));
         assertEquals(0, small[0], "a message that does not fit writes nothing");
+        assertThrows(IndexOutOfBoundsException.class, () -> Envelope.lengthAt(into, into.length - 19),
+                "a header past the end");
     }
 
     @Test
