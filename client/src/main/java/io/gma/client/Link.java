@@ -359,6 +359,9 @@ final class Link implements Runnable {
             output.put(run.bytes, run.offset, n);
             run.offset += n;
             run.length -= n;
+            if (run.length == 0) {
+                run.bytes = null; // copied: a large message's array, or a segment, need not wait for the next run
+            }
         }
     }
 

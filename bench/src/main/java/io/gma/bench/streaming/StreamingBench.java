@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,8 +29,8 @@ import javax.net.ssl.SSLSocket;
  * messages, messages/s and MB/s, next to raw sockets streaming the same payloads (a 4-byte length and the
  * bytes, buffered streams, a reader thread) in the same JVM. Each run: warm-up passes of each for at least
  * two seconds ({@link #WARM_UP_NANOS}), then {@link #ALTERNATED_PASSES} measured passes of each, raw and GMA
- * in turn, so that a change in the machine's speed during the run (the raw baseline swings by half from one
- * minute to the next here) falls on both; the medians count.
+ * in turn (and the two TLS ones, when asked for), so that a change in the machine's speed during the run (the
+ * raw baseline swings by half from one minute to the next here) falls on all; the medians count.
  *
  * <pre>java [-Dgma.bench.tls=true] [-Dgma.bench.cpu=true] -cp bench/target/gma-benchmarks.jar \
  *     io.gma.bench.streaming.StreamingBench
@@ -116,25 +118,37 @@ public final class StreamingBench {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
-                double[] seconds = alternated(ALTERNATED_PASSES, () -> raw(size, n),
-                        () -> gma(registry.url(), size, n, Security.insecure()));
-                String gmaCpu = lastCpu;
+                // the TLS passes, when asked for, take their turns with the others: all four ratios see one machine
+                String[] cpu = {"", ""};
+                List<Pass> passes = new ArrayList<>(List.of(() -> raw(size, n), () -> {
+                    double s = gma(registry.url(), size, n, Security.insecure());
+                    cpu[0] = lastCpu;
+                    return s;
+                }));
+                if (tls) {
+                    passes.add(() -> {
+                        double s = gma(registry.url(), size, n, null);
+                        cpu[1] = lastCpu;
+                        return s;
+                    });
+                    passes.add(() -> raw(size, n, BenchTls.security("bob").tls(), BenchTls.security("alice").tls()));
+                }
+                double[] seconds = alternated(ALTERNATED_PASSES, passes.toArray(new Pass[0]));
                 double rawRate = n / seconds[0];
                 double gmaRate = n / seconds[1];
                 System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %.0f%% |", size, n,
                         rawRate, rawRate * size / MB, gmaRate, gmaRate * size / MB, 100 * gmaRate / rawRate);
                 if (tls) {
-                    double tlsRate = n / afterWarmUp(() -> gma(registry.url(), size, n, null));
-                    double rawTlsRate = n / afterWarmUp(() -> raw(size, n,
-                            BenchTls.security("bob").tls(), BenchTls.security("alice").tls()));
+                    double tlsRate = n / seconds[2];
+                    double rawTlsRate = n / seconds[3];
                     System.out.printf(Locale.ROOT, " %,.0f | %,.0f | %.0f%% | %,.0f | %.0f%% |", tlsRate,
                             tlsRate * size / MB, 100 * tlsRate / gmaRate, rawTlsRate, 100 * rawTlsRate / rawRate);
                 }
                 System.out.println();
                 if (CPU) {
-                    System.out.printf(Locale.ROOT, "%n%d B, GMA CPU ns a message by thread: %s%n%n", size, gmaCpu);
+                    System.out.printf(Locale.ROOT, "%n%d B, GMA CPU ns a message by thread: %s%n%n", size, cpu[0]);
                     if (tls) {
-                        System.out.printf(Locale.ROOT, "%d B, TLS CPU ns a message by thread: %s%n%n", size, lastCpu);
+                        System.out.printf(Locale.ROOT, "%d B, TLS CPU ns a message by thread: %s%n%n", size, cpu[1]);
                     }
                 }
             }
