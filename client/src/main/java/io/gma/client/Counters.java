@@ -13,6 +13,8 @@ final class Counters {
     final LongAdder rejected = new LongAdder();
     final LongAdder reconnects = new LongAdder();
     final LongAdder duplicates = new LongAdder();
+    /** REPLYs and ERRORs from another than the endpoint a request went to: refused, not delivered. */
+    final LongAdder refusedAnswers = new LongAdder();
 
     /** A snapshot, with the queues' depth now. */
     EndpointStats snapshot(long queuedMessages, long queuedBytes) {

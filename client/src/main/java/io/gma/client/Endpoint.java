@@ -1,7 +1,6 @@
 package io.gma.client;
 
 import io.gma.registry.EndpointInfo;
-import io.gma.registry.Https;
 import io.gma.registry.QueryResult;
 import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;
@@ -36,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +62,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private final Security security;
     private final WireCodec codec;
     private final RegistryClient registry;
+    private final NameGuard names;
     private final Counters counters = new Counters();
     private final Dedup dedup = new Dedup();
     private final AtomicLong sequence = new AtomicLong();
@@ -89,13 +88,17 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private record Awaited(String to, CompletableFuture<byte[]> reply) {
     }
 
+    /** What {@link #answered} gives for an answer from another than the request's destination. */
+    private static final Awaited REFUSED = new Awaited("", new CompletableFuture<>());
+
     private Endpoint(EndpointBuilder<?> config) throws IOException {
         this.config = config;
         this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
                 ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
         this.security = config.security;
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
-        this.registry = registryClient(config.registry, security);
+        this.registry = RegistryClient.builder(config.registry).security(security).build();
+        this.names = new NameGuard(security, registry);
         String prefix = "gma-" + config.label;
         ScheduledThreadPoolExecutor timerPool = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer"));
         timerPool.setRemoveOnCancelPolicy(true);
@@ -107,21 +110,6 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         server.bind(new InetSocketAddress(config.host, 0));
     }
 
-    /** A registry client over TLS, showing this endpoint's token, when security has them. */
-    private static RegistryClient registryClient(String url, Security security) {
-        if (security.tls() == null && security.bearer() == null) {
-            return RegistryClient.create(url);
-        }
-        RegistryClient.Builder b = RegistryClient.builder(url).okHttpClient(Https.client(new OkHttpClient.Builder(),
-                security).build());
-        if (security.bearer() != null) {
-            b.bearerToken(() -> {
-                String bearer = security.bearer();
-                return bearer == null ? "" : bearer.substring(Security.BEARER.length());
-            });
-        }
-        return b.build();
-    }
 
     static Endpoint start(EndpointBuilder<?> config) throws EndpointException {
         Endpoint e;
@@ -614,14 +602,15 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
         if (c == Command.REPLY) {
             // taking the request from the map makes its answer exactly-once: a resent REPLY finds nothing
-            Awaited a = awaited.remove(m.sequence());
-            if (a != null) {
+            Awaited a = answered(m, link);
+            if (a != null && a != REFUSED) {
                 a.reply().complete(m.data());
-            } else {
-                counters.duplicates.increment();
             }
         } else if (c == Command.ERROR) {
-            Awaited a = awaited.remove(m.sequence());
+            Awaited a = answered(m, link);
+            if (a == REFUSED) {
+                return;
+            }
             String text = m.dataAsString();
             EndpointException error = remoteError(m.from(), text);
             if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from()) != null) {
@@ -635,6 +624,32 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                         Long.toUnsignedString(m.sequence()), text);
             }
         }
+    }
+
+    /**
+     * The request {@code m} (a REPLY or ERROR) answers, taken from those awaited: only when it comes from the
+     * endpoint the request went to (PC servlets that cannot deliver it answer in that endpoint's name), or is an
+     * ERROR from this endpoint's own PC servlet, on its uplink (it refused to carry the request), so that nobody
+     * else can answer for it. Null for an answer to nothing awaited (a resent one, counted as a duplicate),
+     * {@link #REFUSED} for one from another (logged, counted).
+     */
+    private Awaited answered(Message m, Link link) {
+        Awaited a = awaited.get(m.sequence());
+        if (a == null) {
+            if (m.command() == Command.REPLY) {
+                counters.duplicates.increment();
+            }
+            return null;
+        }
+        boolean fromOwnPcServlet = m.command() == Command.ERROR && link.peer() == uplink && uplink != null
+                && m.from().equals(uplink.name);
+        if (!a.to().equals(m.from()) && !fromOwnPcServlet) {
+            counters.refusedAnswers.increment();
+            LOG.info("{}: refused {} {} from {}: request {} went to {}, and only it answers it", name, m.command(),
+                    Long.toUnsignedString(m.sequence()), m.from(), Long.toUnsignedString(m.sequence()), a.to());
+            return REFUSED;
+        }
+        return awaited.remove(m.sequence(), a) ? a : null;
     }
 
     /** A sender's own message, delivered for the first time. */
@@ -750,18 +765,29 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         return security;
     }
 
+    @Override
+    public String audience() {
+        return name;
+    }
+
+    /** Tokens name their audience: the domain for the uplink (its PC servlet), else the peer endpoint's name. */
+    @Override
+    public String helloCredential(Peer peer) {
+        return security.bearer(peer == uplink ? config.domain : peer.name);
+    }
+
     /**
      * A peer may link to this endpoint when the rules let its identity send to this endpoint's name, and it may
-     * go by the name it says in HELLO ({@link Gateway#nameRefusal}).
+     * go by the name it says in HELLO ({@link NameGuard}).
      */
     @Override
-    public String refusal(Message hello, String identity) {
+    public Refusal refusal(Message hello, String identity) {
         try {
             security.authorize(identity, Rules.Verb.SEND, name);
         } catch (AuthException e) {
-            return e.getMessage();
+            return Refusal.forbidden(e.getMessage());
         }
-        return Gateway.nameRefusal(security, identity, hello.from());
+        return names.check(identity, hello.from());
     }
 
     EndpointStats stats() {

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.Names;
+import io.gma.registry.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -83,6 +83,7 @@ public final class Gateway implements AutoCloseable {
     private final String name;
     private final Router router;
     private final Security security;
+    private final NameGuard names;
     private final long maxQueuedBytes;
     private final int maxQueuedMessages;
     private final long pingNanos;
@@ -108,6 +109,7 @@ public final class Gateway implements AutoCloseable {
         this.name = nameFor(b.domain);
         this.router = b.router;
         this.security = b.security;
+        this.names = new NameGuard(b.security, b.registry);
         this.maxQueuedBytes = b.maxQueuedBytes;
         this.maxQueuedMessages = b.maxQueuedMessages;
         this.pingNanos = b.pingInterval.toNanos();
@@ -243,23 +245,6 @@ public final class Gateway implements AutoCloseable {
      * REPLY, ERROR and UNSUBSCRIBE: the counted control traffic, which data never holds up and queues do not
      * bound like data (PROTOCOL.md section 4).
      */
-    /**
-     * Whether a peer that proved {@code identity} may go by {@code name} (its HELLO name, the sender of what it
-     * sends, the destination of what is sent to it): when it is that name, or a {@code register} rule lets it
-     * register the name's {@code label@domain}. Null when it may, else the sentence of the refusal.
-     */
-    static String nameRefusal(Security security, String identity, String name) {
-        if (!security.authenticates() || name.equals(identity)) {
-            return null;
-        }
-        String base = Names.baseName(name);
-        if (security.allows(identity, Rules.Verb.REGISTER, base)) {
-            return null;
-        }
-        return "\"" + identity + "\" may not go by the name \"" + name + "\": no register rule lets it register \""
-                + base + "\"";
-    }
-
     public static boolean isControl(Command c) {
         return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }
@@ -335,7 +320,8 @@ public final class Gateway implements AutoCloseable {
         String refused = null;
         if (!m.from().equals(link.peerName())) {
             refused = "\"" + m.from() + "\" is not the name this uplink said in HELLO, \"" + link.peerName() + "\"";
-        } else if (!isControl(m.command())) {
+        } else {
+            // every command: an answer or an UNSUBSCRIBE goes only where its sender may send
             try {
                 security.authorize(link.identity(), Rules.Verb.SEND, m.to());
             } catch (AuthException e) {
@@ -519,6 +505,16 @@ public final class Gateway implements AutoCloseable {
         }
 
         @Override
+        public String audience() {
+            return domain;
+        }
+
+        @Override
+        public String helloCredential(Peer peer) {
+            return security.bearer(peer.name); // a gateway only accepts links: never asked
+        }
+
+        @Override
         public WireCodec codec() {
             return codec;
         }
@@ -534,13 +530,14 @@ public final class Gateway implements AutoCloseable {
         }
 
         @Override
-        public String refusal(Message hello, String identity) {
+        public Refusal refusal(Message hello, String identity) {
             // who may send where is checked per message (route), as an uplink carries messages for any domain
             String from = hello.from();
             if (from.isEmpty() || from.equals(name) || !domainOf(from).equals(domain)) {
-                return name + " takes uplinks from endpoints of domain " + domain + " only, not \"" + from + "\"";
+                return Refusal.forbidden(name + " takes uplinks from endpoints of domain " + domain + " only, not \""
+                        + from + "\"");
             }
-            return nameRefusal(security, identity, from);
+            return names.check(identity, from);
         }
 
         @Override
@@ -606,6 +603,7 @@ public final class Gateway implements AutoCloseable {
         private final String domain;
         private final Router router;
         private Security security = Security.insecure();
+        private RegistryClient registry;
         private String host = "127.0.0.1";
         private int port;
         private long maxQueuedBytes = 8L << 20;
@@ -625,6 +623,15 @@ public final class Gateway implements AutoCloseable {
          */
         public Builder security(Security security) {
             this.security = Objects.requireNonNull(security, "security");
+            return this;
+        }
+
+        /**
+         * The registry whose records say which identity may go by which name (with security on: required). Its
+         * client shows this PC servlet's credentials.
+         */
+        public Builder registry(RegistryClient registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
@@ -697,6 +704,10 @@ public final class Gateway implements AutoCloseable {
             if (security.tls() != null && !security.tls().hasKey()) {
                 throw new IllegalStateException("security has TLS without a key store: uplinks need the PC"
                         + " servlet's certificate");
+            }
+            if (security.authenticates() && registry == null) {
+                throw new IllegalStateException("with security on, a gateway checks the names its uplinks say in"
+                        + " HELLO with the registry: give it registry(...)");
             }
             return new Gateway(this);
         }

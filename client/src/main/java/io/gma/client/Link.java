@@ -169,7 +169,7 @@ final class Link implements Runnable {
         }
         if (outbound) {
             // queued: with TLS it waits for the TLS handshake to be over
-            String bearer = endpoint.security().bearer();
+            String bearer = endpoint.helloCredential(peer);
             sendImmediate(Packed.make(0, Command.HELLO, endpoint.name(), "", bearer == null ? new byte[0]
                     : bearer.getBytes(StandardCharsets.UTF_8)));
         }
@@ -682,14 +682,15 @@ final class Link implements Runnable {
             String who;
             try {
                 // HELLO's data is a secret: it goes to authenticate and nowhere else, never to a log
-                who = endpoint.security().authenticate(m.dataAsString(), transport.peerIdentity());
+                who = endpoint.security().authenticate(m.dataAsString(), transport.peerIdentity(),
+                        endpoint.audience());
             } catch (AuthException e) {
                 refuse(m, ErrorCode.UNAUTHORIZED, e.getMessage());
                 return;
             }
-            String refused = endpoint.refusal(m, who);
+            Refusal refused = endpoint.refusal(m, who);
             if (refused != null) {
-                refuse(m, ErrorCode.FORBIDDEN, refused);
+                refuse(m, refused.code(), refused.sentence());
                 return;
             }
             identity = who;

@@ -12,10 +12,17 @@ interface LinkOwner {
     /** The name said in HELLO and WELCOME. */
     String name();
 
-    /**
-     * TLS for its links, the credentials HELLO carries ({@link Security#bearer()}), and how it checks its peers'.
-     */
+    /** TLS for its links, and how it checks its peers' credentials. */
     Security security();
+
+    /**
+     * The audience of the tokens its peers show it: an endpoint's name, or a PC servlet's domain (a token made
+     * for another is refused).
+     */
+    String audience();
+
+    /** What its HELLO to {@code peer} carries ({@link Security#bearer}), or null: no credential. */
+    String helloCredential(Peer peer);
 
     WireCodec codec();
 
@@ -25,9 +32,9 @@ interface LinkOwner {
 
     /**
      * Whether a peer that said HELLO and proved to be {@code identity} may have a link: null when it may, else
-     * the sentence of the FORBIDDEN ERROR it gets before the link closes.
+     * the ERROR it gets before the link closes. Called on the link's thread; it may look the name up.
      */
-    String refusal(Message hello, String identity);
+    Refusal refusal(Message hello, String identity);
 
     /** A link finished its handshake; for an accepted link, the peer it carries (null: none). */
     Peer linkOpened(Link link);

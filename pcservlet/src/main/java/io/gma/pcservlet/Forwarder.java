@@ -48,6 +48,8 @@ final class Forwarder implements Runnable {
     private int failures;
     /** The last look-up found no such domain. */
     private boolean unknownDomain;
+    /** The last URL refused for want of TLS, logged once (null: none). */
+    private String refusedUrl;
 
     Forwarder(PcCore core, DomainQueue queue, OkHttpClient http) {
         this.core = core;
@@ -110,7 +112,20 @@ final class Forwarder implements Runnable {
             finish(batch, null, null);
             return 0;
         }
-        Request request = core.authorized(new Request.Builder()).url(target.url() + PcCore.MESSAGES_PATH)
+        Request.Builder authorized;
+        try {
+            authorized = core.authorized(new Request.Builder(), queue.domain, target.url());
+        } catch (IllegalArgumentException plaintext) {
+            // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once
+            if (!target.url().equals(refusedUrl)) {
+                refusedUrl = target.url();
+                LOG.error("{}: {}", core.domain(), plaintext.getMessage());
+            }
+            core.metrics().refused.increment();
+            finish(batch, ErrorCode.UNAUTHORIZED, core.domain() + " did not send to " + plaintext.getMessage());
+            return 0;
+        }
+        Request request = authorized.url(target.url() + PcCore.MESSAGES_PATH)
                 .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(PcCore.encodeAll(batch), GMA))
                 .build();
         long start = System.nanoTime();

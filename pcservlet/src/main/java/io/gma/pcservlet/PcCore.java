@@ -127,7 +127,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         this.inbound = new Semaphore(inboundKib);
         this.gateway = Gateway.builder(settings.domain(), this).host(settings.host()).port(settings.uplinkPort())
                 .maxQueuedBytes(settings.maxEndpointBytes()).maxParkedBytes(settings.maxTotalBytes())
-                .security(security).build();
+                .security(security).registry(registry).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "gma-pc-" + settings.domain() + "-timer");
             t.setDaemon(true);
@@ -705,9 +705,15 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return settings.security();
     }
 
-    /** {@code b} with this PC servlet's credentials, for a call to another PC servlet. */
-    Request.Builder authorized(Request.Builder b) {
-        String bearer = settings.security().bearer();
+    /**
+     * {@code b} with this PC servlet's credentials for the PC servlet of {@code domain} at {@code url}.
+     *
+     * @throws IllegalArgumentException when security is on and the URL is not https: the credentials would cross
+     *     the network in plaintext; nothing is sent (the sentence names the URL)
+     */
+    Request.Builder authorized(Request.Builder b, String domain, String url) {
+        settings.security().requireSecureUrl(url, "domain " + domain + "'s URL");
+        String bearer = settings.security().bearer(domain);
         return bearer == null ? b : b.header("Authorization", bearer);
     }
 

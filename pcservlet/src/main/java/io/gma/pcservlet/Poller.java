@@ -23,6 +23,8 @@ final class Poller implements Runnable {
     private final OkHttpClient http;
     private String ack = "";
     private int failures;
+    /** The last URL refused for want of TLS, logged once (null: none). */
+    private String refusedUrl;
 
     Poller(PcCore core) {
         this.core = core;
@@ -52,8 +54,17 @@ final class Poller implements Runnable {
         HttpUrl url = HttpUrl.get(base + PcCore.MESSAGES_PATH).newBuilder()
                 .addQueryParameter("domain", core.domain()).addQueryParameter("wait", Integer.toString(WAIT_SECONDS))
                 .addQueryParameter("ack", ack).build();
-        Request request = core.authorized(new Request.Builder()).url(url).header(PcCore.DOMAIN_HEADER, core.domain())
-                .get().build();
+        Request.Builder authorized;
+        try {
+            authorized = core.authorized(new Request.Builder(), via, base);
+        } catch (IllegalArgumentException plaintext) {
+            if (!base.equals(refusedUrl)) {
+                refusedUrl = base;
+                LOG.error("{}: not polling: {}", core.domain(), plaintext.getMessage());
+            }
+            return backoff(plaintext.getMessage());
+        }
+        Request request = authorized.url(url).header(PcCore.DOMAIN_HEADER, core.domain()).get().build();
         try (Response answer = http.newCall(request).execute()) {
             if (answer.code() == 204) {
                 failures = 0;

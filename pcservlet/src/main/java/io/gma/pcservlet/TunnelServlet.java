@@ -105,7 +105,7 @@ public final class TunnelServlet extends HttpServlet {
         boolean local = InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress();
         try {
             if (path.equals(PcCore.MESSAGES_PATH)) {
-                String identity = Https.caller(req, security);
+                String identity = Https.caller(req, security, core.domain());
                 String domain = method.equals("GET") ? req.getParameter("domain") : req.getHeader(PcCore.DOMAIN_HEADER);
                 security.authorize(identity, Rules.Verb.POST, domain == null ? "" : domain);
             } else if (path.equals(REGISTRY_QUERY)) {
@@ -118,7 +118,7 @@ public final class TunnelServlet extends HttpServlet {
                     return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, path + " answers this machine only, not "
                             + req.getRemoteAddr() + ", while no authentication is configured");
                 }
-                Https.caller(req, security);
+                Https.caller(req, security, core.domain());
             }
             return null;
         } catch (AuthException e) {

@@ -67,11 +67,13 @@ public final class Https {
      * Who is calling, from the Authorization header or the client certificate only: call it before reading the
      * body.
      *
+     * @param audience who is asking ({@link Security#REGISTRY_AUDIENCE}, a PC servlet's domain)
      * @throws AuthException UNAUTHORIZED with the sentence to answer
      */
-    public static String caller(HttpServletRequest request, Security security) throws AuthException {
+    public static String caller(HttpServletRequest request, Security security, String audience)
+            throws AuthException {
         Object chain = request.getAttribute("jakarta.servlet.request.X509Certificate");
         String cn = chain instanceof X509Certificate[] certs ? Tls.identity(certs) : null;
-        return security.authenticate(request.getHeader("Authorization"), cn);
+        return security.authenticate(request.getHeader("Authorization"), cn, audience);
     }
 }

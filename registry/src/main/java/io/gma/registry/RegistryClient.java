@@ -50,8 +50,9 @@ public final class RegistryClient {
         this.http = Https.client(b.http.newBuilder(), b.security).callTimeout(b.timeout)
                 .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
         Supplier<String> token = b.token;
+        Security security = b.security;
         this.authorization = token != null ? () -> Security.BEARER + token.get()
-                : b.security.authenticates() ? b.security::bearer : null;
+                : security.authenticates() ? () -> security.bearer(Security.REGISTRY_AUDIENCE) : null;
     }
 
     /** A client with default options for the registry at {@code baseUrl} (e.g. http://host:8080). */
@@ -276,7 +277,8 @@ public final class RegistryClient {
         /**
          * TLS and credentials: with TLS, the registry's certificate must come from a CA the security trusts and
          * name the URL's host, and the security's certificate (if it has one) is shown for mutual TLS; every call
-         * sends the security's {@link Security#bearer() token}, unless {@link #bearerToken} gives another.
+         * sends the security's {@link Security#bearer token} for the registry, unless {@link #bearerToken} gives
+         * another.
          * Default {@link Security#insecure()}: the JDK's CAs for an https URL, no credentials.
          */
         public Builder security(Security security) {
@@ -291,13 +293,14 @@ public final class RegistryClient {
         }
 
         /**
-         * @throws IllegalArgumentException if the security has TLS and the URL is not https: its token would
-         *     cross the network in plaintext
+         * @throws IllegalArgumentException if the URL is not https while the security is on or a
+         *     {@link #bearerToken} is given: a credential would cross the network in plaintext. Nothing was sent.
          */
         public RegistryClient build() {
-            if (security.tls() != null && !api.isHttps()) {
+            if (!api.isHttps() && (security.authenticates() || token != null)) {
                 throw new IllegalArgumentException("registry URL " + api + ": expected scheme 'https' but was '"
-                        + api.scheme() + "' (security has TLS: credentials must not cross the network in plaintext)");
+                        + api.scheme() + "' (" + (token != null ? "a bearer token is given" : "security is on")
+                        + ": credentials must not cross the network in plaintext)");
             }
             return new RegistryClient(this);
         }

@@ -25,7 +25,7 @@ final class RulesAuthorizer implements Authorizer {
     static Authenticator authenticator(Security security) {
         return request -> {
             try {
-                return Https.caller(request, security);
+                return Https.caller(request, security, Security.REGISTRY_AUDIENCE);
             } catch (AuthException e) {
                 throw new AccessDeniedException(e.getMessage());
             }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -12,12 +11,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Makes what a domain needs to try GMA with security on: its shared secret and a self-signed CA with a server
- * certificate and client certificates, with the JDK's own keytool (nothing to install). For trying things
- * out; a production domain has its certificates from its own CA.
+ * Makes what a domain needs to try GMA with security on: an Ed25519 signing key per identity and the trust file
+ * that lists their public keys, and a self-signed CA with a server certificate and client certificates, with
+ * the JDK's own keytool (nothing to install); and rotates signing keys. For trying things out; a production
+ * domain has its certificates from its own CA.
  *
  * <pre>
- *   domain.keys       the domain's token secret (a KeyRing's keys file)
+ *   NAME.key          an identity's signing key (a domain's PC servlet is the identity named after it)
+ *   trust             every signing key's public half, and whom it vouches for (itself): public
+ *   domain.keys       only when asked for ({@link #writeDomainKeys}): an HMAC secret shared by a domain
  *   store.pass        the password of every .p12 below
  *   ca.p12, ca.pem    the CA's key and certificate (keep ca.p12 away from servers)
  *   server.p12        the server's key and its chain (CN and SAN: the host names given)
@@ -26,11 +28,14 @@ import java.util.concurrent.TimeUnit;
  *   truststore.p12    the CA's certificate alone, for both sides to trust
  * </pre>
  *
- * Every file is readable by its owner only where the file system allows.
+ * Every file that holds a secret is readable by its owner only, from its first byte, where the file system
+ * allows; the trust file, ca.pem and truststore.p12 are public.
  */
 public final class Keys {
     /** How long the certificates are valid, in days. */
     static final int VALIDITY_DAYS = 365;
+    /** The trust file's name in a keys directory. */
+    public static final String TRUST = "trust";
 
     private Keys() {
     }
@@ -53,8 +58,7 @@ public final class Keys {
         byte[] pass = new byte[18];
         new SecureRandom().nextBytes(pass);
         String storePass = Base64.getUrlEncoder().withoutPadding().encodeToString(pass);
-        written.add(privately(dir.resolve("store.pass"), storePass + "\n"));
-        written.add(privately(dir.resolve("domain.keys"), KeyRing.generate("k1").toKeysFile()));
+        written.add(KeyFiles.writeNew(dir.resolve("store.pass"), storePass + "\n"));
 
         Path ca = dir.resolve("ca.p12");
         Path caPem = dir.resolve("ca.pem");
@@ -82,9 +86,83 @@ public final class Keys {
                     "san=" + san));
         }
         for (Path p : written) {
-            ownerOnly(p);
+            if (!p.equals(caPem) && !p.equals(trust)) {
+                KeyFiles.restrict(p);
+            }
+        }
+        written.addAll(addIdentities(dir, clients));
+        return written;
+    }
+
+    /**
+     * Gives each of {@code names} a signing key of its own ({@code NAME.key}, key id k1) and lists its public
+     * half in the trust file (made if need be), vouching for itself alone.
+     *
+     * @return the files written
+     * @throws IOException if a key file exists already, or a file cannot be written
+     */
+    public static List<Path> addIdentities(Path dir, List<String> names) throws IOException {
+        Files.createDirectories(dir);
+        Path trustFile = dir.resolve(TRUST);
+        Trust trust = Files.exists(trustFile) ? Trust.read(trustFile) : Trust.of(List.of());
+        List<Path> written = new ArrayList<>();
+        for (String name : names) {
+            SigningKey key = SigningKey.generate(name, "k1");
+            written.add(KeyFiles.writeNew(dir.resolve(name + ".key"), key.toKeyFile()));
+            trust = trust.with(new Trust.Key(name, key.keyId(), key.publicKey(), name, null));
+        }
+        if (!names.isEmpty()) {
+            Files.writeString(trustFile, trust.toText(), StandardCharsets.UTF_8);
+            written.add(trustFile);
         }
         return written;
+    }
+
+    /**
+     * Writes {@code domain.keys}: a secret for HMAC tokens, shared by every process of one domain (whoever holds
+     * it can make a token for anyone: for a domain whose processes trust each other, not across domains).
+     */
+    public static Path writeDomainKeys(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        return KeyFiles.writeNew(dir.resolve("domain.keys"), KeyRing.generate("k1").toKeysFile());
+    }
+
+    /**
+     * Rotates {@code issuer}'s signing key: a new key under the next key id replaces {@code ISSUER.key}, and the
+     * trust file lists it (vouching for the same subjects); the issuer's older keys stay trusted for
+     * {@code overlap} more (tokens they signed live at most 24 h), then are refused.
+     *
+     * @return the new key id
+     * @throws IOException if the key file or the trust file cannot be read or written
+     */
+    public static String rotate(Path dir, String issuer, java.time.Duration overlap) throws IOException {
+        Path keyFile = dir.resolve(issuer + ".key");
+        SigningKey old = SigningKey.read(keyFile);
+        Path trustFile = dir.resolve(TRUST);
+        Trust trust = Trust.read(trustFile);
+        String subjects = trust.keys().stream().filter(k -> k.issuer().equals(issuer) && k.keyId().equals(
+                old.keyId())).map(Trust.Key::subjects).findFirst().orElse(issuer);
+        int n = 2;
+        while (true) {
+            String candidate = "k" + n;
+            if (trust.keys().stream().noneMatch(k -> k.issuer().equals(issuer) && k.keyId().equals(candidate))) {
+                break;
+            }
+            n++;
+        }
+        SigningKey next = old.rotate("k" + n);
+        trust = trust.with(new Trust.Key(issuer, next.keyId(), next.publicKey(), subjects, null))
+                .retiring(issuer, next.keyId(), java.time.Instant.now().plus(overlap));
+        // the trust first: a verifier must know the new key before any token it signs is shown
+        KeyFiles.replace(trustFile, trust.toText());
+        KeyFiles.replace(keyFile, next.toKeyFile());
+        return next.keyId();
+    }
+
+    /** Drops key {@code keyId} of {@code issuer} from the trust file now: its tokens are refused at once. */
+    public static void retire(Path dir, String issuer, String keyId) throws IOException {
+        Path trustFile = dir.resolve(TRUST);
+        KeyFiles.replace(trustFile, Trust.read(trustFile).without(issuer, keyId).toText());
     }
 
     /** A key pair in NAME.p12, its certificate signed by the CA, the chain imported after it. */
@@ -139,23 +217,6 @@ public final class Keys {
         if (p.exitValue() != 0) {
             throw new IOException("keytool " + args[0] + " failed (exit " + p.exitValue() + "): "
                     + new String(output, StandardCharsets.UTF_8).strip());
-        }
-    }
-
-    private static Path privately(Path file, String text) throws IOException {
-        if (Files.exists(file)) {
-            throw new IOException(file + " exists already: not overwritten");
-        }
-        Files.writeString(file, text, StandardCharsets.UTF_8);
-        ownerOnly(file);
-        return file;
-    }
-
-    private static void ownerOnly(Path file) throws IOException {
-        try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException notPosix) {
-            // a file system without POSIX permissions: its own defaults apply
         }
     }
 }

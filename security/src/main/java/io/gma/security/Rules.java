@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Who may do what, when security is on: one rule per line, anything no rule allows is refused.
@@ -38,18 +36,7 @@ public final class Rules {
         }
     }
 
-    private record Rule(Verb verb, Matcher identity, Matcher target, int line) {
-    }
-
-    private record Matcher(List<Pattern> any, String text) {
-        boolean matches(String value) {
-            for (Pattern p : any) {
-                if (p.matcher(value).matches()) {
-                    return true;
-                }
-            }
-            return false;
-        }
+    private record Rule(Verb verb, NamePattern identity, NamePattern target, int line) {
     }
 
     private final List<Rule> rules;
@@ -100,43 +87,9 @@ public final class Rules {
                 throw new IllegalArgumentException(where + ": unknown verb \"" + words[0]
                         + "\" (register, domain, send, post or query)");
             }
-            rules.add(new Rule(verb, matcher(words[1], where), matcher(words[2], where), i + 1));
+            rules.add(new Rule(verb, NamePattern.parse(words[1], where), NamePattern.parse(words[2], where), i + 1));
         }
         return new Rules(List.copyOf(rules), origin);
-    }
-
-    private static Matcher matcher(String text, String where) {
-        List<Pattern> any = new ArrayList<>();
-        if (text.length() > 1 && text.startsWith("/") && text.endsWith("/")) {
-            try {
-                any.add(Pattern.compile(text.substring(1, text.length() - 1)));
-            } catch (PatternSyntaxException e) {
-                throw new IllegalArgumentException(where + ": bad regular expression " + text + ": "
-                        + e.getDescription());
-            }
-            return new Matcher(any, text);
-        }
-        for (String item : text.split(",")) {
-            if (item.isEmpty()) {
-                throw new IllegalArgumentException(where + ": empty item in \"" + text + "\"");
-            }
-            any.add(glob(item));
-        }
-        return new Matcher(any, text);
-    }
-
-    private static Pattern glob(String glob) {
-        StringBuilder re = new StringBuilder();
-        for (char c : glob.toCharArray()) {
-            if (c == '*') {
-                re.append(".*");
-            } else if (c == '?') {
-                re.append('.');
-            } else {
-                re.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return Pattern.compile(re.toString());
     }
 
     /** Whether some rule lets {@code identity} do {@code verb} on {@code target}. */

@@ -18,11 +18,15 @@ import java.util.function.Supplier;
  * registry) by its builder: TLS, how it proves who it is, how it checks who others are, and the rules.
  *
  * <ul>
- *   <li>{@link #tls()}: null only with {@link #insecure()} or an explicit {@link Builder#plaintext()}.</li>
- *   <li>Its own credential: a token it mints for its {@link Builder#identity identity} with the domain's
- *       keys, renewed before it expires, or a token given to it ({@link Builder#token}); with mutual TLS its
- *       certificate may be enough.</li>
- *   <li>Checking others: a bearer token verified with the key ring, else the CN of a client certificate.</li>
+ *   <li>{@link #tls()}: null only with {@link #insecure()}. Security without TLS does not exist: a credential
+ *       never crosses the network in plaintext.</li>
+ *   <li>Its own credential: a token it signs for its {@link Builder#identity identity} with its
+ *       {@link Builder#signingKey Ed25519 key}, one per audience (the registry, a domain, an endpoint), renewed
+ *       before it expires; or one made with the domain's shared {@link Builder#keys HMAC keys}; or a token given
+ *       to it ({@link Builder#token}). With mutual TLS its certificate may be enough.</li>
+ *   <li>Checking others: a bearer token verified with the {@link Builder#trust trust} (public keys: format
+ *       {@code gma2}, {@link SignedTokens}) or the HMAC key ring ({@code gma1}, {@link Tokens}), else the CN of
+ *       a client certificate.</li>
  *   <li>{@link Rules}: default deny.</li>
  * </ul>
  */
@@ -31,20 +35,30 @@ public final class Security {
     public static final String ANONYMOUS = "anonymous";
     /** The prefix of HELLO data and of the Authorization header that carry a token (PROTOCOL.md section 5). */
     public static final String BEARER = "Bearer ";
+    /** The audience of tokens shown to the registry; a PC servlet's is its domain, an endpoint's its name. */
+    public static final String REGISTRY_AUDIENCE = "registry";
+    /**
+     * What a caller is told when its token is malformed or does not verify, whichever part was altered: a
+     * forger learns nothing of which part failed.
+     */
+    static final String NOT_VALID = "token refused: it is not a valid token of a trusted issuer";
 
-    private static final Security INSECURE = new Security(null, null, null, null, null, true);
+    private static final Security INSECURE = new Security(null, null, null, null, null, null, true);
 
     private final Tls tls;
-    private final Tokens verifier;
-    private final Supplier<String> token;
+    private final Tokens hmac;
+    private final SignedTokens signed;
+    private final Credential credential;
     private final String identity;
     private final Rules rules;
     private final boolean open;
 
-    private Security(Tls tls, Tokens verifier, Supplier<String> token, String identity, Rules rules, boolean open) {
+    private Security(Tls tls, Tokens hmac, SignedTokens signed, Credential credential, String identity, Rules rules,
+            boolean open) {
         this.tls = tls;
-        this.verifier = verifier;
-        this.token = token;
+        this.hmac = hmac;
+        this.signed = signed;
+        this.credential = credential;
         this.identity = identity;
         this.rules = rules;
         this.open = open;
@@ -116,24 +130,53 @@ public final class Security {
     /**
      * A builder set up from a directory made by {@link Keys#make} (or laid out the same way): TLS with
      * {@code client-<identity>.p12} when there is one, else {@code server.p12}, trusting
-     * {@code truststore.p12}, with the password in {@code store.pass}; tokens with {@code domain.keys} when
-     * present; the rules in {@code rules} when present (else nothing is allowed).
+     * {@code truststore.p12}, with the password in {@code store.pass}; tokens signed with
+     * {@code <identity>.key} and checked with {@code trust} (reloaded when it changes), each when present;
+     * HMAC tokens with {@code domain.keys} when present; the rules in {@code rules} when present (else nothing
+     * is allowed). Files holding secrets that every user may read are refused.
      *
-     * @throws IOException naming the file that is missing or cannot be read
+     * @throws IOException naming the file that is missing, cannot be read, or is not private
      */
     public static Builder fromDirectory(Path dir, String identity, Tls.ClientAuth clientAuth) throws IOException {
-        char[] password = Files.readString(dir.resolve("store.pass"), StandardCharsets.UTF_8).strip().toCharArray();
+        Path pass = dir.resolve("store.pass");
+        KeyFiles.checkPrivate(pass);
+        char[] password = Files.readString(pass, StandardCharsets.UTF_8).strip().toCharArray();
         Path own = dir.resolve("client-" + identity + ".p12");
-        Tls tls = Tls.builder().keyStore(Files.exists(own) ? own : dir.resolve("server.p12"), password)
-                .trustStore(dir.resolve("truststore.p12"), password).clientAuth(clientAuth).build();
+        Path keyStore = Files.exists(own) ? own : dir.resolve("server.p12");
+        KeyFiles.checkPrivate(keyStore);
+        Tls tls = Tls.builder().keyStore(keyStore, password).trustStore(dir.resolve("truststore.p12"), password)
+                .clientAuth(clientAuth).build();
         Builder b = builder().tls(tls).identity(identity);
+        Path signingKey = dir.resolve(identity + ".key");
+        if (Files.exists(signingKey)) {
+            b.signingKey(SigningKey.read(signingKey));
+        }
+        if (Files.exists(dir.resolve("trust"))) {
+            b.trust(trustFile(dir.resolve("trust")));
+        }
         if (Files.exists(dir.resolve("domain.keys"))) {
+            KeyFiles.checkPrivate(dir.resolve("domain.keys"));
             b.keys(KeyRing.read(dir.resolve("domain.keys")));
         }
         if (Files.exists(dir.resolve("rules"))) {
             b.rules(Rules.read(dir.resolve("rules")));
         }
         return b;
+    }
+
+    /**
+     * A trust file, read again when it changes (checked at most every 10 s): a rotated key's new trust takes
+     * effect without a restart; a file that cannot be read keeps the previous trust, logged.
+     *
+     * @throws IOException if it cannot be read the first time
+     */
+    public static Supplier<Trust> trustFile(Path file) throws IOException {
+        return new Reloading<>(java.util.List.of(file), "trust", Duration.ofSeconds(10)) {
+            @Override
+            Trust load() throws IOException {
+                return Trust.read(file);
+            }
+        };
     }
 
     /** TLS for every hop, or null when plaintext. */
@@ -151,19 +194,35 @@ public final class Security {
      * authentication are both on.
      */
     public String warning(String component) {
-        if (open) {
-            return component + " runs INSECURE: plaintext, no authentication, every caller may do everything";
-        }
-        if (tls == null) {
-            return component + " runs without TLS: tokens and data cross the network in plaintext";
-        }
-        return null;
+        return open ? component + " runs INSECURE: plaintext, no authentication, every caller may do everything"
+                : null;
     }
 
-    /** The {@code Authorization} header value (also HELLO's data) that proves this side, or null: none. */
-    public String bearer() {
-        String t = token == null ? null : token.get();
+    /**
+     * The {@code Authorization} header value (also HELLO's data) that proves this side to {@code audience}, or
+     * null: none. Callers send it over TLS only.
+     *
+     * @param audience whom it is shown to: {@link #REGISTRY_AUDIENCE}, a domain (its PC servlet), or an
+     *     endpoint's name; HMAC and given tokens name no audience
+     */
+    public String bearer(String audience) {
+        String t = credential == null ? null : credential.token(audience);
         return t == null ? null : BEARER + t;
+    }
+
+    /**
+     * Refuses to show this side's credentials over plaintext: a URL that is not https, where security is on.
+     *
+     * @param url where a call would go
+     * @param what what the call is, for the sentence ("registry URL", "domain west's URL")
+     * @throws IllegalArgumentException naming the URL and why
+     */
+    public void requireSecureUrl(String url, String what) {
+        if (!open && !url.regionMatches(true, 0, "https://", 0, 8)) {
+            throw new IllegalArgumentException(what + " " + url + ": expected scheme 'https' but was '"
+                    + url.substring(0, Math.max(0, url.indexOf(':'))) + "' (security is on: credentials must not"
+                    + " cross the network in plaintext)");
+        }
     }
 
     /** The identity this side proves, as rules see it (null: none configured). */
@@ -177,10 +236,13 @@ public final class Security {
      * @param authorization the Authorization header, or HELLO's data as text; null or empty when none
      * @param certificateIdentity the CN of the caller's verified client certificate ({@link Tls#identity}), or
      *     null
+     * @param audience who is asking: {@link #REGISTRY_AUDIENCE}, this PC servlet's domain, this endpoint's name;
+     *     a signed token made for another is refused
      * @throws AuthException UNAUTHORIZED, with a sentence naming what was missing or refused (never which part of
-     *     a secret was wrong)
+     *     a token was altered)
      */
-    public String authenticate(String authorization, String certificateIdentity) throws AuthException {
+    public String authenticate(String authorization, String certificateIdentity, String audience)
+            throws AuthException {
         if (open) {
             return ANONYMOUS;
         }
@@ -189,22 +251,33 @@ public final class Security {
                 throw new AuthException(AuthException.Kind.UNAUTHORIZED,
                         "credentials must be 'Bearer <token>' (PROTOCOL.md section 5)");
             }
-            if (verifier == null) {
-                throw new AuthException(AuthException.Kind.UNAUTHORIZED,
-                        "tokens are not accepted here (no domain keys): use a client certificate");
-            }
-            try {
-                return verifier.verify(authorization.substring(BEARER.length()).strip()).subject();
-            } catch (TokenException e) {
-                throw new AuthException(AuthException.Kind.UNAUTHORIZED, "token refused (" + e.reason() + "): "
-                        + e.getMessage());
-            }
+            return verify(authorization.substring(BEARER.length()).strip(), audience);
         }
         if (certificateIdentity != null) {
             return certificateIdentity;
         }
         throw new AuthException(AuthException.Kind.UNAUTHORIZED, "no credentials: send 'Bearer <token>'"
                 + (tls != null && tls.clientAuth() != Tls.ClientAuth.NONE ? " or a client certificate" : ""));
+    }
+
+    /** A token's subject, verified by the format its version names. */
+    private String verify(String token, String audience) throws AuthException {
+        boolean signedToken = token.startsWith(SignedTokens.VERSION + ".");
+        if (signedToken ? signed == null : hmac == null) {
+            throw new AuthException(AuthException.Kind.UNAUTHORIZED, signedToken
+                    ? "signed tokens are not accepted here (no trust file): use a client certificate"
+                    : "tokens of this kind are not accepted here: use a " + SignedTokens.VERSION
+                    + " token or a client certificate");
+        }
+        try {
+            return signedToken ? signed.verify(token, audience).subject() : hmac.verify(token).subject();
+        } catch (TokenException e) {
+            if (e.reason() == TokenException.Reason.MALFORMED || e.reason() == TokenException.Reason.BAD_SIGNATURE) {
+                throw new AuthException(AuthException.Kind.UNAUTHORIZED, NOT_VALID);
+            }
+            throw new AuthException(AuthException.Kind.UNAUTHORIZED, "token refused (" + e.reason() + "): "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -230,39 +303,60 @@ public final class Security {
         if (open) {
             return "Security[insecure]";
         }
-        return "Security[tls=" + tls + ", tokens=" + (verifier != null) + ", identity=" + identity + ", " + rules
-                + "]";
+        return "Security[tls=" + tls + ", signed tokens=" + (signed != null) + ", hmac tokens=" + (hmac != null)
+                + ", identity=" + identity + ", " + rules + "]";
     }
 
-    /** Tokens minted with the domain's keys for one identity, each reused until half its life has passed. */
-    private static final class Minted implements Supplier<String> {
-        private final Tokens tokens;
-        private final String subject;
-        private final Duration lifetime;
-        private String current;
-        private Instant renewAt = Instant.MIN;
+    /** This side's credential for an audience: a token, or null. */
+    @FunctionalInterface
+    private interface Credential {
+        String token(String audience);
+    }
 
-        Minted(Tokens tokens, String subject, Duration lifetime) {
-            this.tokens = tokens;
-            this.subject = subject;
+    /**
+     * Tokens this side makes for itself, one per audience (for signed tokens; HMAC tokens name none), each reused
+     * until half its life has passed. At most {@value #AUDIENCES} audiences are remembered.
+     */
+    private static final class Minted implements Credential {
+        static final int AUDIENCES = 256;
+        private final java.util.function.BiFunction<String, Instant, String> make;
+        private final Duration lifetime;
+        private final java.util.Map<String, String> tokens = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(java.util.Map.Entry<String, String> eldest) {
+                return size() > AUDIENCES;
+            }
+        };
+        private final java.util.Map<String, Instant> renewAt = new java.util.HashMap<>();
+
+        /** @param make a token for (audience, expiry) */
+        Minted(java.util.function.BiFunction<String, Instant, String> make, Duration lifetime) {
+            this.make = make;
             this.lifetime = lifetime;
         }
 
         @Override
-        public synchronized String get() {
+        public synchronized String token(String audience) {
             Instant now = Instant.now();
-            if (!now.isBefore(renewAt)) {
-                current = tokens.issue(subject, lifetime);
-                renewAt = now.plus(lifetime.dividedBy(2));
+            String t = tokens.get(audience);
+            Instant renew = renewAt.get(audience);
+            if (t == null || renew == null || !now.isBefore(renew)) {
+                t = make.apply(audience, now.plus(lifetime));
+                tokens.put(audience, t);
+                renewAt.keySet().retainAll(tokens.keySet());
+                renewAt.put(audience, now.plus(lifetime.dividedBy(2)));
             }
-            return current;
+            return t;
         }
     }
 
     public static final class Builder {
         private Tls tls;
-        private boolean plaintext;
         private KeyRing keys;
+        private SigningKey signingKey;
+        private Supplier<Trust> trust;
         private String identity;
         private Supplier<String> token;
         private Rules rules;
@@ -271,30 +365,48 @@ public final class Security {
         private Builder() {
         }
 
+        /** TLS for every hop: required (security without it would show credentials in plaintext). */
         public Builder tls(Tls tls) {
             this.tls = Objects.requireNonNull(tls, "tls");
             return this;
         }
 
-        /** Authentication and rules without TLS: tokens cross the network in clear. Logged at start. */
-        public Builder plaintext() {
-            this.plaintext = true;
-            return this;
-        }
-
-        /** The domain's keys: tokens are verified with them, and this side's own are minted with them. */
+        /**
+         * The domain's shared HMAC keys ({@code gma1} tokens, {@link Tokens}): tokens are verified with them and,
+         * without a {@link #signingKey}, this side's own are made with them. Whoever holds them can make a token
+         * for anyone: for one domain whose processes trust each other, not across domains.
+         */
         public Builder keys(KeyRing keys) {
             this.keys = Objects.requireNonNull(keys, "keys");
             return this;
         }
 
-        /** Who this side is: the subject of the tokens it mints (with {@link #keys}). */
+        /** This side's Ed25519 key: it signs its own tokens ({@code gma2}), one per audience. */
+        public Builder signingKey(SigningKey key) {
+            this.signingKey = Objects.requireNonNull(key, "key");
+            return this;
+        }
+
+        /** Whose signed tokens are taken, for whom: public keys ({@link Trust}). */
+        public Builder trust(Trust trust) {
+            Objects.requireNonNull(trust, "trust");
+            this.trust = () -> trust;
+            return this;
+        }
+
+        /** As {@link #trust(Trust)}, asked for on each verification (a file reloaded: {@link #trustFile}). */
+        public Builder trust(Supplier<Trust> trust) {
+            this.trust = Objects.requireNonNull(trust, "trust");
+            return this;
+        }
+
+        /** Who this side is: the subject of the tokens it makes (with {@link #signingKey} or {@link #keys}). */
         public Builder identity(String identity) {
             this.identity = Objects.requireNonNull(identity, "identity");
             return this;
         }
 
-        /** A token this side shows as is (one an operator issued it), asked for on each use. */
+        /** A token this side shows as is (one an operator issued it), asked for on each use, whatever the audience. */
         public Builder token(Supplier<String> token) {
             this.token = Objects.requireNonNull(token, "token");
             return this;
@@ -306,7 +418,7 @@ public final class Security {
             return this;
         }
 
-        /** How long the tokens this side mints live (they are renewed at half). Default 1 h. */
+        /** How long the tokens this side makes live (they are renewed at half). Default 1 h. */
         public Builder tokenLifetime(Duration lifetime) {
             if (lifetime.compareTo(Duration.ofSeconds(10)) < 0 || lifetime.compareTo(Duration.ofHours(24)) > 0) {
                 throw new IllegalArgumentException("tokenLifetime must be 10 s to 24 h: " + lifetime);
@@ -316,27 +428,48 @@ public final class Security {
         }
 
         /**
-         * @throws IllegalStateException when neither TLS nor {@link #plaintext()} is chosen, or there is neither a
-         *     way to authenticate callers (keys, client certificates asked for) nor a credential of its own (a
-         *     {@link #token}, a certificate to show): a client may hold only the latter
+         * @throws IllegalStateException without TLS; when there is neither a way to authenticate callers (trust,
+         *     keys, client certificates asked for) nor a credential of its own (a signing key or keys with an
+         *     identity, a {@link #token}, a certificate to show); or when the trust given does not let the signing
+         *     key's issuer vouch for the identity (its tokens would be refused everywhere)
          */
         public Security build() {
-            if (tls == null && !plaintext) {
-                throw new IllegalStateException("security needs TLS (tls(...)) or an explicit plaintext()");
+            if (tls == null) {
+                throw new IllegalStateException("security needs TLS (tls(...)): without it, credentials would cross"
+                        + " the network in plaintext");
             }
-            boolean certificates = tls != null && tls.clientAuth() != Tls.ClientAuth.NONE;
-            boolean credential = token != null || tls != null && tls.hasKey();
-            if (keys == null && !certificates && !credential) {
-                throw new IllegalStateException("security needs a way to authenticate callers (the domain's keys or"
-                        + " client certificates: clientAuth WANT or NEED) or a credential to show (a token, a"
-                        + " certificate)");
+            boolean certificates = tls.clientAuth() != Tls.ClientAuth.NONE;
+            boolean credential = token != null || tls.hasKey() || identity != null && (signingKey != null
+                    || keys != null);
+            if (keys == null && trust == null && !certificates && !credential) {
+                throw new IllegalStateException("security needs a way to authenticate callers (a trust file, the"
+                        + " domain's keys, or client certificates: clientAuth WANT or NEED) or a credential to show"
+                        + " (a signing key, a token, a certificate)");
             }
-            Tokens verifier = keys == null ? null : Tokens.with(keys).build();
-            Supplier<String> own = token;
-            if (own == null && identity != null && verifier != null) {
-                own = new Minted(verifier, identity, tokenLifetime);
+            if (signingKey != null && identity != null && trust != null
+                    && !trust.get().vouches(signingKey.issuer(), identity)) {
+                throw new IllegalStateException("the trust does not let issuer " + signingKey.issuer() + " vouch for"
+                        + " identity " + identity + ": add " + identity + " to the subjects of its line (gma keys"
+                        + " writes them), or sign with " + identity + "'s own key");
             }
-            return new Security(tls, verifier, own, identity, rules == null ? Rules.denyAll() : rules, false);
+            Tokens hmac = keys == null ? null : Tokens.with(keys).build();
+            SignedTokens signed = trust == null ? null : SignedTokens.verifier(trust).build();
+            Credential own = null;
+            if (token != null) {
+                Supplier<String> given = token;
+                own = audience -> given.get();
+            } else if (identity != null && signingKey != null) {
+                SigningKey key = signingKey;
+                String subject = identity;
+                own = new Minted((audience, expiry) -> SignedTokens.issue(key, subject, audience, expiry),
+                        tokenLifetime);
+            } else if (identity != null && hmac != null) {
+                String subject = identity;
+                Duration lifetime = tokenLifetime;
+                Minted one = new Minted((audience, expiry) -> hmac.issue(subject, lifetime), tokenLifetime);
+                own = audience -> one.token(""); // an HMAC token names no audience: one serves them all
+            }
+            return new Security(tls, hmac, signed, own, identity, rules == null ? Rules.denyAll() : rules, false);
         }
     }
 }

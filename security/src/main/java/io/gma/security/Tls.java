@@ -211,14 +211,6 @@ public final class Tls {
             return files.size() == 1 ? files.get(0).toString() : files.toString(); // paths only: never a password
         }
 
-        long stamp() throws IOException {
-            long s = 0;
-            for (Path f : files) {
-                s = 31 * s + Files.getLastModifiedTime(f).toMillis() + Files.size(f);
-            }
-            return s;
-        }
-
         KeyStore keyStore(boolean withKey) throws IOException {
             try {
                 if (!pem) {
@@ -291,62 +283,13 @@ public final class Tls {
         throw new IOException(pem + ": not an EC, RSA or Ed25519 key", last);
     }
 
-    /** Material read again when its files change, checked at most once per interval. */
-    private abstract static class Reloading<T> {
-        final Source source;
-        private final long checkNanos;
-        private volatile T current;
-        private volatile long stamp;
-        private volatile long checkedAt;
-
-        Reloading(Source source, Duration check) throws IOException {
-            this.source = source;
-            this.checkNanos = check.toNanos();
-            this.stamp = source == null ? 0 : source.stamp();
-            this.current = load();
-            this.checkedAt = System.nanoTime();
-        }
-
-        abstract T load() throws IOException;
-
-        final T get() {
-            long now = System.nanoTime();
-            if (now - checkedAt >= checkNanos) {
-                synchronized (this) {
-                    if (now - checkedAt >= checkNanos) {
-                        checkedAt = now;
-                        reloadIfChanged();
-                    }
-                }
-            }
-            return current;
-        }
-
-        private void reloadIfChanged() {
-            if (source == null) {
-                return; // the JDK's own CAs
-            }
-            try {
-                long s = source.stamp();
-                if (s != stamp) {
-                    current = load();
-                    stamp = s;
-                    LOG.info("TLS: reloaded {}", source.describe());
-                }
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("TLS: keeping the previous material, {} could not be reloaded: {}", source.describe(),
-                        e.getMessage());
-            }
-        }
-    }
-
     private static final class ReloadingKeys extends X509ExtendedKeyManager {
         private final Source source;
         private final Reloading<X509ExtendedKeyManager> delegate;
 
         ReloadingKeys(Source source, Duration check) throws IOException {
             this.source = source;
-            this.delegate = new Reloading<>(source, check) {
+            this.delegate = new Reloading<>(source == null ? List.of() : source.files(), "TLS", check) {
                 @Override
                 X509ExtendedKeyManager load() throws IOException {
                     try {
@@ -417,7 +360,7 @@ public final class Tls {
 
         ReloadingTrust(Source source, Duration check) throws IOException {
             this.source = source;
-            this.delegate = new Reloading<>(source, check) {
+            this.delegate = new Reloading<>(source == null ? List.of() : source.files(), "TLS", check) {
                 @Override
                 X509ExtendedTrustManager load() throws IOException {
                     try {

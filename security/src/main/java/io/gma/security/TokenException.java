@@ -18,7 +18,11 @@ public final class TokenException extends Exception {
         /** Its expiry, plus the allowed clock skew, has passed. */
         EXPIRED,
         /** It expires further ahead than the longest lifetime allowed. */
-        TOO_LONG_LIVED
+        TOO_LONG_LIVED,
+        /** Signed by an issuer the trust does not let vouch for its subject (west's key, for alice of east). */
+        FOREIGN_SUBJECT,
+        /** Made for another audience (a token shown to west, replayed at north). */
+        WRONG_AUDIENCE
     }
 
     private final Reason reason;

@@ -58,11 +58,20 @@ class KeysTest {
     @Test
     void makesACaAServerAndClientsThatHandshakeWithHostnameCheckAndMutualTls() throws Exception {
         List<Path> files = Keys.make(dir, List.of("localhost", "127.0.0.1"), List.of("alice"));
-        for (String name : new String[] {"store.pass", "domain.keys", "ca.p12", "ca.pem", "truststore.p12",
+        for (String name : new String[] {"store.pass", "alice.key", "trust", "ca.p12", "ca.pem", "truststore.p12",
             "server.p12", "client-alice.p12"}) {
             assertTrue(files.contains(dir.resolve(name)), name + " in " + files);
         }
-        assertEquals("k1", KeyRing.read(dir.resolve("domain.keys")).current());
+        assertTrue(Files.notExists(dir.resolve("domain.keys")), "no shared HMAC secret unless asked for");
+        SigningKey alice = SigningKey.read(dir.resolve("alice.key"));
+        assertEquals("alice", alice.issuer());
+        assertEquals("k1", alice.keyId());
+        assertTrue(Trust.read(dir.resolve("trust")).vouches("alice", "alice"));
+        assertTrue(!Trust.read(dir.resolve("trust")).vouches("alice", "bob"), "a key vouches for its holder only");
+        for (String secret : new String[] {"store.pass", "alice.key", "ca.p12", "server.p12", "client-alice.p12"}) {
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(dir.resolve(secret))), secret);
+        }
 
         KeyStore server = load("server.p12");
         X509Certificate leaf = (X509Certificate) server.getCertificate("server");

@@ -85,11 +85,12 @@ public final class Demo implements AutoCloseable {
     }
 
     /**
-     * Starts everything with TLS and tokens on every hop and {@link #RULES}, with a domain secret, a CA and
-     * certificates made into {@code keys} (an empty directory) first.
+     * Starts everything with TLS and signed tokens on every hop and {@link #RULES}, with a signing key per
+     * identity, the trust file, a CA and certificates made into {@code keys} (an empty directory) first.
      */
     public static Demo startSecure(Duration sampleEvery, Path keys) throws Exception {
         Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("agent", "collector"));
+        Keys.addIdentities(keys, List.of("cardiff", "swansea", "bangor")); // each PC servlet signs its own tokens
         Files.writeString(keys.resolve("rules"), RULES);
         return new Demo(sampleEvery, keys);
     }

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -14,11 +16,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code gma keys}. */
-@Command(name = "keys", mixinStandardHelpOptions = true, header = "Makes a domain secret and test certificates.",
-        description = "Makes, for trying GMA with security on: the domain's token secret (domain.keys), and a"
-                + " self-signed CA with a server certificate and client certificates (PKCS12, their password in"
-                + " store.pass), with the JDK's keytool, and a starter rules file that lets each client do everything."
-                + " Existing files are not overwritten. A production domain takes its certificates from its own CA.")
+@Command(name = "keys", mixinStandardHelpOptions = true,
+        header = "Makes signing keys, the trust file and test certificates; rotates keys.",
+        description = {"Makes, for trying GMA with security on: an Ed25519 signing key for each client (NAME.key;"
+                + " a PC servlet is the client named after its domain), the trust file listing their public keys"
+                + " (give the same trust file to every process), a self-signed CA with a server certificate and"
+                + " client certificates (PKCS12, their password in store.pass) made with the JDK's keytool, and a"
+                + " starter rules file that lets each client do everything. Existing files are not overwritten."
+                + " A production domain takes its certificates from its own CA.",
+            "With --rotate NAME: a new key for NAME, trusted at once; its old keys stay trusted for --overlap."
+                + " With --retire NAME:KEYID: that key is dropped from the trust file now."})
 final class KeysCommand implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = "gma-keys", description = "Where to write (default ${DEFAULT-VALUE}).")
     Path dir;
@@ -27,9 +34,25 @@ final class KeysCommand implements Callable<Integer> {
             description = "The server's names and addresses, the first its CN (default ${DEFAULT-VALUE}).")
     List<String> hosts;
 
-    @Option(names = "--client", split = ",", description = "A client certificate for each name (none by"
-            + " default).")
+    @Option(names = "--client", split = ",", description = "A signing key and a client certificate for each name"
+            + " (none by default).")
     List<String> clients = List.of();
+
+    @Option(names = "--hmac", description = "Also a domain secret for HMAC tokens (domain.keys): whoever holds it"
+            + " can make a token for anyone, so only for one domain whose processes trust each other.")
+    boolean hmac;
+
+    @Option(names = "--rotate", paramLabel = "NAME", description = "Rotate NAME's signing key in --dir.")
+    String rotate;
+
+    @Option(names = "--overlap", paramLabel = "DURATION", defaultValue = "PT25H",
+            description = "With --rotate: how long the old keys stay trusted, ISO-8601 (default ${DEFAULT-VALUE}:"
+                    + " tokens live at most 24 h, plus a clock skew).")
+    Duration overlap;
+
+    @Option(names = "--retire", paramLabel = "NAME:KEYID", description = "Drop a key from the trust file in --dir"
+            + " now: tokens it signed are refused at once.")
+    String retire;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -37,7 +60,18 @@ final class KeysCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        for (Path p : Keys.make(dir, hosts, clients)) {
+        Gma.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
+        if (rotate != null || retire != null) {
+            Gma.check(spec, clients.isEmpty() && !hmac, "--client and --hmac make a new directory: not with"
+                    + " --rotate or --retire");
+            Gma.check(spec, !overlap.isNegative(), "--overlap " + overlap + " is negative");
+            return change(out);
+        }
+        List<Path> written = new ArrayList<>(Keys.make(dir, hosts, clients));
+        if (hmac) {
+            written.add(Keys.writeDomainKeys(dir));
+        }
+        for (Path p : written) {
             out.println("wrote " + p);
         }
         Path rules = dir.resolve("rules");
@@ -45,7 +79,24 @@ final class KeysCommand implements Callable<Integer> {
             Files.writeString(rules, starterRules(clients), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
             out.println("wrote " + rules);
         }
-        out.println("keep " + dir.resolve("ca.p12") + ", domain.keys and store.pass private");
+        out.println("keep ca.p12, store.pass" + (hmac ? ", domain.keys" : "") + " and the .key files in " + dir
+                + " private; give " + dir.resolve(Keys.TRUST) + " to every process that checks tokens");
+        return 0;
+    }
+
+    private int change(PrintWriter out) throws Exception {
+        if (rotate != null) {
+            String keyId = Keys.rotate(dir, rotate, overlap);
+            out.println(rotate + " signs with its new key " + keyId + " (" + dir.resolve(rotate + ".key") + ");"
+                    + " its older keys stay trusted for " + overlap + " in " + dir.resolve(Keys.TRUST)
+                    + ": give that file to every process that checks tokens");
+            return 0;
+        }
+        int colon = retire.lastIndexOf(':');
+        Gma.check(spec, colon > 0 && colon < retire.length() - 1, "--retire " + retire + " is not NAME:KEYID");
+        Keys.retire(dir, retire.substring(0, colon), retire.substring(colon + 1));
+        out.println("dropped key " + retire.substring(colon + 1) + " of " + retire.substring(0, colon) + " from "
+                + dir.resolve(Keys.TRUST));
         return 0;
     }
 

@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
 final class SecurityOptions {
     @Option(names = "--security", paramLabel = "DIR",
             description = "TLS, tokens and rules from DIR, as made by gma keys: its own certificate"
-                    + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, domain.keys, rules.")
+                    + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, its signing key NAME.key,"
+                    + " the trust file trust, domain.keys if there is one, rules.")
     Path dir;
 
     @Option(names = "--identity", paramLabel = "NAME",
