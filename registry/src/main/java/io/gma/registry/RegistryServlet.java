@@ -192,6 +192,7 @@ public class RegistryServlet extends HttpServlet {
 
     private void register(HttpServletRequest req, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
+        requireJson(req);
         EndpointStore.NewEndpoint e = core.requests.endpoint(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER, e.label() + "@" + e.domain());
         Lease lease = core.store.register(e, identity);
@@ -225,6 +226,7 @@ public class RegistryServlet extends HttpServlet {
 
     private void registerDomain(HttpServletRequest req, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
+        requireJson(req);
         Requests.NewDomain d = core.requests.domain(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
         boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
@@ -256,8 +258,10 @@ public class RegistryServlet extends HttpServlet {
                 throw ApiException.badRequest("the sql parameter is missing: GET /query?sql=SELECT...");
             }
         } else {
-            String type = req.getContentType() == null ? "text/plain"
-                    : req.getContentType().split(";")[0].trim().toLowerCase(Locale.ROOT);
+            String type = mediaType(req);
+            if (type == null) {
+                type = "text/plain";
+            }
             if (!SQL_TYPES.contains(type)) {
                 throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", "content type " + Json.quote(type)
                         + " is not text/plain or application/sql");
@@ -285,6 +289,27 @@ public class RegistryServlet extends HttpServlet {
             core.authorizer.authorize(identity, action, target);
         } catch (AccessDeniedException e) {
             throw ApiException.forbidden(e.getMessage());
+        }
+    }
+
+    /** The request's media type in lower case, without parameters such as charset; null when none is given. */
+    private static String mediaType(HttpServletRequest req) {
+        String type = req.getContentType();
+        return type == null ? null : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Refuses a JSON call whose body is declared as anything but application/json (a charset parameter is
+     * fine), with 415 before the body is read. A page in a browser may POST text/plain or a form to any
+     * origin without asking first; application/json takes a CORS preflight, which the registry never grants,
+     * so a page cannot register at a registry on its visitor's machine.
+     */
+    private static void requireJson(HttpServletRequest req) {
+        String type = mediaType(req);
+        if (!"application/json".equals(type)) {
+            throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", type == null
+                    ? "content type is missing; it must be application/json"
+                    : "content type " + Json.quote(type) + " is not application/json");
         }
     }
 

@@ -154,6 +154,78 @@ class RegistryApiTest {
     }
 
     @Test
+    void refusesARegistrationThatIsNotApplicationJsonWith415BeforeReadingIt() throws Exception {
+        String body = "{\"label\":\"plain\",\"kind\":\"producer\",\"domain\":\"typed\",\"host\":\"h\",\"port\":1}";
+        String url = api + "/endpoints";
+        assertError(Http.send("POST", url, "text/plain", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, "text/plain; charset=utf-8", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, null, body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type is missing; it must be application/json");
+        assertError(Http.send("POST", url, "application/x-www-form-urlencoded", body), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"application/x-www-form-urlencoded\" is not application/json");
+        assertError(Http.send("POST", url, "multipart/form-data; boundary=x", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"multipart/form-data\" is not application/json");
+        assertError(Http.send("POST", url, "application/jsonp", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"application/jsonp\" is not application/json");
+        // the type is checked before the body is parsed, or its size read
+        assertError(Http.send("POST", url, "text/plain", "{\"label\":"), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, "text/plain", "x".repeat(Settings.MAX_JSON_BYTES + 1)), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"text/plain\" is not application/json");
+        assertEquals(List.of(), client.query("SELECT name FROM endpoints WHERE domain = 'typed'").rows(),
+                "nothing was registered");
+
+        Http.Answer charset = Http.send("POST", url, "application/json; charset=utf-8", body);
+        assertEquals(201, charset.status(), charset.toString());
+        Http.Answer upper = Http.send("POST", url, "Application/JSON;charset=UTF-8", body);
+        assertEquals(201, upper.status(), upper.toString());
+        assertEquals(2, client.query("SELECT name FROM endpoints WHERE domain = 'typed'").rows().size());
+        client.unregister(json(charset).get("name").asText());
+        client.unregister(json(upper).get("name").asText());
+    }
+
+    @Test
+    void refusesADomainThatIsNotApplicationJsonWith415() throws Exception {
+        String body = "{\"domain\":\"typed\",\"url\":\"http://127.0.0.1:8181/gma\"}";
+        String url = api + "/domains";
+        assertError(Http.send("POST", url, "text/plain", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, null, body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type is missing; it must be application/json");
+        assertError(Http.send("POST", url, "application/x-www-form-urlencoded", body), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"application/x-www-form-urlencoded\" is not application/json");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain("typed")).status(),
+                "nothing was registered");
+        Http.Answer charset = Http.send("POST", url, "application/json; charset=utf-8", body);
+        assertEquals(201, charset.status(), charset.toString());
+        assertEquals("http://127.0.0.1:8181/gma", client.lookupDomain("typed").url());
+        client.unregisterDomain("typed");
+    }
+
+    @Test
+    void refusesADuplicateKeyWith400NamingIt() throws Exception {
+        String ok = "\"kind\":\"producer\",\"domain\":\"twice\",\"host\":\"h\",\"port\":1";
+        assertError(post("{\"label\":\"a\"," + ok + ",\"label\":\"b\"}"), 400, "BAD_REQUEST",
+                "duplicate field \"label\" in the body");
+        assertError(post("{\"label\":\"a\"," + ok + ",\"port\":2}"), 400, "BAD_REQUEST",
+                "duplicate field \"port\" in the body");
+        assertError(post("{\"label\":\"a\"," + ok + ",\"attributes\":{\"site\":\"x\",\"site\":\"y\"}}"), 400,
+                "BAD_REQUEST", "duplicate field \"site\" in the body");
+        assertEquals(List.of(), client.query("SELECT name FROM endpoints WHERE domain = 'twice'").rows(),
+                "nothing was registered");
+        assertError(Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"twice\",\"url\":\"http://a/\",\"url\":\"http://b/\"}"), 400, "BAD_REQUEST",
+                "duplicate field \"url\" in the body");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain("twice")).status());
+        // the same key in two objects is no duplicate
+        Http.Answer a = post("{\"label\":\"a\"," + ok + ",\"attributes\":{\"label\":\"x\"}}");
+        assertEquals(201, a.status(), a.toString());
+        client.unregister(json(a).get("name").asText());
+    }
+
+    @Test
     void refusesBodyOverTheLimitWith413() throws IOException {
         assertError(post("{\"label\":\"" + "x".repeat(Settings.MAX_JSON_BYTES) + "\"}"), 413, "TOO_LARGE",
                 "body is " + (Settings.MAX_JSON_BYTES + 12) + " bytes, over the limit of " + Settings.MAX_JSON_BYTES);
@@ -177,6 +249,7 @@ class RegistryApiTest {
             assertEquals(405, Http.send("PATCH", api + "/endpoints", "application/json", "{\"n\":" + i + "}")
                     .status());
             assertEquals(405, Http.send("DELETE", api + "/query", null, null).status());
+            assertEquals(415, Http.send("POST", api + "/endpoints", "text/plain", "{\"n\":" + i + "}").status());
         }
     }
 
@@ -264,6 +337,7 @@ class RegistryApiTest {
                     () -> c.register(producer("root", "lan").build()));
             assertEquals(403, r.status());
             assertEquals("FORBIDDEN", r.code());
+
         }
     }
 
