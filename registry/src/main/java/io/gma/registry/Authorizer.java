@@ -14,7 +14,10 @@ public interface Authorizer {
         LOOKUP,
         /** Register, renew or remove a domain; target the domain. */
         REGISTER_DOMAIN,
-        /** Run a query; called once per table or view it reads, target the table's name in lower case. */
+        /**
+         * Run a query; called once per table or view it reads, target the table's name in lower case. A look-up
+         * shows an endpoint's attributes only when this allows target {@code attributes}.
+         */
         QUERY
     }
 

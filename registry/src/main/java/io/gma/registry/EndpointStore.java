@@ -135,8 +135,8 @@ final class EndpointStore {
 
     EndpointInfo lookup(String name) throws SQLException {
         try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
-                "SELECT e.label, e.kind, e.domain, e.host, e.port, e.registered_at, e.expires_at, a.attr_key,"
-                        + " a.attr_value FROM gma_endpoints e LEFT JOIN gma_attributes a ON a.name = e.name"
+                "SELECT e.label, e.kind, e.domain, e.host, e.port, e.registered_at, e.expires_at, e.owner,"
+                        + " a.attr_key, a.attr_value FROM gma_endpoints e LEFT JOIN gma_attributes a ON a.name = e.name"
                         + " WHERE e.name = ? AND e.expires_at > CURRENT_TIMESTAMP")) {
             q.setString(1, name);
             try (ResultSet rs = q.executeQuery()) {
@@ -150,13 +150,15 @@ final class EndpointStore {
                 int port = rs.getInt(5);
                 Instant registeredAt = instant(rs, 6);
                 Instant expiresAt = instant(rs, 7);
+                String owner = rs.getString(8);
                 Map<String, String> attributes = new LinkedHashMap<>();
                 do { // one row per attribute, the endpoint's columns repeated (one row with nulls if none)
-                    if (rs.getString(8) != null) {
-                        attributes.put(rs.getString(8), rs.getString(9));
+                    if (rs.getString(9) != null) {
+                        attributes.put(rs.getString(9), rs.getString(10));
                     }
                 } while (rs.next());
-                return new EndpointInfo(name, label, kind, domain, host, port, registeredAt, expiresAt, attributes);
+                return new EndpointInfo(name, label, kind, domain, host, port, registeredAt, expiresAt, attributes,
+                        owner);
             }
         }
     }

@@ -218,9 +218,13 @@ public class RegistryServlet extends HttpServlet {
         out.put("domain", e.domain());
         out.put("host", e.host());
         out.put("port", e.port());
+        out.put("owner", e.owner());
         out.put("registeredAt", e.registeredAt().toString());
         out.put("expiresAt", e.expiresAt().toString());
-        out.put("attributes", e.attributes());
+        // attributes follow the query rules: a send rule to the name must not show what query would refuse
+        if (allows(identity, Authorizer.Action.QUERY, "attributes")) {
+            out.put("attributes", e.attributes());
+        }
         json(resp, 200, out);
     }
 
@@ -289,6 +293,19 @@ public class RegistryServlet extends HttpServlet {
             core.authorizer.authorize(identity, action, target);
         } catch (AccessDeniedException e) {
             throw ApiException.forbidden(e.getMessage());
+        }
+    }
+
+    /** Whether the authorizer allows it, for what an answer shows rather than whether it is given. */
+    private boolean allows(String identity, Authorizer.Action action, String target) {
+        if (!core.authorizes) {
+            return true;
+        }
+        try {
+            core.authorizer.authorize(identity, action, target);
+            return true;
+        } catch (AccessDeniedException e) {
+            return false;
         }
     }
 

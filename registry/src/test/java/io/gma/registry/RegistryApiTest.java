@@ -63,7 +63,7 @@ class RegistryApiTest {
 
         EndpointInfo e = client.lookup(lease.name());
         assertEquals(new EndpointInfo(lease.name(), "cpu", Kind.PRODUCER, "dsg", "127.0.0.1", 7000, e.registeredAt(),
-                lease.expiresAt(), Map.of("site", "cardiff", "metric", "load")), e);
+                lease.expiresAt(), Map.of("site", "cardiff", "metric", "load"), "anonymous"), e);
 
         Thread.sleep(20);
         Lease renewed = client.renew(lease.name());
@@ -338,6 +338,52 @@ class RegistryApiTest {
             assertEquals(403, r.status());
             assertEquals("FORBIDDEN", r.code());
 
+            // a look-up shows attributes only to whom a query of them would show them
+            Lease cpu = c.register(producer("cpu", "lan").attribute("site", "cardiff").build());
+            Http.Answer raw = Http.send("GET", secured.url() + Registry.API_PATH + "/endpoints/" + cpu.name(), null,
+                    null);
+            assertEquals(200, raw.status(), raw.toString());
+            assertFalse(json(raw).has("attributes"), raw.body());
+            assertEquals("anonymous", json(raw).get("owner").asText(), raw.body());
+            EndpointInfo e = c.lookup(cpu.name());
+            assertEquals(Map.of(), e.attributes());
+            assertEquals("anonymous", e.owner());
+            assertEquals("cpu", e.label());
+        }
+    }
+
+    @Test
+    void lookUpAnswersOwnerAndAttributesOnAnOpenRegistry() throws Exception {
+        Lease cpu = client.register(producer("owned", "lan").attribute("site", "cardiff").build());
+        Http.Answer raw = Http.send("GET", api + "/endpoints/" + cpu.name(), null, null);
+        assertEquals(200, raw.status(), raw.toString());
+        assertEquals("anonymous", json(raw).get("owner").asText(), raw.body());
+        assertEquals("{\"site\":\"cardiff\"}", json(raw).get("attributes").toString(), raw.body());
+        client.unregister(cpu.name());
+    }
+
+    @Test
+    void lookUpToleratesAnAnswerWithoutOwnerOrAttributes() throws Exception {
+        // a registry older than this client, or one that shows this caller no attributes
+        com.sun.net.httpserver.HttpServer old = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        byte[] answer = ("{\"name\":\"cpu-abcdef@lan\",\"label\":\"cpu\",\"kind\":\"producer\",\"domain\":\"lan\","
+                + "\"host\":\"127.0.0.1\",\"port\":7000,\"registeredAt\":\"2025-01-01T10:00:00Z\","
+                + "\"expiresAt\":\"2025-01-01T10:00:30Z\"}").getBytes(StandardCharsets.UTF_8);
+        old.createContext("/", exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        old.start();
+        try {
+            EndpointInfo e = RegistryClient.create("http://127.0.0.1:" + old.getAddress().getPort())
+                    .lookup("cpu-abcdef@lan");
+            assertEquals(new EndpointInfo("cpu-abcdef@lan", "cpu", Kind.PRODUCER, "lan", "127.0.0.1", 7000,
+                    Instant.parse("2025-01-01T10:00:00Z"), Instant.parse("2025-01-01T10:00:30Z"), Map.of(), null), e);
+        } finally {
+            old.stop(0);
         }
     }
 

@@ -31,6 +31,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +49,8 @@ class RegistryAuthTest {
             "query    alice endpoints",
             "query    bob   domains",
             "send     bob   *@dsg",
+            "send     dave  *@dsg",
+            "query    dave  attributes",
             "");
 
     @TempDir
@@ -229,6 +232,33 @@ class RegistryAuthTest {
             assertForbidden(() -> as("carol").lookup(cpu.name()), "\"carol\" may not send to \"" + cpu.name()
                     + "\": no send rule in rules allows it (looking up an endpoint takes a send rule for its name or"
                     + " a query rule for the table endpoints)");
+        } finally {
+            as("alice").unregister(cpu.name());
+        }
+    }
+
+    @Test
+    void aLookUpShowsAttributesOnlyToWhomTheQueryRulesShowThemAndNamesTheOwner() throws Exception {
+        Lease cpu = as("alice").register(Registration.builder(Kind.PRODUCER, "cpu-attr", "dsg").host("127.0.0.1")
+                .port(7000).attribute("site", "cardiff").build());
+        try {
+            // bob may send to it (so look it up), but a query of attributes would be refused him
+            assertForbidden(() -> as("bob").query("SELECT value FROM attributes"),
+                    "\"bob\" may not query the table \"attributes\": no query rule in rules allows it");
+            Http.Answer raw = send("Bearer " + tokens.issue("bob", Duration.ofMinutes(1)), "GET",
+                    "/endpoints/" + cpu.name(), null);
+            assertEquals(200, raw.status(), raw.toString());
+            JsonNode answer = Json.MAPPER.readTree(raw.body());
+            assertFalse(answer.has("attributes"), raw.body());
+            assertEquals("alice", answer.get("owner").asText(), raw.body());
+            EndpointInfo byBob = as("bob").lookup(cpu.name());
+            assertEquals(Map.of(), byBob.attributes());
+            assertEquals("alice", byBob.owner());
+            assertEquals(Map.of(), as("alice").lookup(cpu.name()).attributes(), "query endpoints is not attributes");
+
+            EndpointInfo byDave = as("dave").lookup(cpu.name());
+            assertEquals(Map.of("site", "cardiff"), byDave.attributes());
+            assertEquals("alice", byDave.owner());
         } finally {
             as("alice").unregister(cpu.name());
         }
