@@ -164,6 +164,26 @@ final class EndpointStore {
     }
 
     /**
+     * What a live endpoint was registered as, {@code label@domain} from its row (the target of its register
+     * rule), which its name alone does not tell: {@code x-abc234@east} is label {@code x} with a nonce, or label
+     * {@code x-abc234} registered exact.
+     *
+     * @throws ApiException 404 when no live endpoint has the name
+     */
+    String registeredAs(String name) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT label, domain FROM gma_endpoints WHERE name = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, name);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    throw ApiException.notFound("no live endpoint is named \"" + name + "\"");
+                }
+                return rs.getString(1) + "@" + rs.getString(2);
+            }
+        }
+    }
+
+    /**
      * Registers or renews a domain.
      *
      * @return true when the domain is new to its holder (never registered, or its last lease had passed)

@@ -134,7 +134,7 @@ public class RegistryServlet extends HttpServlet {
                 } else if (parts.length == 3 && parts[2].equals("lease")) {
                     allow(method, "PUT");
                     String name = Names.name(parts[1]);
-                    authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
+                    authorizeRegistered(identity, name);
                     Lease lease = core.store.renew(name, identity);
                     json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
                             .put("expiresAt", lease.expiresAt().toString()));
@@ -204,7 +204,7 @@ public class RegistryServlet extends HttpServlet {
     private void endpoint(String method, String name, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
         if (method.equals("DELETE")) {
-            authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
+            authorizeRegistered(identity, name);
             core.store.unregister(name, identity);
             resp.setStatus(204);
             return;
@@ -306,6 +306,19 @@ public class RegistryServlet extends HttpServlet {
             return true;
         } catch (AccessDeniedException e) {
             return false;
+        }
+    }
+
+    /**
+     * Checks the register rule for renewing or removing a live endpoint, against the label and domain the
+     * registry stored for its name: the name alone does not tell them, as {@code x-abc234@east} is label
+     * {@code x} with a nonce or label {@code x-abc234} registered exact. 404 when no live endpoint has the name.
+     * Without an authorizer everything is allowed, so the look-up (a renewal is the most frequent call) is
+     * skipped; the store's owner check applies either way.
+     */
+    private void authorizeRegistered(String identity, String name) throws SQLException {
+        if (core.authorizes) {
+            authorize(identity, Authorizer.Action.REGISTER, core.store.registeredAs(name));
         }
     }
 
