@@ -16,7 +16,10 @@ final class StatusPages {
     private StatusPages() {
     }
 
-    /** An SQL query from the dashboard, relayed to the registry; its answer in the registry's own JSON. */
+    /**
+     * An SQL query from the dashboard, relayed to the registry under this PC servlet's identity; its answer in
+     * the registry's own JSON. Only while security is off: {@link TunnelServlet} refuses the call before.
+     */
     static PcCore.Answer registryQuery(PcCore core, java.io.InputStream body) throws java.io.IOException {
         byte[] sql = body.readNBytes(MAX_SQL_BYTES + 1);
         if (sql.length > MAX_SQL_BYTES) {

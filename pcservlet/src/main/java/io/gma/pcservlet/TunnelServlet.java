@@ -21,7 +21,8 @@ import java.nio.charset.StandardCharsets;
  *   GET  /gma/v1/messages?domain=&amp;wait=&amp;ack=    a long poll from an outbound-only domain we relay for
  *   GET  /gma/v1/status                        JSON: domain, clients, queues, counters
  *   GET  /metrics                              Prometheus text format
- *   POST /gma/v1/registry/query                an SQL query, relayed to the registry (for the dashboard)
+ *   POST /gma/v1/registry/query                an SQL query, relayed to the registry (for the dashboard; off with
+ *                                              security on)
  *   GET  /dashboard/                           the dashboard (embedded PcServlet)
  * </pre>
  *
@@ -33,6 +34,9 @@ public final class TunnelServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     /** Where the dashboard served here posts its registry queries: relayed to the registry, same origin. */
     static final String REGISTRY_QUERY = "/gma/v1/registry/query";
+    /** Why the relay refuses every call while security is on. */
+    static final String RELAY_OFF = "the registry relay is off while security is on: query the registry itself,"
+            + " with your own credentials";
     private transient PcCore core;
     private transient boolean owned;
 
@@ -96,8 +100,9 @@ public final class TunnelServlet extends HttpServlet {
      *       {@code post} as the domain it names (X-Gma-Domain, or the poll's domain).</li>
      *   <li>Diagnostics (status, metrics): this machine always; other hosts only when authentication is
      *       configured, and then authenticated.</li>
-     *   <li>The registry relay: this machine only (the PC servlet's port faces other domains; the registry
-     *       may not).</li>
+     *   <li>The registry relay: off with security on, since it would run any caller's query under this PC
+     *       servlet's identity and credentials; without security, this machine only (the PC servlet's port
+     *       faces other domains; the registry may not).</li>
      * </ul>
      */
     private PcCore.Answer refusal(HttpServletRequest req, String path, String method) throws IOException {
@@ -109,6 +114,9 @@ public final class TunnelServlet extends HttpServlet {
                 String domain = method.equals("GET") ? req.getParameter("domain") : req.getHeader(PcCore.DOMAIN_HEADER);
                 security.authorize(identity, Rules.Verb.POST, domain == null ? "" : domain);
             } else if (path.equals(REGISTRY_QUERY)) {
+                if (security.authenticates()) {
+                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, RELAY_OFF);
+                }
                 if (!local) {
                     return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, "the registry relay answers this machine"
                             + " only, not " + req.getRemoteAddr());

@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * The dashboard: one page of plain HTML, CSS and JavaScript (no build step), served by the registry and by
  * each PC servlet under {@code /dashboard/}. The page reads the registry through {@code queryPath} (the
- * registry's own API, or a PC servlet's relay of it) and each reachable PC servlet's
- * {@code /gma/v1/status}, and refreshes every second.
+ * registry's own API, or a PC servlet's relay of it, which is off while that PC servlet's security is on: the
+ * page then shows the refusal's sentence) and each reachable PC servlet's {@code /gma/v1/status}, and refreshes
+ * every second.
  */
 public final class DashboardServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;

@@ -135,8 +135,8 @@ final class EndpointStore {
 
     EndpointInfo lookup(String name) throws SQLException {
         try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
-                "SELECT e.label, e.kind, e.domain, e.host, e.port, e.registered_at, e.expires_at, a.attr_key,"
-                        + " a.attr_value FROM gma_endpoints e LEFT JOIN gma_attributes a ON a.name = e.name"
+                "SELECT e.label, e.kind, e.domain, e.host, e.port, e.registered_at, e.expires_at, e.owner,"
+                        + " a.attr_key, a.attr_value FROM gma_endpoints e LEFT JOIN gma_attributes a ON a.name = e.name"
                         + " WHERE e.name = ? AND e.expires_at > CURRENT_TIMESTAMP")) {
             q.setString(1, name);
             try (ResultSet rs = q.executeQuery()) {
@@ -150,13 +150,35 @@ final class EndpointStore {
                 int port = rs.getInt(5);
                 Instant registeredAt = instant(rs, 6);
                 Instant expiresAt = instant(rs, 7);
+                String owner = rs.getString(8);
                 Map<String, String> attributes = new LinkedHashMap<>();
                 do { // one row per attribute, the endpoint's columns repeated (one row with nulls if none)
-                    if (rs.getString(8) != null) {
-                        attributes.put(rs.getString(8), rs.getString(9));
+                    if (rs.getString(9) != null) {
+                        attributes.put(rs.getString(9), rs.getString(10));
                     }
                 } while (rs.next());
-                return new EndpointInfo(name, label, kind, domain, host, port, registeredAt, expiresAt, attributes);
+                return new EndpointInfo(name, label, kind, domain, host, port, registeredAt, expiresAt, attributes,
+                        owner);
+            }
+        }
+    }
+
+    /**
+     * What a live endpoint was registered as, {@code label@domain} from its row (the target of its register
+     * rule), which its name alone does not tell: {@code x-abc234@east} is label {@code x} with a nonce, or label
+     * {@code x-abc234} registered exact.
+     *
+     * @throws ApiException 404 when no live endpoint has the name
+     */
+    String registeredAs(String name) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT label, domain FROM gma_endpoints WHERE name = ? AND expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, name);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    throw ApiException.notFound("no live endpoint is named \"" + name + "\"");
+                }
+                return rs.getString(1) + "@" + rs.getString(2);
             }
         }
     }

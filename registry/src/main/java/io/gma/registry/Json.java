@@ -1,10 +1,19 @@
 package io.gma.registry;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 
-/** The one JSON mapper, and quoting of user values inside error sentences. */
+/** The JSON mappers, and quoting of user values inside error sentences. */
 final class Json {
+    /** Writes answers and reads the registry's own answers (in {@link RegistryClient}). */
     static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * Reads request bodies: a key given twice in one object is refused, so that no reader of the same body
+     * (a proxy, a log, an auditor) can take the other value for the one the registry acted on.
+     */
+    static final ObjectMapper REQUESTS = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     private static final int MAX_QUOTED = 80;
 
     private Json() {

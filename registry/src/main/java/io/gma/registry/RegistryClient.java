@@ -89,14 +89,22 @@ public final class RegistryClient {
         return new Lease(name, instant(answer, "expiresAt"));
     }
 
-    /** Looks up a live endpoint; NOT_FOUND (404) when there is none by that name. */
+    /**
+     * Looks up a live endpoint; NOT_FOUND (404) when there is none by that name. Its attributes are empty when
+     * the registry does not show them to this caller (they follow the query rules: {@code query} of
+     * {@code attributes}); its owner is null when the registry does not say (one older than this client).
+     */
     public EndpointInfo lookup(String name) throws RegistryException {
         JsonNode e = call(request(url("endpoints", name)).get());
         Map<String, String> attributes = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = field(e, "attributes").fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> a = it.next();
-            attributes.put(a.getKey(), a.getValue().asText());
+        JsonNode shown = e.get("attributes");
+        if (shown != null) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = shown.fields(); it.hasNext();) {
+                Map.Entry<String, JsonNode> a = it.next();
+                attributes.put(a.getKey(), a.getValue().asText());
+            }
         }
+        String owner = e.hasNonNull("owner") ? e.get("owner").asText() : null;
         Kind kind;
         try {
             kind = Kind.fromWireName(field(e, "kind").asText());
@@ -105,7 +113,7 @@ public final class RegistryClient {
         }
         return new EndpointInfo(field(e, "name").asText(), field(e, "label").asText(), kind,
                 field(e, "domain").asText(), field(e, "host").asText(), field(e, "port").asInt(),
-                instant(e, "registeredAt"), instant(e, "expiresAt"), attributes);
+                instant(e, "registeredAt"), instant(e, "expiresAt"), attributes, owner);
     }
 
     /** Removes an endpoint at once; NOT_FOUND (404) if it had gone already. */

@@ -22,6 +22,8 @@ final class RegistryCore implements AutoCloseable {
     final Requests requests;
     final Authenticator authenticator;
     final Authorizer authorizer;
+    /** Whether an authorizer is configured: without one everything is allowed, so checks needing a look-up skip it. */
+    final boolean authorizes;
     /** Whether no authenticator is configured: then diagnostics go to loopback callers only. */
     final boolean open;
     private final ThreadPoolExecutor parser;
@@ -31,6 +33,7 @@ final class RegistryCore implements AutoCloseable {
         this.settings = settings;
         this.authenticator = authenticator != null ? authenticator : request -> Authenticator.ANONYMOUS;
         this.authorizer = authorizer != null ? authorizer : (identity, action, target) -> { };
+        this.authorizes = authorizer != null;
         this.open = authenticator == null;
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());

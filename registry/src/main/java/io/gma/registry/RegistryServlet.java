@@ -134,7 +134,7 @@ public class RegistryServlet extends HttpServlet {
                 } else if (parts.length == 3 && parts[2].equals("lease")) {
                     allow(method, "PUT");
                     String name = Names.name(parts[1]);
-                    authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
+                    authorizeRegistered(identity, name);
                     Lease lease = core.store.renew(name, identity);
                     json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
                             .put("expiresAt", lease.expiresAt().toString()));
@@ -192,6 +192,7 @@ public class RegistryServlet extends HttpServlet {
 
     private void register(HttpServletRequest req, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
+        requireJson(req);
         EndpointStore.NewEndpoint e = core.requests.endpoint(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER, e.label() + "@" + e.domain());
         Lease lease = core.store.register(e, identity);
@@ -203,7 +204,7 @@ public class RegistryServlet extends HttpServlet {
     private void endpoint(String method, String name, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
         if (method.equals("DELETE")) {
-            authorize(identity, Authorizer.Action.REGISTER, Names.baseName(name));
+            authorizeRegistered(identity, name);
             core.store.unregister(name, identity);
             resp.setStatus(204);
             return;
@@ -217,14 +218,19 @@ public class RegistryServlet extends HttpServlet {
         out.put("domain", e.domain());
         out.put("host", e.host());
         out.put("port", e.port());
+        out.put("owner", e.owner());
         out.put("registeredAt", e.registeredAt().toString());
         out.put("expiresAt", e.expiresAt().toString());
-        out.put("attributes", e.attributes());
+        // attributes follow the query rules: a send rule to the name must not show what query would refuse
+        if (allows(identity, Authorizer.Action.QUERY, "attributes")) {
+            out.put("attributes", e.attributes());
+        }
         json(resp, 200, out);
     }
 
     private void registerDomain(HttpServletRequest req, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
+        requireJson(req);
         Requests.NewDomain d = core.requests.domain(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
         boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
@@ -256,8 +262,10 @@ public class RegistryServlet extends HttpServlet {
                 throw ApiException.badRequest("the sql parameter is missing: GET /query?sql=SELECT...");
             }
         } else {
-            String type = req.getContentType() == null ? "text/plain"
-                    : req.getContentType().split(";")[0].trim().toLowerCase(Locale.ROOT);
+            String type = mediaType(req);
+            if (type == null) {
+                type = "text/plain";
+            }
             if (!SQL_TYPES.contains(type)) {
                 throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", "content type " + Json.quote(type)
                         + " is not text/plain or application/sql");
@@ -285,6 +293,53 @@ public class RegistryServlet extends HttpServlet {
             core.authorizer.authorize(identity, action, target);
         } catch (AccessDeniedException e) {
             throw ApiException.forbidden(e.getMessage());
+        }
+    }
+
+    /** Whether the authorizer allows it, for what an answer shows rather than whether it is given. */
+    private boolean allows(String identity, Authorizer.Action action, String target) {
+        if (!core.authorizes) {
+            return true;
+        }
+        try {
+            core.authorizer.authorize(identity, action, target);
+            return true;
+        } catch (AccessDeniedException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Checks the register rule for renewing or removing a live endpoint, against the label and domain the
+     * registry stored for its name: the name alone does not tell them, as {@code x-abc234@east} is label
+     * {@code x} with a nonce or label {@code x-abc234} registered exact. 404 when no live endpoint has the name.
+     * Without an authorizer everything is allowed, so the look-up (a renewal is the most frequent call) is
+     * skipped; the store's owner check applies either way.
+     */
+    private void authorizeRegistered(String identity, String name) throws SQLException {
+        if (core.authorizes) {
+            authorize(identity, Authorizer.Action.REGISTER, core.store.registeredAs(name));
+        }
+    }
+
+    /** The request's media type in lower case, without parameters such as charset; null when none is given. */
+    private static String mediaType(HttpServletRequest req) {
+        String type = req.getContentType();
+        return type == null ? null : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Refuses a JSON call whose body is declared as anything but application/json (a charset parameter is
+     * fine), with 415 before the body is read. A page in a browser may POST text/plain or a form to any
+     * origin without asking first; application/json takes a CORS preflight, which the registry never grants,
+     * so a page cannot register at a registry on its visitor's machine.
+     */
+    private static void requireJson(HttpServletRequest req) {
+        String type = mediaType(req);
+        if (!"application/json".equals(type)) {
+            throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", type == null
+                    ? "content type is missing; it must be application/json"
+                    : "content type " + Json.quote(type) + " is not application/json");
         }
     }
 

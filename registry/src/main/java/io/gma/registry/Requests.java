@@ -8,6 +8,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads and checks request bodies. Every refusal is a 400 whose sentence names the field, the value and
@@ -21,6 +23,8 @@ final class Requests {
     private static final Set<String> ENDPOINT_FIELDS = Set.of("label", "kind", "domain", "host", "port", "exact",
             "nonce", "leaseSeconds", "attributes");
     private static final Set<String> DOMAIN_FIELDS = Set.of("domain", "url", "via", "leaseSeconds");
+    /** How Jackson's STRICT_DUPLICATE_DETECTION words its refusal (JsonReadContext._checkDup). */
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*)'", Pattern.DOTALL);
 
     /** A checked domain registration. */
     record NewDomain(String domain, String url, String via, int leaseSeconds) {
@@ -79,8 +83,13 @@ final class Requests {
     private static JsonNode object(byte[] body, Set<String> known) {
         JsonNode json;
         try {
-            json = Json.MAPPER.readTree(body);
+            json = Json.REQUESTS.readTree(body);
         } catch (JsonProcessingException e) {
+            // getOriginalMessage: Jackson's sentence without its "[Source: ...; line: 1, column: 9]" suffix
+            Matcher duplicate = DUPLICATE.matcher(e.getOriginalMessage());
+            if (duplicate.matches()) {
+                throw ApiException.badRequest("duplicate field " + Json.quote(duplicate.group(1)) + " in the body");
+            }
             throw ApiException.badRequest("body is not valid JSON: " + e.getOriginalMessage());
         } catch (java.io.IOException e) {
             throw ApiException.badRequest("body could not be read as JSON");

@@ -4,11 +4,22 @@
 let queryUrl = null;
 const previous = {}; // domain -> {at, sent, received}: for rates
 
+// The registry's answer to one query. A refusal is thrown with its sentence: the registry's is JSON, a PC
+// servlet's is plain text (such as its relay's "FORBIDDEN the registry relay is off while security is on...").
 async function query(sql) {
   const r = await fetch(queryUrl, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: sql });
-  const body = await r.json();
+  const text = await r.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch (notJson) {
+    body = null;
+  }
   if (!r.ok) {
-    throw new Error((body && body.message) || ('HTTP ' + r.status));
+    throw new Error((body && body.message) || text.trim() || ('HTTP ' + r.status));
+  }
+  if (body === null || !Array.isArray(body.rows)) {
+    throw new Error('the answer (HTTP ' + r.status + ') is not a query result');
   }
   return body;
 }
@@ -145,7 +156,7 @@ async function start() {
     try {
       await refresh();
     } catch (e) {
-      document.getElementById('status').textContent = 'registry unreachable: ' + e.message;
+      document.getElementById('status').textContent = 'cannot read the registry: ' + e.message;
     }
     setTimeout(tick, 1000);
   };

@@ -63,7 +63,7 @@ class RegistryApiTest {
 
         EndpointInfo e = client.lookup(lease.name());
         assertEquals(new EndpointInfo(lease.name(), "cpu", Kind.PRODUCER, "dsg", "127.0.0.1", 7000, e.registeredAt(),
-                lease.expiresAt(), Map.of("site", "cardiff", "metric", "load")), e);
+                lease.expiresAt(), Map.of("site", "cardiff", "metric", "load"), "anonymous"), e);
 
         Thread.sleep(20);
         Lease renewed = client.renew(lease.name());
@@ -154,6 +154,78 @@ class RegistryApiTest {
     }
 
     @Test
+    void refusesARegistrationThatIsNotApplicationJsonWith415BeforeReadingIt() throws Exception {
+        String body = "{\"label\":\"plain\",\"kind\":\"producer\",\"domain\":\"typed\",\"host\":\"h\",\"port\":1}";
+        String url = api + "/endpoints";
+        assertError(Http.send("POST", url, "text/plain", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, "text/plain; charset=utf-8", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, null, body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type is missing; it must be application/json");
+        assertError(Http.send("POST", url, "application/x-www-form-urlencoded", body), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"application/x-www-form-urlencoded\" is not application/json");
+        assertError(Http.send("POST", url, "multipart/form-data; boundary=x", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"multipart/form-data\" is not application/json");
+        assertError(Http.send("POST", url, "application/jsonp", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"application/jsonp\" is not application/json");
+        // the type is checked before the body is parsed, or its size read
+        assertError(Http.send("POST", url, "text/plain", "{\"label\":"), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, "text/plain", "x".repeat(Settings.MAX_JSON_BYTES + 1)), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"text/plain\" is not application/json");
+        assertEquals(List.of(), client.query("SELECT name FROM endpoints WHERE domain = 'typed'").rows(),
+                "nothing was registered");
+
+        Http.Answer charset = Http.send("POST", url, "application/json; charset=utf-8", body);
+        assertEquals(201, charset.status(), charset.toString());
+        Http.Answer upper = Http.send("POST", url, "Application/JSON;charset=UTF-8", body);
+        assertEquals(201, upper.status(), upper.toString());
+        assertEquals(2, client.query("SELECT name FROM endpoints WHERE domain = 'typed'").rows().size());
+        client.unregister(json(charset).get("name").asText());
+        client.unregister(json(upper).get("name").asText());
+    }
+
+    @Test
+    void refusesADomainThatIsNotApplicationJsonWith415() throws Exception {
+        String body = "{\"domain\":\"typed\",\"url\":\"http://127.0.0.1:8181/gma\"}";
+        String url = api + "/domains";
+        assertError(Http.send("POST", url, "text/plain", body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type \"text/plain\" is not application/json");
+        assertError(Http.send("POST", url, null, body), 415, "UNSUPPORTED_MEDIA_TYPE",
+                "content type is missing; it must be application/json");
+        assertError(Http.send("POST", url, "application/x-www-form-urlencoded", body), 415,
+                "UNSUPPORTED_MEDIA_TYPE", "content type \"application/x-www-form-urlencoded\" is not application/json");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain("typed")).status(),
+                "nothing was registered");
+        Http.Answer charset = Http.send("POST", url, "application/json; charset=utf-8", body);
+        assertEquals(201, charset.status(), charset.toString());
+        assertEquals("http://127.0.0.1:8181/gma", client.lookupDomain("typed").url());
+        client.unregisterDomain("typed");
+    }
+
+    @Test
+    void refusesADuplicateKeyWith400NamingIt() throws Exception {
+        String ok = "\"kind\":\"producer\",\"domain\":\"twice\",\"host\":\"h\",\"port\":1";
+        assertError(post("{\"label\":\"a\"," + ok + ",\"label\":\"b\"}"), 400, "BAD_REQUEST",
+                "duplicate field \"label\" in the body");
+        assertError(post("{\"label\":\"a\"," + ok + ",\"port\":2}"), 400, "BAD_REQUEST",
+                "duplicate field \"port\" in the body");
+        assertError(post("{\"label\":\"a\"," + ok + ",\"attributes\":{\"site\":\"x\",\"site\":\"y\"}}"), 400,
+                "BAD_REQUEST", "duplicate field \"site\" in the body");
+        assertEquals(List.of(), client.query("SELECT name FROM endpoints WHERE domain = 'twice'").rows(),
+                "nothing was registered");
+        assertError(Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"twice\",\"url\":\"http://a/\",\"url\":\"http://b/\"}"), 400, "BAD_REQUEST",
+                "duplicate field \"url\" in the body");
+        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain("twice")).status());
+        // the same key in two objects is no duplicate
+        Http.Answer a = post("{\"label\":\"a\"," + ok + ",\"attributes\":{\"label\":\"x\"}}");
+        assertEquals(201, a.status(), a.toString());
+        client.unregister(json(a).get("name").asText());
+    }
+
+    @Test
     void refusesBodyOverTheLimitWith413() throws IOException {
         assertError(post("{\"label\":\"" + "x".repeat(Settings.MAX_JSON_BYTES) + "\"}"), 413, "TOO_LARGE",
                 "body is " + (Settings.MAX_JSON_BYTES + 12) + " bytes, over the limit of " + Settings.MAX_JSON_BYTES);
@@ -177,6 +249,7 @@ class RegistryApiTest {
             assertEquals(405, Http.send("PATCH", api + "/endpoints", "application/json", "{\"n\":" + i + "}")
                     .status());
             assertEquals(405, Http.send("DELETE", api + "/query", null, null).status());
+            assertEquals(415, Http.send("POST", api + "/endpoints", "text/plain", "{\"n\":" + i + "}").status());
         }
     }
 
@@ -264,6 +337,53 @@ class RegistryApiTest {
                     () -> c.register(producer("root", "lan").build()));
             assertEquals(403, r.status());
             assertEquals("FORBIDDEN", r.code());
+
+            // a look-up shows attributes only to whom a query of them would show them
+            Lease cpu = c.register(producer("cpu", "lan").attribute("site", "cardiff").build());
+            Http.Answer raw = Http.send("GET", secured.url() + Registry.API_PATH + "/endpoints/" + cpu.name(), null,
+                    null);
+            assertEquals(200, raw.status(), raw.toString());
+            assertFalse(json(raw).has("attributes"), raw.body());
+            assertEquals("anonymous", json(raw).get("owner").asText(), raw.body());
+            EndpointInfo e = c.lookup(cpu.name());
+            assertEquals(Map.of(), e.attributes());
+            assertEquals("anonymous", e.owner());
+            assertEquals("cpu", e.label());
+        }
+    }
+
+    @Test
+    void lookUpAnswersOwnerAndAttributesOnAnOpenRegistry() throws Exception {
+        Lease cpu = client.register(producer("owned", "lan").attribute("site", "cardiff").build());
+        Http.Answer raw = Http.send("GET", api + "/endpoints/" + cpu.name(), null, null);
+        assertEquals(200, raw.status(), raw.toString());
+        assertEquals("anonymous", json(raw).get("owner").asText(), raw.body());
+        assertEquals("{\"site\":\"cardiff\"}", json(raw).get("attributes").toString(), raw.body());
+        client.unregister(cpu.name());
+    }
+
+    @Test
+    void lookUpToleratesAnAnswerWithoutOwnerOrAttributes() throws Exception {
+        // a registry older than this client, or one that shows this caller no attributes
+        com.sun.net.httpserver.HttpServer old = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        byte[] answer = ("{\"name\":\"cpu-abcdef@lan\",\"label\":\"cpu\",\"kind\":\"producer\",\"domain\":\"lan\","
+                + "\"host\":\"127.0.0.1\",\"port\":7000,\"registeredAt\":\"2025-01-01T10:00:00Z\","
+                + "\"expiresAt\":\"2025-01-01T10:00:30Z\"}").getBytes(StandardCharsets.UTF_8);
+        old.createContext("/", exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        old.start();
+        try {
+            EndpointInfo e = RegistryClient.create("http://127.0.0.1:" + old.getAddress().getPort())
+                    .lookup("cpu-abcdef@lan");
+            assertEquals(new EndpointInfo("cpu-abcdef@lan", "cpu", Kind.PRODUCER, "lan", "127.0.0.1", 7000,
+                    Instant.parse("2025-01-01T10:00:00Z"), Instant.parse("2025-01-01T10:00:30Z"), Map.of(), null), e);
+        } finally {
+            old.stop(0);
         }
     }
 

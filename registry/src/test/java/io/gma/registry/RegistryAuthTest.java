@@ -31,6 +31,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +49,10 @@ class RegistryAuthTest {
             "query    alice endpoints",
             "query    bob   domains",
             "send     bob   *@dsg",
+            "send     dave  *@dsg",
+            "query    dave  attributes",
+            "register bob     x-abc234@east",
+            "register mallory x@east",
             "");
 
     @TempDir
@@ -231,6 +236,70 @@ class RegistryAuthTest {
                     + " a query rule for the table endpoints)");
         } finally {
             as("alice").unregister(cpu.name());
+        }
+    }
+
+    @Test
+    void aLookUpShowsAttributesOnlyToWhomTheQueryRulesShowThemAndNamesTheOwner() throws Exception {
+        Lease cpu = as("alice").register(Registration.builder(Kind.PRODUCER, "cpu-attr", "dsg").host("127.0.0.1")
+                .port(7000).attribute("site", "cardiff").build());
+        try {
+            // bob may send to it (so look it up), but a query of attributes would be refused him
+            assertForbidden(() -> as("bob").query("SELECT value FROM attributes"),
+                    "\"bob\" may not query the table \"attributes\": no query rule in rules allows it");
+            Http.Answer raw = send("Bearer " + tokens.issue("bob", Duration.ofMinutes(1)), "GET",
+                    "/endpoints/" + cpu.name(), null);
+            assertEquals(200, raw.status(), raw.toString());
+            JsonNode answer = Json.MAPPER.readTree(raw.body());
+            assertFalse(answer.has("attributes"), raw.body());
+            assertEquals("alice", answer.get("owner").asText(), raw.body());
+            EndpointInfo byBob = as("bob").lookup(cpu.name());
+            assertEquals(Map.of(), byBob.attributes());
+            assertEquals("alice", byBob.owner());
+            assertEquals(Map.of(), as("alice").lookup(cpu.name()).attributes(), "query endpoints is not attributes");
+
+            EndpointInfo byDave = as("dave").lookup(cpu.name());
+            assertEquals(Map.of("site", "cardiff"), byDave.attributes());
+            assertEquals("alice", byDave.owner());
+        } finally {
+            as("alice").unregister(cpu.name());
+        }
+    }
+
+    @Test
+    void renewalAndRemovalAreCheckedAgainstTheStoredLabelNotTheShapeOfTheName() throws Exception {
+        // x-abc234@east looks like label x with a nonce; bob registered label x-abc234 exactly
+        Lease exact = as("bob").register(Registration.builder(Kind.PRODUCER, "x-abc234", "east").host("127.0.0.1")
+                .port(7000).exact(true).build());
+        assertEquals("x-abc234@east", exact.name());
+        // the rules refuse mallory before the owner check would (which names no rule)
+        String refused = "\"mallory\" may not register the endpoint \"x-abc234@east\": no register rule in"
+                + " rules allows it";
+        assertForbidden(() -> as("mallory").renew("x-abc234@east"), refused);
+        assertForbidden(() -> as("mallory").unregister("x-abc234@east"), refused);
+        as("bob").renew("x-abc234@east");
+        assertEquals(List.of(List.of("x-abc234@east")),
+                as("alice").query("SELECT name FROM endpoints WHERE domain = 'east'").rows(), "still there");
+        as("bob").unregister("x-abc234@east");
+
+        // the same name, now mallory's label x with the nonce abc234: her rule, and bob's refused for x@east
+        Lease nonce = as("mallory").register(Registration.builder(Kind.PRODUCER, "x", "east").host("127.0.0.1")
+                .port(7000).nonce("abc234").build());
+        assertEquals("x-abc234@east", nonce.name());
+        as("mallory").renew("x-abc234@east");
+        assertForbidden(() -> as("bob").renew("x-abc234@east"),
+                "\"bob\" may not register the endpoint \"x@east\": no register rule in rules allows it");
+        assertForbidden(() -> as("bob").unregister("x-abc234@east"),
+                "\"bob\" may not register the endpoint \"x@east\": no register rule in rules allows it");
+        as("mallory").unregister("x-abc234@east");
+
+        // a name no live endpoint has stays 404, whoever asks
+        for (String who : List.of("mallory", "bob", "carol")) {
+            RegistryException gone = assertThrows(RegistryException.class, () -> as(who).renew("x-abc234@east"));
+            assertEquals(404, gone.status(), gone.toString());
+            assertEquals("no live endpoint is named \"x-abc234@east\"", gone.getMessage());
+            assertEquals(404, assertThrows(RegistryException.class, () -> as(who).unregister("x-abc234@east"))
+                    .status());
         }
     }
 
