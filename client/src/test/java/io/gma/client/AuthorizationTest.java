@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.registry.Kind;
+import io.gma.registry.Registration;
 import io.gma.registry.RegistryClient;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -37,7 +39,7 @@ class AuthorizationTest {
 
     @BeforeEach
     void start() throws Exception {
-        fixture = new DirectFixture();
+        fixture = new DirectFixture(keys);
     }
 
     @AfterEach
@@ -106,11 +108,14 @@ class AuthorizationTest {
     void aMessageNotFromTheNameSaidInHelloIsRefused() throws Exception {
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
         Security alice = TestKeys.security(keys, "alice", "send alice *\nregister alice raw@lan");
+        RegistryClient registry = RegistryClient.builder(fixture.registryUrl()).security(alice).build();
+        String me = registry.register(Registration.builder(Kind.PRODUCER, "raw", "lan").exact(true).port(1).build())
+                .name();
         try (Consumer inbox = fixture.consumer("inbox").security(alice).onMessage(at::add).build();
                 SSLSocket s = (SSLSocket) alice.tls().socketFactory().createSocket("127.0.0.1",
-                        RegistryClient.create(fixture.registryUrl()).lookup(inbox.name()).port())) {
-            String me = "raw-aaaaaa@lan";
-            s.getOutputStream().write(Packed.make(0, Command.HELLO, me, "", alice.bearer().getBytes(UTF_8)));
+                        registry.lookup(inbox.name()).port())) {
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, me, "", alice.bearer(inbox.name())
+                    .getBytes(UTF_8)));
             s.getOutputStream().write(Packed.make(7, Command.DATA, "mallory-aaaaaa@lan", inbox.name(), new byte[1]));
             s.getOutputStream().write(Packed.make(8, Command.DATA, me, inbox.name(), "honest".getBytes(UTF_8)));
             List<Message> got = read(s.getInputStream(), 2, Command.WELCOME, Command.ERROR);
@@ -147,8 +152,9 @@ class AuthorizationTest {
         RecordingRouter router = new RecordingRouter();
         LinkedBlockingQueue<Message> routed = router.routed;
         String rules = "send alice *@east\nsend bob *@north\nregister alice,bob *@west";
-        try (Gateway pc = Gateway.builder("west", router).security(TestKeys.security(keys, "west", rules)).build()
-                .start()) {
+        Security west = TestKeys.security(keys, "west", rules);
+        try (Gateway pc = Gateway.builder("west", router).security(west).registry(RegistryClient.builder(
+                fixture.registryUrl()).security(west).build()).build().start()) {
             String uplink = "127.0.0.1:" + pc.address().getPort();
             try (Producer alice = fixture.producer("alice").domain("west").pcServlet(uplink)
                     .security(TestKeys.security(keys, "alice", rules)).build();

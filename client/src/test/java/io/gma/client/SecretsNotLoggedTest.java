@@ -5,17 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.security.KeyRing;
 import io.gma.security.Rules;
 import io.gma.security.Security;
+import io.gma.security.SignedTokens;
+import io.gma.security.SigningKey;
 import io.gma.security.Tls;
-import io.gma.security.Tokens;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -24,36 +24,40 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Refused and accepted tokens, and the domain's secret, never reach the log (slf4j-simple writes System.err). */
+/** Refused and accepted tokens, and private keys, never reach the log (slf4j-simple writes System.err). */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SecretsNotLoggedTest {
     private final Path keys = TestKeys.main();
 
     @Test
-    void noTokenNorSecretIsLogged() throws Exception {
-        String keysFile = Files.readString(keys.resolve("domain.keys"), UTF_8);
-        String line = keysFile.lines().filter(l -> l.startsWith("k1")).findFirst().orElseThrow();
-        String secretB64 = line.substring(line.indexOf('=') + 1).strip();
-        byte[] secret = Base64.getDecoder().decode(secretB64);
-        Tokens tokens = Tokens.with(KeyRing.read(keys.resolve("domain.keys"))).build();
-        String good = tokens.issue("alice", Duration.ofMinutes(10));
-        String expired = Tokens.with(KeyRing.read(keys.resolve("domain.keys")))
-                .clock(Clock.offset(Clock.systemUTC(), Duration.ofHours(-3))).build()
-                .issue("alice", Duration.ofHours(1));
-        String tampered = good.substring(0, good.length() - 6) + (good.endsWith("AAAAAA") ? "BBBBBB" : "AAAAAA");
-        String forbidden = tokens.issue("mallory", Duration.ofMinutes(10));
-        List<String> secrets = new ArrayList<>(List.of(secretB64, Base64.getUrlEncoder().encodeToString(secret),
-                Base64.getUrlEncoder().withoutPadding().encodeToString(secret), good, expired, tampered, forbidden,
-                signature(good), signature(expired), signature(forbidden)));
+    void noTokenNorPrivateKeyIsLogged() throws Exception {
+        String keyFile = Files.readString(keys.resolve("alice.key"), UTF_8);
+        String line = keyFile.lines().filter(l -> l.startsWith("k1.private")).findFirst().orElseThrow();
+        String privateB64 = line.substring(line.indexOf('=') + 1).strip();
+        byte[] privateKey = Base64.getDecoder().decode(privateB64);
+        SigningKey alice = SigningKey.read(keys.resolve("alice.key"));
+        SigningKey mallory = SigningKey.read(keys.resolve("mallory.key"));
+        Instant soon = Instant.now().plus(Duration.ofMinutes(10));
+        String forRegistry = SignedTokens.issue(alice, "alice", Security.REGISTRY_AUDIENCE, soon);
 
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.err;
+        List<String> secrets = new ArrayList<>(List.of(privateB64, Base64.getUrlEncoder().encodeToString(privateKey),
+                Base64.getUrlEncoder().withoutPadding().encodeToString(privateKey), forRegistry,
+                signature(forRegistry)));
         System.setErr(new PrintStream(new TeeStream(captured, original), true, UTF_8));
-        try (DirectFixture f = new DirectFixture();
+        try (DirectFixture f = new DirectFixture(keys);
                 Consumer inbox = f.consumer("inbox").security(TestKeys.security(keys, "alice",
                         "send alice *\nregister * *")).build()) {
+            String good = SignedTokens.issue(alice, "alice", inbox.name(), soon);
+            String expired = SignedTokens.issue(alice, "alice", inbox.name(), Instant.now().minus(Duration.ofHours(2)));
+            String tampered = good.substring(0, good.length() - 6) + (good.endsWith("AAAAAA") ? "BBBBBB" : "AAAAAA");
+            String forbidden = SignedTokens.issue(mallory, "mallory", inbox.name(), soon);
+            secrets.addAll(List.of(good, expired, tampered, forbidden, signature(good), signature(expired),
+                    signature(forbidden)));
             for (String token : List.of(good, expired, tampered, forbidden)) {
-                Security s = TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).token(() -> token)
+                Security s = TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).tokens(audience -> audience.equals(
+                        Security.REGISTRY_AUDIENCE) ? forRegistry : token)
                         .rules(Rules.parse("send * *\nregister * *", "test rules")).build();
                 try (Producer p = f.producer("client").security(s).build()) {
                     Sent sent = p.send(inbox.name(), new byte[1]);
@@ -71,8 +75,8 @@ class SecretsNotLoggedTest {
         String log = captured.toString(UTF_8);
         assertTrue(log.contains("refused a link from"), "the log was not captured: " + log);
         assertTrue(log.contains("token refused (EXPIRED)"), log);
-        for (String s : secrets) {
-            assertFalse(log.contains(s), "the log shows a secret or token: " + s);
+        for (String secret : secrets) {
+            assertFalse(log.contains(secret), "the log shows a secret or token: " + secret);
         }
     }
 

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.RegistryClient;
-import io.gma.security.KeyRing;
 import io.gma.security.Rules;
 import io.gma.security.Security;
+import io.gma.security.SignedTokens;
+import io.gma.security.SigningKey;
 import io.gma.security.Tls;
-import io.gma.security.Tokens;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
@@ -20,13 +20,12 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,7 +47,7 @@ class SecureLinkTest {
 
     @BeforeEach
     void start() throws Exception {
-        fixture = new DirectFixture();
+        fixture = new DirectFixture(keys);
         inbox = fixture.consumer("inbox").security(TestKeys.security(keys, "alice", RULES))
                 .onMessage(delivered::add).build();
     }
@@ -62,19 +61,20 @@ class SecureLinkTest {
         fixture.close();
     }
 
-    /** A client showing {@code token} in HELLO, with alice's certificate for TLS. */
-    private Producer withToken(String label, String token) throws EndpointException {
-        Supplier<String> fixed = () -> token;
-        return fixture.producer(label).security(TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).token(fixed)
+    /**
+     * A client showing {@code token} in HELLO, with alice's certificate for TLS (and a good token for the
+     * registry, where it registers).
+     */
+    private Producer withToken(String label, String token) throws Exception {
+        String forRegistry = validToken(Security.REGISTRY_AUDIENCE, Instant.now().plus(Duration.ofMinutes(10)));
+        return fixture.producer(label).security(TestKeys.builder(keys, "alice", Tls.ClientAuth.WANT).tokens(
+                audience -> audience.equals(Security.REGISTRY_AUDIENCE) ? forRegistry : token)
                 .rules(Rules.parse(RULES, "test rules")).build()).build();
     }
 
-    private Tokens tokens(Clock clock) throws IOException {
-        return Tokens.with(KeyRing.read(keys.resolve("domain.keys"))).clock(clock).build();
-    }
-
-    private String validToken(String subject) throws IOException {
-        return tokens(Clock.systemUTC()).issue(subject, Duration.ofMinutes(10));
+    /** Alice's signed token for {@code audience}, expiring at {@code expiry}. */
+    private String validToken(String audience, Instant expiry) throws IOException {
+        return SignedTokens.issue(SigningKey.read(keys.resolve("alice.key")), "alice", audience, expiry);
     }
 
     /** The send fails with {@code code} and a message holding {@code sentence}; nothing reaches the inbox. */
@@ -108,7 +108,8 @@ class SecureLinkTest {
     }
 
     private int inboxPort() throws Exception {
-        return RegistryClient.create(fixture.registryUrl()).lookup(inbox.name()).port();
+        return RegistryClient.builder(fixture.registryUrl()).security(TestKeys.security(keys, "alice", RULES)).build()
+                .lookup(inbox.name()).port();
     }
 
     @Test
@@ -119,14 +120,13 @@ class SecureLinkTest {
     @Test
     void garbageTokenIsUnauthorized() throws Exception {
         refused(withToken("garbage", "not-a-token"), ErrorCode.UNAUTHORIZED,
-                "refused the link: UNAUTHORIZED token refused (MALFORMED): not a gma1 token");
+                "refused the link: UNAUTHORIZED token refused: it is not a valid token of a trusted issuer");
         stillServes();
     }
 
     @Test
     void expiredTokenIsUnauthorized() throws Exception {
-        String expired = tokens(Clock.offset(Clock.systemUTC(), Duration.ofHours(-2))).issue("alice",
-                Duration.ofMinutes(10));
+        String expired = validToken(inbox.name(), Instant.now().minus(Duration.ofMinutes(110)));
         refused(withToken("expired", expired), ErrorCode.UNAUTHORIZED,
                 "UNAUTHORIZED token refused (EXPIRED): the token expired at ");
         stillServes();
@@ -135,26 +135,26 @@ class SecureLinkTest {
     @Test
     void tamperedTokenIsUnauthorized() throws Exception {
         // alice's token, its subject edited to say bob: the signature no longer matches
-        String[] part = validToken("alice").split("\\.");
-        part[2] = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString("bob".getBytes(UTF_8));
+        String[] part = validToken(inbox.name(), Instant.now().plus(Duration.ofMinutes(10))).split("\\.");
+        part[3] = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString("bob".getBytes(UTF_8));
         refused(withToken("tampered", String.join(".", part)), ErrorCode.UNAUTHORIZED,
-                "UNAUTHORIZED token refused (BAD_SIGNATURE): the token's signature does not verify with key k1");
+                "UNAUTHORIZED token refused: it is not a valid token of a trusted issuer");
         stillServes();
     }
 
     @Test
     void tokenOfAnotherKeyIdIsUnauthorized() throws Exception {
-        String other = Tokens.with(KeyRing.generate("k9")).build().issue("alice", Duration.ofMinutes(10));
-        refused(withToken("otherkey", other), ErrorCode.UNAUTHORIZED,
-                "UNAUTHORIZED token refused (UNKNOWN_KEY): key id k9 is not in this domain's key ring");
+        String other = SignedTokens.issue(SigningKey.generate("alice", "k9"), "alice", inbox.name(),
+                Instant.now().plus(Duration.ofMinutes(10)));
+        refused(withToken("otherkey", other), ErrorCode.UNAUTHORIZED, "UNAUTHORIZED token refused (UNKNOWN_KEY): key"
+                + " k9 of issuer \"alice\" is not trusted here (not in the trust file, or past its until)");
         stillServes();
     }
 
     @Test
     void tokenReplayedAfterItsExpiryIsUnauthorized() throws Exception {
-        // valid for about 6 s more: issued 60 s ago (the skew allowed) for 6 s
-        String token = tokens(Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-60))).issue("alice",
-                Duration.ofSeconds(6));
+        // valid for about 6 s more: it expired 54 s ago, and the clock skew allowed is 60 s
+        String token = validToken(inbox.name(), Instant.now().minusSeconds(54));
         long validUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
         try (Producer first = withToken("first", token)) {
             first.send(inbox.name(), "in time".getBytes(UTF_8)).acknowledged().get(5, TimeUnit.SECONDS);
@@ -182,6 +182,19 @@ class SecureLinkTest {
         stillServes();
     }
 
+    /** Registers {@code name}, an endpoint listening on {@code port} here, in {@code registry} too, exactly. */
+    private static void mirror(RegistryClient registry, String name, int port) throws Exception {
+        registry.register(io.gma.registry.Registration.builder(io.gma.registry.Kind.CONSUMER, name.substring(0,
+                name.lastIndexOf('@')), name.substring(name.lastIndexOf('@') + 1)).exact(true).host("127.0.0.1")
+                .port(port).build());
+    }
+
+    /** Alice's token for the registry, and no credential for anyone else. */
+    private java.util.function.Function<String, String> registryOnly() throws IOException {
+        String forRegistry = validToken(Security.REGISTRY_AUDIENCE, Instant.now().plus(Duration.ofMinutes(10)));
+        return audience -> audience.equals(Security.REGISTRY_AUDIENCE) ? forRegistry : null;
+    }
+
     static char[] password(Path dir) throws IOException {
         return Files.readString(dir.resolve("store.pass"), UTF_8).strip().toCharArray();
     }
@@ -189,8 +202,15 @@ class SecureLinkTest {
     @Test
     void serverCertificateOfAnotherCaIsRefused() throws Exception {
         LinkedBlockingQueue<Incoming> atForeign = new LinkedBlockingQueue<>();
-        try (Consumer foreign = fixture.consumer("foreign").security(TestKeys.security(TestKeys.foreign(), "x",
-                "send * *\nregister * *")).onMessage(atForeign::add).build();
+        // it serves a certificate of another CA; it reaches the registry with the test CA's trust and alice's token
+        Path other = TestKeys.foreign();
+        Security foreignSide = Security.builder().tls(Tls.builder().keyStore(other.resolve("server.p12"),
+                password(other)).trustStore(keys.resolve("truststore.p12"), password(keys)).build())
+                .tokens(registryOnly()).rules(Rules.parse("send * *", "test rules")).build();
+        // a registry that asks for no client certificate: this one's would be refused there too
+        try (io.gma.registry.Registry registry = TestKeys.registry(keys, "127.0.0.1", Tls.ClientAuth.NONE);
+                DirectFixture fixture = new DirectFixture(registry);
+                Consumer foreign = fixture.consumer("foreign").security(foreignSide).onMessage(atForeign::add).build();
                 Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
                         .build()) {
             EndpointException e = refused(alice, foreign.name(), ErrorCode.UNAUTHORIZED, "TLS with " + foreign.name()
@@ -207,11 +227,13 @@ class SecureLinkTest {
         Path foreign = TestKeys.foreign();
         Tls foreignCert = Tls.builder().keyStore(foreign.resolve("server.p12"), password(foreign))
                 .trustStore(keys.resolve("truststore.p12"), password(keys)).clientAuth(Tls.ClientAuth.WANT).build();
-        try (Consumer strict = fixture.consumer("strict").security(TestKeys.builder(keys, "alice",
+        try (io.gma.registry.Registry registry = TestKeys.registry(keys, "127.0.0.1", Tls.ClientAuth.NONE);
+                DirectFixture fixture = new DirectFixture(registry);
+                Consumer strict = fixture.consumer("strict").security(TestKeys.builder(keys, "alice",
                 Tls.ClientAuth.NEED).rules(Rules.parse("send * *\nregister * *", "test rules")).build())
                 .onMessage(atStrict::add).build();
                 Producer stranger = fixture.producer("stranger").security(Security.builder().tls(foreignCert)
-                        .build()).build()) {
+                        .tokens(registryOnly()).build()).build()) {
             refused(stranger, strict.name(), ErrorCode.UNAUTHORIZED, "TLS with " + strict.name() + " failed: ");
             assertNull(atStrict.poll(200, TimeUnit.MILLISECONDS));
         }
@@ -223,7 +245,10 @@ class SecureLinkTest {
         Path localhostOnly = TestKeys.localhostOnly();
         Security sec = TestKeys.security(localhostOnly, "alice", "send * *\nregister * *");
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
-        try (Consumer byIp = fixture.consumer("byip").security(sec).onMessage(at::add).build();
+        // a registry of that CA, by the name its certificate holds; endpoints show the certificate to it
+        try (io.gma.registry.Registry registry = TestKeys.registry(localhostOnly, "localhost");
+                DirectFixture fixture = new DirectFixture(registry);
+                Consumer byIp = fixture.consumer("byip").security(sec).onMessage(at::add).build();
                 Consumer byName = fixture.consumer("byname").host("localhost").security(sec).onMessage(at::add)
                         .build();
                 Producer client = fixture.producer("client").security(sec).build()) {
@@ -248,17 +273,25 @@ class SecureLinkTest {
             assertEquals(Command.ERROR, answer.get(0).command());
             assertEquals("UNAUTHORIZED this port speaks TLS: connect with TLS", answer.get(0).dataAsString());
         }
-        refused(fixture.producer("plain").build(), ErrorCode.UNAUTHORIZED,
-                "refused the link: UNAUTHORIZED this port speaks TLS: connect with TLS");
+        // a plaintext endpoint finds the inbox in a plaintext registry of its own
+        try (DirectFixture plain = new DirectFixture()) {
+            mirror(RegistryClient.create(plain.registryUrl()), inbox.name(), inboxPort());
+            refused(plain.producer("plain").build(), ErrorCode.UNAUTHORIZED,
+                    "refused the link: UNAUTHORIZED this port speaks TLS: connect with TLS");
+        }
         stillServes();
     }
 
     @Test
     void tlsToPlaintextPortFailsNamingThePeer() throws Exception {
         LinkedBlockingQueue<Incoming> atPlain = new LinkedBlockingQueue<>();
-        try (Consumer plain = fixture.consumer("plain").onMessage(atPlain::add).build();
+        try (DirectFixture plainFixture = new DirectFixture();
+                Consumer plain = plainFixture.consumer("plain").onMessage(atPlain::add).build();
                 Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
                         .build()) {
+            mirror(RegistryClient.builder(fixture.registryUrl()).security(TestKeys.security(keys, "alice", RULES))
+                    .build(), plain.name(), RegistryClient.create(plainFixture.registryUrl()).lookup(plain.name())
+                    .port());
             refused(alice, plain.name(), ErrorCode.UNAUTHORIZED, plain.name() + " answered in plaintext GMA: it does"
                     + " not speak TLS");
             assertNull(atPlain.poll(200, TimeUnit.MILLISECONDS));

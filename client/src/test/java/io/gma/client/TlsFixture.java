@@ -15,7 +15,7 @@ final class TlsFixture implements Fixture {
     private final Security bob = TestKeys.security(TestKeys.main(), "bob", RULES);
 
     TlsFixture() throws Exception {
-        registry = Registry.builder().port(0).build().start();
+        registry = TestKeys.registry(TestKeys.main());
     }
 
     @Override

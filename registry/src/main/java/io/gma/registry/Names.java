@@ -4,10 +4,11 @@ import java.security.SecureRandom;
 import java.util.regex.Pattern;
 
 /**
- * The name rules of PROTOCOL.md section 3, and the nonces that make registered names unique. Public for
- * {@link #baseName} only, which the PC servlet's gateway and endpoints share with the registry's rules.
+ * The name rules of PROTOCOL.md section 3, and the nonces that make registered names unique. Whether a name
+ * carries a nonce is known only from the registration that made it (the store keeps the label): it is never
+ * guessed from the name's shape, since {@code x-abc234@east} may be the exact label {@code x-abc234}.
  */
-public final class Names {
+final class Names {
     static final int MAX_LABEL = 64;
     static final int MAX_DOMAIN = 64;
     static final int NONCE_LENGTH = 6;
@@ -20,22 +21,6 @@ public final class Names {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Names() {
-    }
-
-    /**
-     * A registered name without its nonce, {@code label@domain}: what {@code register} rules are written
-     * against. A name without {@code @} is given back as it is.
-     */
-    public static String baseName(String name) {
-        int at = name.lastIndexOf('@');
-        if (at < 0) {
-            return name;
-        }
-        String label = name.substring(0, at);
-        int dash = label.lastIndexOf('-');
-        boolean nonce = dash >= 0 && label.length() - dash - 1 == NONCE_LENGTH
-                && label.substring(dash + 1).chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '2' && c <= '7');
-        return (nonce ? label.substring(0, dash) : label) + name.substring(at);
     }
 
     static String label(String field, String value) {

@@ -2,7 +2,6 @@ package io.gma.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -454,13 +453,5 @@ class RegistryApiTest {
         assertEquals("UNREACHABLE", e.code());
         assertTrue(e.getMessage().startsWith("registry at http://127.0.0.1:" + port + "/registry/v1 did not answer"
                 + " GET /registry/v1/endpoints/a@b"), e.getMessage());
-    }
-
-    @Test
-    void baseNameDropsOnlyANonce() {
-        assertEquals("cpu@dsg", Names.baseName("cpu-k3x7qz@dsg"));
-        assertEquals("pong@lan", Names.baseName("pong@lan"));
-        assertEquals("my-service@lan", Names.baseName("my-service@lan"));
-        assertNotEquals("a@b", Names.baseName("a-ABCDEF@b"));
     }
 }

@@ -66,6 +66,7 @@ class RegistryAuthTest {
     @BeforeAll
     static void start() throws Exception {
         Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("alice", "bob"));
+        Keys.writeDomainKeys(keys); // HMAC tokens: one secret mints them for any identity, as these tests need
         char[] password = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
         ring = KeyRing.read(keys.resolve("domain.keys"));
         tokens = Tokens.with(ring).build();
@@ -141,9 +142,9 @@ class RegistryAuthTest {
         assertRefused(send("Basic YWxpY2U6c2VjcmV0", "POST", "/endpoints", body), 401, "UNAUTHORIZED",
                 "credentials must be 'Bearer <token>' (PROTOCOL.md section 5)");
         assertRefused(send("Bearer " + foreign, "POST", "/endpoints", body), 401, "UNAUTHORIZED",
-                "token refused (BAD_SIGNATURE): the token's signature does not verify with key k1");
+                "token refused: it is not a valid token of a trusted issuer");
         assertRefused(send("Bearer " + tampered(good), "POST", "/endpoints", body), 401, "UNAUTHORIZED",
-                "token refused (BAD_SIGNATURE): the token's signature does not verify with key k1");
+                "token refused: it is not a valid token of a trusted issuer");
         assertRefused(send("Bearer " + unknownKey, "POST", "/endpoints", body), 401, "UNAUTHORIZED",
                 "token refused (UNKNOWN_KEY): key id k9 is not in this domain's key ring");
         Http.Answer late = send("Bearer " + expired, "POST", "/endpoints", body);
@@ -151,7 +152,7 @@ class RegistryAuthTest {
         assertTrue(Json.MAPPER.readTree(late.body()).get("message").asText()
                 .startsWith("token refused (EXPIRED): the token expired at "), late.toString());
         assertRefused(send("Bearer not-a-token", "GET", "/health", null), 401, "UNAUTHORIZED",
-                "token refused (MALFORMED): not a gma1 token (version.keyId.subject.expiry.signature)");
+                "token refused: it is not a valid token of a trusted issuer");
 
         assertEquals(201, send("Bearer " + good, "POST", "/endpoints", body).status(), "the registry goes on");
         assertEquals(1, as("alice").query("SELECT name FROM endpoints WHERE host = 'h'").rows().size(),

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.security.KeyRing;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
 import io.gma.security.Security;
+import io.gma.security.SigningKey;
 import io.gma.security.Tls;
-import io.gma.security.Tokens;
+import io.gma.security.Trust;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -57,7 +57,7 @@ class RegistryTlsTest {
             throws Exception {
         Tls tls = Tls.builder().keyStore(serverStore, password).trustStore(keys.resolve("truststore.p12"), password)
                 .clientAuth(clientAuth).reloadCheck(reloadCheck).build();
-        Security security = Security.builder().tls(tls).keys(KeyRing.read(keys.resolve("domain.keys")))
+        Security security = Security.builder().tls(tls).trust(Trust.read(keys.resolve("trust")))
                 .rules(Rules.parse(RULES, "test rules")).build();
         return Registry.builder().port(0).security(security).build().start();
     }
@@ -68,10 +68,8 @@ class RegistryTlsTest {
 
     /** Trusts the test CA, shows no certificate, sends a token for alice. */
     private static Security tokenClient() throws IOException {
-        Tokens tokens = Tokens.with(KeyRing.read(keys.resolve("domain.keys"))).build();
-        String token = tokens.issue("alice", Duration.ofMinutes(5));
         return Security.builder().tls(Tls.builder().trustStore(keys.resolve("truststore.p12"), password).build())
-                .token(() -> token).build();
+                .signingKey(SigningKey.read(keys.resolve("alice.key"))).identity("alice").build();
     }
 
     /** Shows {@code store} (a client certificate), trusts {@code trust}, sends no token. */
@@ -112,7 +110,7 @@ class RegistryTlsTest {
         try (Registry registry = serve(Tls.ClientAuth.NEED)) {
             Security alice = certificateClient(keys.resolve("client-alice.p12"), password,
                     keys.resolve("truststore.p12"), password);
-            assertEquals(null, alice.bearer());
+            assertEquals(null, alice.bearer(Security.REGISTRY_AUDIENCE));
             everyCallWorks(RegistryClient.builder(registry.url()).security(alice).build());
 
             Security bob = certificateClient(keys.resolve("client-bob.p12"), password, keys.resolve("truststore.p12"),
@@ -146,7 +144,7 @@ class RegistryTlsTest {
         // the other CA's server certificate names localhost only; the client connects to 127.0.0.1
         Tls tls = Tls.builder().keyStore(other.resolve("server.p12"), otherPassword)
                 .trustStore(other.resolve("truststore.p12"), otherPassword).build();
-        Security server = Security.builder().tls(tls).keys(KeyRing.read(keys.resolve("domain.keys")))
+        Security server = Security.builder().tls(tls).trust(Trust.read(keys.resolve("trust")))
                 .rules(Rules.parse(RULES, "test rules")).build();
         try (Registry registry = Registry.builder().port(0).security(server).build().start()) {
             Security client = Security.builder().tls(Tls.builder().trustStore(other.resolve("truststore.p12"),
@@ -173,7 +171,7 @@ class RegistryTlsTest {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> RegistryClient.builder(plain).security(tokenClient()).build());
             assertEquals("registry URL " + plain + "/registry/v1: expected scheme 'https' but was 'http' (security"
-                    + " has TLS: credentials must not cross the network in plaintext)", refused.getMessage());
+                    + " is on: credentials must not cross the network in plaintext)", refused.getMessage());
             RegistryClient alice = RegistryClient.builder(registry.url()).security(tokenClient()).build();
             assertEquals(0, alice.query("SELECT name FROM endpoints").rows().size());
         }
@@ -204,7 +202,7 @@ class RegistryTlsTest {
                 }
             }
             assertEquals(401, answer.status(), "a new connection gets the new certificate: " + answer);
-            assertEquals("token refused (MALFORMED): not a gma1 token (version.keyId.subject.expiry.signature)",
+            assertEquals("token refused: it is not a valid token of a trusted issuer",
                     answer.getMessage());
         }
     }

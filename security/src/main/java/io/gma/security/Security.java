@@ -263,11 +263,15 @@ public final class Security {
     /** A token's subject, verified by the format its version names. */
     private String verify(String token, String audience) throws AuthException {
         boolean signedToken = token.startsWith(SignedTokens.VERSION + ".");
+        if (!signedToken && !token.startsWith(Tokens.VERSION + ".")) {
+            throw new AuthException(AuthException.Kind.UNAUTHORIZED, NOT_VALID);
+        }
         if (signedToken ? signed == null : hmac == null) {
             throw new AuthException(AuthException.Kind.UNAUTHORIZED, signedToken
-                    ? "signed tokens are not accepted here (no trust file): use a client certificate"
-                    : "tokens of this kind are not accepted here: use a " + SignedTokens.VERSION
-                    + " token or a client certificate");
+                    ? "signed (" + SignedTokens.VERSION + ") tokens are not accepted here (no trust file): use a"
+                    + " client certificate"
+                    : "HMAC (" + Tokens.VERSION + ") tokens are not accepted here (no domain keys): use a "
+                    + SignedTokens.VERSION + " token or a client certificate");
         }
         try {
             return signedToken ? signed.verify(token, audience).subject() : hmac.verify(token).subject();
@@ -358,7 +362,7 @@ public final class Security {
         private SigningKey signingKey;
         private Supplier<Trust> trust;
         private String identity;
-        private Supplier<String> token;
+        private java.util.function.Function<String, String> token;
         private Rules rules;
         private Duration tokenLifetime = Duration.ofHours(1);
 
@@ -408,7 +412,14 @@ public final class Security {
 
         /** A token this side shows as is (one an operator issued it), asked for on each use, whatever the audience. */
         public Builder token(Supplier<String> token) {
-            this.token = Objects.requireNonNull(token, "token");
+            Objects.requireNonNull(token, "token");
+            this.token = audience -> token.get();
+            return this;
+        }
+
+        /** Tokens this side shows as they are, one per audience (operator-issued), asked for on each use. */
+        public Builder tokens(java.util.function.Function<String, String> forAudience) {
+            this.token = Objects.requireNonNull(forAudience, "forAudience");
             return this;
         }
 
@@ -456,8 +467,7 @@ public final class Security {
             SignedTokens signed = trust == null ? null : SignedTokens.verifier(trust).build();
             Credential own = null;
             if (token != null) {
-                Supplier<String> given = token;
-                own = audience -> given.get();
+                own = token::apply;
             } else if (identity != null && signingKey != null) {
                 SigningKey key = signingKey;
                 String subject = identity;
