@@ -1,5 +1,6 @@
 package io.gma.bench;
 
+import io.gma.registry.Registry;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -10,9 +11,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * TLS for the benchmarks, with {@code -Dgma.bench.tls=true}: certificates and domain keys made once in a
- * temporary directory (Keys.make), and each endpoint given TLS, a token, and rules that let anyone send and
- * go by any name.
+ * TLS for the benchmarks, with {@code -Dgma.bench.tls=true}: certificates, signing keys and a trust file made
+ * once in a temporary directory (Keys.make), each endpoint given TLS, signed tokens, and rules that let anyone
+ * send, and a registry over TLS (endpoints show their credentials over TLS only).
  */
 public final class BenchTls {
     private static Path dir;
@@ -32,6 +33,11 @@ public final class BenchTls {
             Keys.make(dir, List.of("localhost", "127.0.0.1"), List.of("alice", "bob"));
         }
         return Security.fromDirectory(dir, identity, Tls.ClientAuth.NONE)
-                .rules(Rules.parse("send * *\nregister * *", "bench")).build();
+                .rules(Rules.parse("send * *\nregister * *\nquery * *", "bench")).build();
+    }
+
+    /** A registry over TLS with the same keys, letting everyone register and look up; the caller closes it. */
+    public static Registry registry() throws Exception {
+        return Registry.builder().port(0).security(security("registry")).build().start();
     }
 }

@@ -114,7 +114,7 @@ final class Forwarder implements Runnable {
         }
         Request.Builder authorized;
         try {
-            authorized = core.authorized(new Request.Builder(), queue.domain, target.url());
+            authorized = core.authorized(new Request.Builder(), target.domain(), target.url());
         } catch (IllegalArgumentException plaintext) {
             // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once
             if (!target.url().equals(refusedUrl)) {

@@ -47,7 +47,7 @@ final class Poller implements Runnable {
     private long pollOnce(String via) {
         String base;
         try {
-            base = core.routes().target(via).url();
+            base = core.routes().target(via).url(); // an outbound-only domain's target is its via's PC servlet
         } catch (Routes.RouteException e) {
             return backoff("looking up the via domain " + via + ": " + e.getMessage());
         }

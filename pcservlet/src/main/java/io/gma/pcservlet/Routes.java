@@ -26,7 +26,11 @@ final class Routes {
     private static final int MAX_CACHED = 10_000;
 
     /** Where to post for a domain: a URL, or null when this PC servlet relays for it. */
-    record Target(String url, boolean relayedHere) {
+    /**
+     * Where to post: the URL of the PC servlet that takes the messages, and its domain (the audience of the
+     * token shown there: the destination's, or that of the domain relaying for it); or here, to the relay.
+     */
+    record Target(String url, String domain, boolean relayedHere) {
     }
 
     /** A look-up failed: NO_ROUTE when the registry says there is no such thing, else a passing failure. */
@@ -58,16 +62,16 @@ final class Routes {
     /** Where messages for {@code destination} are posted. */
     Target target(String destination) throws RouteException {
         if (via != null) {
-            return new Target(urlOf(via, "the via domain of " + domain), false);
+            return new Target(urlOf(via, "the via domain of " + domain), via, false);
         }
         DomainInfo d = domain(destination);
         if (d.url() != null) {
-            return new Target(d.url(), false);
+            return new Target(d.url(), destination, false);
         }
         if (domain.equals(d.via())) {
-            return new Target(null, true);
+            return new Target(null, domain, true);
         }
-        return new Target(urlOf(d.via(), "the via domain of " + destination), false);
+        return new Target(urlOf(d.via(), "the via domain of " + destination), d.via(), false);
     }
 
     private String urlOf(String name, String role) throws RouteException {

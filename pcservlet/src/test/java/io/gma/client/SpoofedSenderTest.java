@@ -5,14 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.gma.registry.Https;
-import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
 import io.gma.wire.Command;
 import io.gma.wire.Packed;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
@@ -35,8 +32,7 @@ class SpoofedSenderTest {
 
     @Test
     void aBatchPostedAsOneDomainCarriesNoSenderOfAnother() throws Exception {
-        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("producer", "consumer"));
-        Files.writeString(keys.resolve("rules"), TunnelFixture.RULES);
+        TunnelFixture.makeKeys(keys);
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
         try (TunnelFixture f = new TunnelFixture(TunnelFixture.Firewalls.NONE, keys);
                 Consumer inbox = f.consumer("inbox").onMessage(at::add).build()) {
@@ -45,7 +41,7 @@ class SpoofedSenderTest {
             String west = "boss-aaaaaa@west"; // west's own, as the consumer would trust it
             byte[] batch = Packed.make(9, Command.DATA, west, inbox.name(), "from east, really".getBytes(UTF_8));
             Request post = new Request.Builder().url(f.west.url() + "/gma/v1/messages")
-                    .header("Authorization", east.bearer()).header("X-Gma-Domain", "east")
+                    .header("Authorization", east.bearer("west")).header("X-Gma-Domain", "east")
                     .post(RequestBody.create(batch, MediaType.get("application/x-gma"))).build();
             try (Response r = http.newCall(post).execute()) {
                 assertEquals(200, r.code(), r.body().string());

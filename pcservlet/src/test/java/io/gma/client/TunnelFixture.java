@@ -2,12 +2,15 @@ package io.gma.client;
 
 import io.gma.pcservlet.PcServlet;
 import io.gma.registry.Registry;
+import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The producer in domain east and the consumer in domain west, each behind its PC servlet, the two joined by
@@ -32,8 +35,7 @@ final class TunnelFixture implements Fixture {
     }
 
     /**
-     * @param keys a directory made by {@code Keys.make} with clients producer and consumer and {@link #RULES}
-     *     as its rules, for TLS and tokens on every hop; null: insecure
+     * @param keys a directory made by {@link #makeKeys}, for TLS and signed tokens on every hop; null: insecure
      */
     TunnelFixture(Firewalls firewalls, Path keys) throws Exception {
         this.keys = keys;
@@ -43,6 +45,17 @@ final class TunnelFixture implements Fixture {
         east = (firewalls != Firewalls.NONE ? e.via("hub") : e).start();
         PcServlet.Builder w = pc("west");
         west = (firewalls == Firewalls.BOTH ? w.via("hub") : w).start();
+    }
+
+    /**
+     * Makes the keys of a secure fixture in {@code dir}: certificates for the producer and consumer, a signing key
+     * each for them and for every PC servlet (named after its domain), one trust file, and {@link #RULES}.
+     */
+    static Path makeKeys(Path dir) throws IOException {
+        Keys.make(dir, List.of("localhost", "127.0.0.1"), List.of("producer", "consumer"));
+        Keys.addIdentities(dir, List.of("east", "west", "hub"));
+        Files.writeString(dir.resolve("rules"), RULES);
+        return dir;
     }
 
     /** What the identities of a secure fixture may do: the endpoints, and each PC servlet as its domain. */

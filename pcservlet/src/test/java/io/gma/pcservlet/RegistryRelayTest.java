@@ -10,10 +10,10 @@ import io.gma.registry.Lease;
 import io.gma.registry.Registration;
 import io.gma.registry.Registry;
 import io.gma.registry.RegistryClient;
-import io.gma.security.KeyRing;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
+import io.gma.security.Trust;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -66,7 +66,7 @@ class RegistryRelayTest {
 
     @Test
     void withSecurityOnTheRelayIs403AndTheRegistrySeesNoQuery() throws Exception {
-        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("cardiff"));
+        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("cardiff", "swansea"));
         Files.writeString(keys.resolve("rules"), "domain swansea swansea\n");
         // the registry's real authentication, and an authorizer that allows everything and notes each call
         Authorizer noting = (identity, action, target) -> asked.add(identity + " " + action + " " + target);
@@ -80,16 +80,16 @@ class RegistryRelayTest {
             char[] pass = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
             Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass).build();
             OkHttpClient anonymous = Https.client(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
-                    .keys(KeyRing.read(keys.resolve("domain.keys"))).build()).retryOnConnectionFailure(false).build();
+                    .trust(Trust.read(keys.resolve("trust"))).build()).retryOnConnectionFailure(false).build();
 
             // from this machine, with credentials or without: refused
-            for (String authorization : new String[] {null, cardiff.bearer()}) {
+            for (String authorization : new String[] {null, cardiff.bearer("swansea")}) {
                 try (Response r = relay(anonymous, swansea.url(), authorization, "SELECT * FROM attributes")) {
                     assertEquals(403, r.code());
                     assertEquals(REFUSED, r.body().string());
                 }
             }
-            try (Response r = relay(http, swansea.url(), cardiff.bearer(), "SELECT name FROM endpoints")) {
+            try (Response r = relay(http, swansea.url(), cardiff.bearer("swansea"), "SELECT name FROM endpoints")) {
                 assertEquals(403, r.code());
                 assertEquals(REFUSED, r.body().string());
             }

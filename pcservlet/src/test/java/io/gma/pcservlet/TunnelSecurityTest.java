@@ -11,7 +11,10 @@ import io.gma.registry.Registry;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
 import io.gma.security.Security;
+import io.gma.security.SignedTokens;
+import io.gma.security.SigningKey;
 import io.gma.security.Tls;
+import io.gma.security.Trust;
 import io.gma.wire.Command;
 import io.gma.wire.Packed;
 import java.io.IOException;
@@ -60,6 +63,7 @@ class TunnelSecurityTest {
     @BeforeAll
     static void start() throws Exception {
         Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("cardiff", "bangor"));
+        Keys.addIdentities(keys, List.of("swansea"));
         Keys.make(foreign, List.of("localhost", "127.0.0.1"), List.of("cardiff"));
         Files.writeString(keys.resolve("rules"), """
                 post    cardiff   cardiff
@@ -74,7 +78,7 @@ class TunnelSecurityTest {
         http = Https.client(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
         Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
         anonymous = Https.client(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
-                .keys(io.gma.security.KeyRing.read(keys.resolve("domain.keys"))).build())
+                .trust(Trust.read(keys.resolve("trust"))).build())
                 .retryOnConnectionFailure(false).build();
     }
 
@@ -104,7 +108,7 @@ class TunnelSecurityTest {
             assertTrue(body.contains(text), body);
         }
         // and the PC servlet still takes a good batch (no route here: answered with an ERROR in a 200)
-        try (Response good = post(http, cardiff.bearer(), "cardiff")) {
+        try (Response good = post(http, cardiff.bearer("swansea"), "cardiff")) {
             assertEquals(200, good.code());
             String body = good.body().string();
             assertTrue(body.contains("NO_ROUTE"), body);
@@ -114,35 +118,41 @@ class TunnelSecurityTest {
     @Test
     void theUrlIsHttpsAndAnAllowedDomainsBatchIsTaken() throws IOException {
         assertTrue(swansea.url().startsWith("https://"), swansea.url());
-        try (Response r = post(http, cardiff.bearer(), "cardiff")) {
+        try (Response r = post(http, cardiff.bearer("swansea"), "cardiff")) {
             assertEquals(200, r.code());
         }
     }
 
     @Test
     void missingBadOrForeignTokensAre401AndNeverEchoed() throws IOException {
-        String good = cardiff.bearer();
+        String good = cardiff.bearer("swansea");
         String tampered = good.substring(0, good.length() - 3) + (good.endsWith("AAA") ? "BBB" : "AAA");
         Security other = Security.fromDirectory(foreign, "cardiff", Tls.ClientAuth.NONE).build();
         assertAnswer(401, "UNAUTHORIZED no credentials", post(anonymous, null, "cardiff"));
-        assertAnswer(401, "UNAUTHORIZED token refused (BAD_SIGNATURE)", post(anonymous, tampered, "cardiff"));
-        assertAnswer(401, "UNAUTHORIZED token refused (BAD_SIGNATURE)", post(http, tampered, "cardiff"));
-        Response r = post(anonymous, "Bearer gma1.k9.Y2FyZGlmZg.99999999999.AAAA", "cardiff");
-        assertAnswer(401, "UNAUTHORIZED token refused (UNKNOWN_KEY)", r);
-        try (Response foreignToken = post(anonymous, other.bearer(), "cardiff")) {
+        assertAnswer(401, "UNAUTHORIZED token refused: it is not a valid token of a trusted issuer",
+                post(anonymous, tampered, "cardiff"));
+        assertAnswer(401, "UNAUTHORIZED token refused: it is not a valid token of a trusted issuer",
+                post(http, tampered, "cardiff"));
+        String unknownKey = SignedTokens.issue(SigningKey.generate("cardiff", "k9"), "cardiff", "swansea",
+                java.time.Instant.now().plusSeconds(600));
+        assertAnswer(401, "UNAUTHORIZED token refused (UNKNOWN_KEY)", post(anonymous, "Bearer " + unknownKey,
+                "cardiff"));
+        assertAnswer(401, "UNAUTHORIZED token refused (WRONG_AUDIENCE): the token is for \"bangor\", not for"
+                + " \"swansea\"", post(anonymous, cardiff.bearer("bangor"), "cardiff"));
+        try (Response foreignToken = post(anonymous, other.bearer("swansea"), "cardiff")) {
             String body = foreignToken.body().string();
             assertEquals(401, foreignToken.code());
-            assertFalse(body.contains(other.bearer().substring(7)), body);
+            assertFalse(body.contains(other.bearer("swansea").substring(7)), body);
             assertFalse(body.contains(tampered.substring(7)), body);
         }
     }
 
     @Test
     void anIdentityMayPostOnlyAsTheDomainsTheRulesGiveIt() throws IOException {
-        assertAnswer(403, "FORBIDDEN \"cardiff\" may not post as domain \"bangor\"", post(http, cardiff.bearer(),
-                "bangor"));
+        assertAnswer(403, "FORBIDDEN \"cardiff\" may not post as domain \"bangor\"", post(http,
+                cardiff.bearer("swansea"), "bangor"));
         Security bangor = Security.fromDirectory(keys, "bangor", Tls.ClientAuth.NONE).build();
-        assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"bangor\"", post(http, bangor.bearer(),
+        assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"bangor\"", post(http, bangor.bearer("swansea"),
                 "bangor"));
     }
 
@@ -157,8 +167,8 @@ class TunnelSecurityTest {
         }
         Tls bangorsCert = Tls.builder().keyStore(keys.resolve("client-bangor.p12"), pass(keys))
                 .trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
-        Security bangor = Security.builder().tls(bangorsCert).keys(io.gma.security.KeyRing.read(keys.resolve(
-                "domain.keys"))).rules(Rules.denyAll()).build();
+        Security bangor = Security.builder().tls(bangorsCert).trust(Trust.read(keys.resolve("trust")))
+                .rules(Rules.denyAll()).build();
         assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"cardiff\"",
                 post(Https.client(new OkHttpClient.Builder(), bangor).build(), null, "cardiff"));
     }
@@ -171,7 +181,7 @@ class TunnelSecurityTest {
     void aCertificateFromAnotherCaOrPlaintextHttpGetsNoFurther() throws Exception {
         Security other = Security.fromDirectory(foreign, "cardiff", Tls.ClientAuth.NONE).build();
         assertThrows(SSLException.class, () -> post(Https.client(new OkHttpClient.Builder(), other).build(),
-                other.bearer(), "cardiff").close());
+                other.bearer("swansea"), "cardiff").close());
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), swansea.httpPort())) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1"
@@ -181,7 +191,7 @@ class TunnelSecurityTest {
         } catch (IOException reset) {
             // refused by a reset: fine, nothing was taken
         }
-        assertAnswer(200, "NO_ROUTE", post(http, cardiff.bearer(), "cardiff"));
+        assertAnswer(200, "NO_ROUTE", post(http, cardiff.bearer("swansea"), "cardiff"));
     }
 
     @Test
@@ -209,10 +219,10 @@ class TunnelSecurityTest {
             assertEquals(null, r.header("Access-Control-Allow-Origin"), "no page from elsewhere may read it");
             String body = r.body().string();
             assertTrue(body.contains("\"swansea\""), body);
-            String secret = Files.readString(keys.resolve("domain.keys"));
+            String secret = Files.readString(keys.resolve("swansea.key"));
             for (String line : secret.split("\n")) {
-                if (line.startsWith("k1 = ")) {
-                    String b64 = line.substring(5).strip();
+                if (line.startsWith("k1.private = ")) {
+                    String b64 = line.substring("k1.private = ".length()).strip();
                     assertFalse(body.contains(b64));
                     assertFalse(body.contains(Base64.getUrlEncoder().withoutPadding().encodeToString(
                             Base64.getDecoder().decode(b64))));

@@ -42,7 +42,7 @@ public final class PingPongBench {
                 Producer pong = Pong.start(registry.url(), "lan", "pong");
                 Ping ping = Ping.start(registry.url(), "lan");
                 RawEcho raw = new RawEcho();
-                SecurePair tls = BenchTls.on() ? new SecurePair(registry.url()) : null) {
+                SecurePair tls = BenchTls.on() ? new SecurePair() : null) {
             System.out.printf(Locale.ROOT, "ping-pong, %d round trips per size after as many warm-up ones (fewer"
                     + " above 64 KiB); JDK %s, %d cores%n%n", rounds, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
@@ -84,10 +84,14 @@ public final class PingPongBench {
     /** Ping and pong as the examples do it, over TLS: request/reply, or DATA answered by DATA. */
     static final class SecurePair implements AutoCloseable {
         private final BlockingQueue<Incoming> echoes = new ArrayBlockingQueue<>(1024);
+        private final Registry secure;
         private final Producer pong;
         private final Consumer ping;
 
-        SecurePair(String registry) throws IOException {
+        /** On a registry over TLS of its own: endpoints show their credentials over TLS only. */
+        SecurePair() throws Exception {
+            secure = BenchTls.registry();
+            String registry = secure.url();
             Producer[] self = new Producer[1];
             pong = Producer.builder().registry(registry).domain("lan").label("tls-pong")
                     .security(BenchTls.security("alice")).onMessage(m -> {
@@ -121,9 +125,10 @@ public final class PingPongBench {
         }
 
         @Override
-        public void close() {
+        public void close() throws Exception {
             ping.close();
             pong.close();
+            secure.close();
         }
     }
 

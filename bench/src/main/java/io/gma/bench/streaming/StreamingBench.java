@@ -114,7 +114,8 @@ public final class StreamingBench {
         System.out.println("| bytes | messages | raw msgs/s | raw MB/s | GMA msgs/s | GMA MB/s | msgs/s ratio |"
                 + (tls ? " TLS msgs/s | TLS MB/s | TLS/plain | raw TLS msgs/s | raw TLS/raw |" : ""));
         System.out.println("|---|---|---|---|---|---|---|" + (tls ? "---|---|---|---|---|" : ""));
-        try (Registry registry = Registry.builder().port(0).build().start()) {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                Registry secure = tls ? BenchTls.registry() : null) {
             for (int[] run : runs) {
                 int size = run[0];
                 int n = run[1];
@@ -127,7 +128,7 @@ public final class StreamingBench {
                 }));
                 if (tls) {
                     passes.add(() -> {
-                        double s = gma(registry.url(), size, n, null);
+                        double s = gma(secure.url(), size, n, null);
                         cpu[1] = lastCpu;
                         return s;
                     });
