@@ -49,6 +49,9 @@ public final class KeyFiles {
     }
 
     private static Path create(Path file) throws IOException {
+        if (Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new FileAlreadyExistsException(file + " exists already: not overwritten");
+        }
         try {
             FileAttribute<Set<PosixFilePermission>> owner = PosixFilePermissions.asFileAttribute(OWNER_ONLY);
             return Files.createFile(file, owner);

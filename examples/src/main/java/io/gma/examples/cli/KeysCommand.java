@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma keys}. */
 @Command(name = "keys", mixinStandardHelpOptions = true,
-        header = "Makes signing keys, the trust file and test certificates; rotates keys.",
+        header = "Makes signing keys, the trust file, test certificates; rotates keys.",
         description = {"Makes, for trying GMA with security on: an Ed25519 signing key for each client (NAME.key;"
                 + " a PC servlet is the client named after its domain), the trust file listing their public keys"
                 + " (give the same trust file to every process), a self-signed CA with a server certificate and"

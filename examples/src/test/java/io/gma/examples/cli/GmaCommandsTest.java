@@ -1,6 +1,7 @@
 package io.gma.examples.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
@@ -8,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -140,16 +142,35 @@ class GmaCommandsTest {
     }
 
     @Test
-    void keysMakesTheDomainSecretAndCertificates(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    void keysMakesSigningKeysTheTrustFileAndCertificatesAndRotates(@TempDir Path dir) throws Exception {
         Run keys = gma("keys", "--dir", dir.toString(), "--client", "alice");
         assertEquals(0, keys.status(), keys.err());
-        for (String file : new String[] {"domain.keys", "store.pass", "ca.p12", "ca.pem", "truststore.p12",
+        for (String file : new String[] {"alice.key", "trust", "store.pass", "ca.p12", "ca.pem", "truststore.p12",
             "server.p12", "client-alice.p12"}) {
             assertTrue(keys.out().contains("wrote " + dir.resolve(file) + "\n"), keys.out());
         }
+        assertFalse(Files.exists(dir.resolve("domain.keys")), "no shared HMAC secret unless --hmac");
         Run again = gma("keys", "--dir", dir.toString());
         assertEquals(1, again.status());
         assertEquals("gma: " + dir.resolve("store.pass") + " exists already: not overwritten\n", again.err());
+
+        Run rotate = gma("keys", "--dir", dir.toString(), "--rotate", "alice", "--overlap", "PT1H");
+        assertEquals(0, rotate.status(), rotate.err());
+        assertTrue(rotate.out().startsWith("alice signs with its new key k2"), rotate.out());
+        String trust = Files.readString(dir.resolve("trust"));
+        assertTrue(trust.matches("(?s).*\nalice k1 \\S+ alice until=\\S+\nalice k2 \\S+ alice\n.*"), trust);
+        Run retire = gma("keys", "--dir", dir.toString(), "--retire", "alice:k1");
+        assertEquals(0, retire.status(), retire.err());
+        assertFalse(Files.readString(dir.resolve("trust")).contains("alice k1 "));
+        Run bad = gma("keys", "--dir", dir.toString(), "--retire", "alice");
+        assertEquals(2, bad.status());
+        assertEquals("--retire alice is not NAME:KEYID (see gma keys --help)\n", bad.err());
+
+        Path hmac = dir.resolve("hmac");
+        Run withHmac = gma("keys", "--dir", hmac.toString(), "--hmac");
+        assertEquals(0, withHmac.status(), withHmac.err());
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(hmac.resolve("domain.keys"))));
     }
 
     @Test
@@ -178,6 +199,7 @@ class GmaCommandsTest {
         assertEquals(0, keys.status(), keys.err());
         assertTrue(Files.readString(Path.of(dir, "rules")).contains("\nquery    alice,bob *\n"), keys.out());
 
+        io.gma.security.Keys.addIdentities(Path.of(dir), List.of("carol")); // a key, and no rules for her
         CompletableFuture<Run> registry = background("registry", "--port", "0", "--duration", "20", "--security",
                 dir, "--client-auth", "want");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

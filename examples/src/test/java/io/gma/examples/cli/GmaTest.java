@@ -52,7 +52,8 @@ class GmaTest {
     void theHelpListsTheBenchmarkSuiteWithTheCommands() {
         assertEquals(0, gma("--help"));
         String help = out.toString();
-        assertTrue(help.contains("\n  keys      Makes a domain secret and test certificates.\n"
+        assertTrue(help.contains("\n  keys      Makes signing keys, the trust file, test certificates; rotates"
+                + " keys.\n"
                 + "  bench     Runs the benchmark suite (from the ./gma launcher; gma bench --help).\n"), help);
     }
 }
