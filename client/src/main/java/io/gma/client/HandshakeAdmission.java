@@ -146,8 +146,8 @@ final class HandshakeAdmission {
         }
         long count = unlogged.getAndSet(0);
         logLines.incrementAndGet();
-        LOG.warn("{}: closed a connection from {} at once: {}; {} refused so since the last such line (at most"
-                + " one per {} s)", listener, address.getHostAddress(), why, count,
+        LOG.warn("{}: closed a connection from {} at once: {}; connections refused over the caps since the last"
+                + " such line: {} (logged at most once per {} s)", listener, address.getHostAddress(), why, count,
                 TimeUnit.NANOSECONDS.toSeconds(LOG_EVERY_NANOS));
     }
 
