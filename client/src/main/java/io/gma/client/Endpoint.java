@@ -79,6 +79,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** Every link, open or still in its handshake, so that close reaches them all. */
     private final java.util.Set<Link> links = ConcurrentHashMap.newKeySet();
     private final ServerSocketChannel server;
+    /** The process's caps on connections not yet authenticated, which this endpoint's listener shares. */
+    private final HandshakeAdmission admission;
     private volatile String name;
     /** The link to this domain's PC servlet, for every destination in another domain; null without one. */
     private volatile Peer uplink;
@@ -92,6 +94,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private static final Awaited REFUSED = new Awaited("", new CompletableFuture<>());
 
     private Endpoint(EndpointBuilder<?> config) throws IOException {
+        this.admission = HandshakeAdmission.process(); // first: a bad system property refuses to start
         this.config = config;
         this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
                 ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
@@ -135,7 +138,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             e.peers.put(e.uplink.name, e.uplink);
             e.connect(e.uplink); // at once, and for good: messages from other domains come over it
         }
-        Thread accept = new Thread(() -> Link.acceptLoop(e.server, e, () -> e.closed, e::startLink),
+        Thread accept = new Thread(() -> Link.acceptLoop(e.server, e, e.admission, () -> e.closed, e::startLink),
                 "gma-" + config.label + "-accept");
         accept.setDaemon(true);
         accept.start();

@@ -224,6 +224,8 @@ public final class EndpointBuilder<T> {
      * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
      *
      * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key
+     * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
+     *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000
      * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
      */
     public T build() throws EndpointException {

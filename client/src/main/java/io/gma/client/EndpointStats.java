@@ -14,7 +14,22 @@ package io.gma.client;
  * @param rejected sends that failed with QUEUE_FULL
  * @param reconnects links reopened after a failure
  * @param duplicates messages dropped as already delivered
+ * @param connectionsOverCap accepted connections closed at once, before any handshake, because a cap on
+ *     connections not yet authenticated was reached (system properties {@code gma.maxUnauthenticated},
+ *     {@code gma.maxUnauthenticatedPerAddress}; docs/security.md)
+ * @param handshakesUnauthorized accepted links refused in their handshake with UNAUTHORIZED or FORBIDDEN:
+ *     credentials or rules, a failed TLS handshake, plaintext to a TLS port
+ * @param handshakesTooLarge accepted links refused in their handshake because a message announced more data
+ *     than the handshake's limit (4096 bytes)
+ * @param handshakesMalformed accepted links refused in their handshake for bytes that are not GMA, or not
+ *     HELLO first
+ * @param handshakesTimedOut accepted links closed because their handshake (TLS and HELLO) was not over
+ *     within 5 s
+ * @param refusedAnswers REPLYs and ERRORs refused because they came from another than the endpoint the request
+ *     went to (or, for an ERROR, this endpoint's own PC servlet): forged answers, not delivered
  */
 public record EndpointStats(long messagesOut, long bytesOut, long messagesIn, long bytesIn, long queuedMessages,
-        long queuedBytes, long waits, long drops, long rejected, long reconnects, long duplicates) {
+        long queuedBytes, long waits, long drops, long rejected, long reconnects, long duplicates,
+        long connectionsOverCap, long handshakesUnauthorized, long handshakesTooLarge, long handshakesMalformed,
+        long handshakesTimedOut, long refusedAnswers) {
 }

@@ -90,6 +90,8 @@ public final class Gateway implements AutoCloseable {
     private final WireCodec codec;
     private final Counters counters = new Counters();
     private final ServerSocketChannel server;
+    /** The process's caps on connections not yet authenticated, which the uplink listener shares. */
+    private final HandshakeAdmission admission;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     /** Uplinks whose messages are parked, and their state (touched only on each link's I/O thread). */
@@ -105,6 +107,7 @@ public final class Gateway implements AutoCloseable {
     private volatile boolean held;
 
     private Gateway(Builder b) throws IOException {
+        this.admission = HandshakeAdmission.process(); // first: a bad system property refuses to build
         this.domain = b.domain;
         this.name = nameFor(b.domain);
         this.router = b.router;
@@ -450,7 +453,7 @@ public final class Gateway implements AutoCloseable {
                 resume();
             }
         }, 50, 50, TimeUnit.MILLISECONDS);
-        Thread accept = new Thread(() -> Link.acceptLoop(server, owner, () -> closed, this::startLink),
+        Thread accept = new Thread(() -> Link.acceptLoop(server, owner, admission, () -> closed, this::startLink),
                 "gma-" + name + "-accept");
         accept.setDaemon(true);
         accept.start();
@@ -699,6 +702,8 @@ public final class Gateway implements AutoCloseable {
          * Opens the uplink listener; {@link Gateway#start()} accepts.
          *
          * @throws IllegalStateException if security has TLS without a key store
+         * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
+         *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000
          */
         public Gateway build() throws IOException {
             if (security.tls() != null && !security.tls().hasKey()) {

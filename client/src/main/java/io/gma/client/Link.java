@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * side then authenticates HELLO's credentials or the client certificate ({@link Security#authenticate}) and
  * asks its owner whether that identity may have the link; it answers ERROR UNAUTHORIZED or FORBIDDEN and
  * closes otherwise. The handshake, TLS and HELLO, must be over within {@link #HANDSHAKE_NANOS}.
+ *
+ * <p>Before the handshake is over (accepted: HELLO authenticated and WELCOME sent; outbound: WELCOME
+ * received), a peer has proved nothing, so the link holds little for it: the decoder refuses data longer than
+ * {@link #MAX_HANDSHAKE_DATA} (ERROR TOO_LARGE, then the link closes), and the read and output buffers (and
+ * TLS's) are small. They grow to a stream's sizes when the link opens. An accepted link counts against the
+ * {@link HandshakeAdmission} caps until then.
  */
 final class Link implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Link.class);
@@ -65,6 +71,14 @@ final class Link implements Runnable {
      */
     static final long BATCH_BYTES = 64 * 1024;
     private static final int OUTPUT_BYTES = 128 * 1024;
+    private static final int READ_BYTES = 256 * 1024;
+    /**
+     * The longest data a peer may send before the handshake is over: HELLO's credentials (a bearer token of up
+     * to 1024 characters) with room to spare; WELCOME and ERROR carry less.
+     */
+    static final int MAX_HANDSHAKE_DATA = 4096;
+    /** The read and output buffers until the link opens: a few KiB, as what comes and goes is small. */
+    static final int HANDSHAKE_BUFFER_BYTES = 4096;
 
     enum State { HANDSHAKE, OPEN, CLOSED }
 
@@ -74,7 +88,12 @@ final class Link implements Runnable {
     private final Selector selector;
     final boolean outbound;
     private final StreamDecoder decoder;
-    private final ByteBuffer readBuffer = ByteBuffer.allocate(256 * 1024);
+    /** HANDSHAKE_BUFFER_BYTES, then READ_BYTES once open; I/O thread only. */
+    private ByteBuffer readBuffer = ByteBuffer.allocate(HANDSHAKE_BUFFER_BYTES);
+    /** An accepted link's place under the caps on unauthenticated connections, until it opens or closes. */
+    private final HandshakeAdmission.Ticket admitted;
+    /** The handshake ended and the link opened; I/O thread only. */
+    private boolean opened;
     private final long pingNanos;
     private volatile State state = State.HANDSHAKE;
     private volatile Peer peer;
@@ -107,8 +126,8 @@ final class Link implements Runnable {
     private int sendsUnclocked;
     private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
-    /** Bytes copied from messages and not yet written, in fill mode. */
-    private final ByteBuffer output;
+    /** Bytes copied from messages and not yet written, in fill mode; small until the link opens. */
+    private ByteBuffer output;
     /**
      * What is being copied into output: an immediate message, or a run of messages taken from the queue (in
      * flight); run.offset and run.length move on as it is copied, and nothing else starts before it is all.
@@ -149,14 +168,23 @@ final class Link implements Runnable {
      */
     Link(LinkOwner endpoint, SocketChannel channel, boolean outbound, Peer peer, javax.net.ssl.SSLEngine engine)
             throws IOException {
+        this(endpoint, channel, outbound, peer, engine, null);
+    }
+
+    /**
+     * @param admitted an accepted link's ticket, released when the link opens or closes; null for none
+     */
+    Link(LinkOwner endpoint, SocketChannel channel, boolean outbound, Peer peer, javax.net.ssl.SSLEngine engine,
+            HandshakeAdmission.Ticket admitted) throws IOException {
         this.endpoint = endpoint;
         this.channel = channel;
+        this.admitted = admitted;
         this.transport = Transport.of(channel, engine);
-        this.output = transport.outputBuffer(OUTPUT_BYTES);
+        this.output = transport.outputBuffer(HANDSHAKE_BUFFER_BYTES);
         this.outbound = outbound;
         carry(peer);
         this.peerName = peer == null ? null : peer.name;
-        this.decoder = endpoint.codec().newStreamDecoder();
+        this.decoder = endpoint.codec().newHandshakeDecoder(MAX_HANDSHAKE_DATA);
         this.pingNanos = endpoint.pingIntervalNanos();
         channel.configureBlocking(false);
         channel.socket().setTcpNoDelay(true);
@@ -210,23 +238,31 @@ final class Link implements Runnable {
 
     /**
      * Accepts connections until {@code closed}, each an accepted link of {@code owner} handed to {@code start};
-     * on the calling thread.
+     * on the calling thread. A connection over a cap of {@code admission} is closed at once, and counted.
      */
-    static void acceptLoop(ServerSocketChannel server, LinkOwner owner, BooleanSupplier closed,
-            Consumer<Link> start) {
+    static void acceptLoop(ServerSocketChannel server, LinkOwner owner, HandshakeAdmission admission,
+            BooleanSupplier closed, Consumer<Link> start) {
         while (!closed.getAsBoolean()) {
             SocketChannel accepted = null;
+            HandshakeAdmission.Ticket ticket = null;
             try {
                 accepted = server.accept();
+                ticket = admission.admit(((java.net.InetSocketAddress) accepted.getRemoteAddress()).getAddress(),
+                        owner.name());
+                if (ticket == null) {
+                    owner.counters().connectionsOverCap.increment();
+                    closeQuietly(accepted); // before a link, a thread or a buffer is made for it
+                    continue;
+                }
                 Tls tls = owner.security().tls();
-                start.accept(new Link(owner, accepted, false, null, tls == null ? null : tls.serverEngine()));
+                start.accept(new Link(owner, accepted, false, null, tls == null ? null : tls.serverEngine(),
+                        ticket));
             } catch (IOException ex) {
+                if (ticket != null) {
+                    ticket.release();
+                }
                 if (accepted != null) {
-                    try {
-                        accepted.close();
-                    } catch (IOException ignored) {
-                        // it failed already
-                    }
+                    closeQuietly(accepted);
                 }
                 if (!closed.getAsBoolean()) {
                     LOG.warn("{}: accept failed: {}", owner.name(), ex.getMessage());
@@ -237,6 +273,14 @@ final class Link implements Runnable {
                     }
                 }
             }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // it failed already
         }
     }
 
@@ -501,7 +545,27 @@ final class Link implements Runnable {
             failure = new EndpointException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e, e);
         } finally {
             closeChannel();
+            if (!outbound && !opened) {
+                countHandshakeFailure(failure);
+            }
             endpoint.linkClosed(this, failure);
+        }
+    }
+
+    /** An accepted link closed in its handshake: counted by why (not when the peer just went, or we close). */
+    private void countHandshakeFailure(EndpointException why) {
+        if (why == null) {
+            return;
+        }
+        Counters c = endpoint.counters();
+        switch (why.code()) {
+            case UNAUTHORIZED, FORBIDDEN -> c.handshakesUnauthorized.increment();
+            case TOO_LARGE -> c.handshakesTooLarge.increment();
+            case MALFORMED, UNSUPPORTED_VERSION -> c.handshakesMalformed.increment();
+            case TIMEOUT -> c.handshakesTimedOut.increment();
+            default -> {
+                // the peer went away, or this side is closing: nothing refused
+            }
         }
     }
 
@@ -674,6 +738,7 @@ final class Link implements Runnable {
                 throw new ProtocolException(ErrorCode.MALFORMED, "expected WELCOME, got " + m.command());
             }
             state = State.OPEN;
+            opened();
             endpoint.linkOpened(this);
         } else {
             if (m.command() != Command.HELLO) {
@@ -697,9 +762,35 @@ final class Link implements Runnable {
             peerName = m.from();
             sendImmediate(Packed.make(0, Command.WELCOME, endpoint.name(), m.from(), new byte[0]));
             state = State.OPEN;
+            opened();
             carry(endpoint.linkOpened(this));
         }
         flush();
+    }
+
+    /**
+     * On the I/O thread, from the decoder's sink, as the handshake ends: the peer is trusted, so the full
+     * message limit and a stream's buffers from the next byte on, and the link no longer counts against the
+     * caps on unauthenticated connections. readOnce fed the old read buffer and does not touch it again; the
+     * output buffer is swapped under out, with what it held.
+     */
+    private void opened() {
+        opened = true;
+        decoder.endHandshake();
+        readBuffer = ByteBuffer.allocate(READ_BYTES);
+        ByteBuffer bigger = transport.outputBuffer(OUTPUT_BYTES);
+        out.lock();
+        try {
+            output.flip();
+            bigger.put(output);
+            output = bigger;
+            transport.opened();
+        } finally {
+            out.unlock();
+        }
+        if (admitted != null) {
+            admitted.release();
+        }
     }
 
     /** Answers HELLO with ERROR and closes. */
@@ -840,6 +931,9 @@ final class Link implements Runnable {
 
     private void closeChannel() {
         state = State.CLOSED;
+        if (admitted != null) {
+            admitted.release();
+        }
         try {
             selector.close();
         } catch (IOException ignored) {

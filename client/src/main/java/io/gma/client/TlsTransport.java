@@ -22,6 +22,11 @@ import javax.net.ssl.SSLException;
  * Post-handshake messages (TLS 1.3 session tickets, KeyUpdate) are unwrapped like data; one that needs an
  * answer leaves {@link #pendingOutput()} true, and the link's next write wraps it. Delegated tasks
  * (certificate checks) run inline: only the handshake has them, and it runs on the link's own thread.
+ *
+ * <p>Memory: until the link opens, netIn, netOut and spare hold about one TLS record each (grown on
+ * BUFFER_OVERFLOW if need be), and a link's read buffer smaller than a record is filled from spare; once the
+ * peer authenticated, {@link #opened()} grows netIn to {@link #READ_BYTES} and netOut to
+ * {@link #RECORDS_PER_WRITE} records.
  */
 final class TlsTransport extends Transport {
     /** Records wrapped before one socket write, so that a stream costs one system call per this many. */
@@ -62,9 +67,16 @@ final class TlsTransport extends Transport {
         super(channel);
         this.engine = engine;
         this.packetBytes = engine.getSession().getPacketBufferSize();
-        this.netIn = ByteBuffer.allocate(Math.max(READ_BYTES, packetBytes));
-        this.netOut = ByteBuffer.allocate(RECORDS_PER_WRITE * packetBytes);
+        // one record each until the peer authenticated: opened() gives the buffers of a stream
+        this.netIn = ByteBuffer.allocate(packetBytes);
+        this.netOut = ByteBuffer.allocate(packetBytes);
         this.spare = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+    }
+
+    @Override
+    void opened() {
+        netIn = grow(netIn, Math.max(READ_BYTES, packetBytes));
+        netOut = grow(netOut, RECORDS_PER_WRITE * packetBytes);
     }
 
     /**
@@ -185,18 +197,45 @@ final class TlsTransport extends Transport {
     int read(ByteBuffer dst) throws IOException {
         int start = dst.position();
         if (spare.position() > 0) {
-            spare.flip();
-            int n = Math.min(spare.remaining(), dst.remaining());
-            dst.put(dst.position(), spare, spare.position(), n).position(dst.position() + n);
-            spare.position(spare.position() + n).compact();
+            takeSpare(dst);
         }
+        // once a read, not once a record: getSession() takes the engine's lock and copies nothing, but costs
+        // 6% of a TLS stream's receiving thread
+        int recordBytes = engine.getSession().getApplicationBufferSize();
+        if (dst.remaining() >= recordBytes) {
+            return unwrapInto(dst, recordBytes) ? dst.position() - start : endOfStream(dst, start);
+        }
+        if (!dst.hasRemaining() || spare.position() > 0) {
+            return dst.position() - start;
+        }
+        // a read buffer smaller than a record (a link in its handshake): records go to spare, and from there
+        // what fits
+        if (spare.capacity() < recordBytes) {
+            spare = ByteBuffer.allocate(recordBytes);
+        }
+        boolean open = unwrapInto(spare, recordBytes);
+        takeSpare(dst);
+        return open || spare.position() > 0 ? dst.position() - start : endOfStream(dst, start);
+    }
+
+    /** Moves what fits of spare's bytes into dst. */
+    private void takeSpare(ByteBuffer dst) {
+        spare.flip();
+        int n = Math.min(spare.remaining(), dst.remaining());
+        dst.put(dst.position(), spare, spare.position(), n).position(dst.position() + n);
+        spare.position(spare.position() + n).compact();
+    }
+
+    /**
+     * Unwraps records into dst while it has room for one, reading the socket once at most.
+     *
+     * @return false at the end of the stream (what dst got before it stays there)
+     */
+    private boolean unwrapInto(ByteBuffer dst, int recordBytes) throws IOException {
         boolean socketRead = false;
         // netIn is read from here on, and compacted once at the end: compacting after each record would move
         // the records behind it once per record (3.5 times the bytes read, for 8 records a read)
         netIn.flip();
-        // once a read, not once a record: getSession() takes the engine's lock and copies nothing, but costs
-        // 6% of a TLS stream's receiving thread
-        int recordBytes = engine.getSession().getApplicationBufferSize();
         try {
             while (dst.remaining() >= recordBytes) {
                 SSLEngineResult r = netIn.hasRemaining() ? engine.unwrap(netIn, dst) : null;
@@ -209,13 +248,13 @@ final class TlsTransport extends Transport {
                     int n = fillNetIn();
                     netIn.flip();
                     if (n < 0) {
-                        return endOfStream(dst, start);
+                        return false;
                     }
                     continue;
                 }
                 if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
                     wrapWanted = true; // our close_notify, if the peer waits for it
-                    return endOfStream(dst, start);
+                    return false;
                 }
                 SSLEngineResult.HandshakeStatus hs = r.getHandshakeStatus();
                 if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
@@ -232,7 +271,7 @@ final class TlsTransport extends Transport {
         } finally {
             netIn.compact();
         }
-        return dst.position() - start;
+        return true;
     }
 
     /** At the end of the stream: what this read gave first, and -1 only once there is nothing. */

@@ -10,7 +10,10 @@ import javax.net.ssl.SSLEngine;
  * ({@link TlsTransport}). The link sees application bytes only.
  *
  * <p>Threads: {@link #read} and {@link #handshake} run on the link's I/O thread; {@link #write},
- * {@link #handshake} and {@link #closeOutbound} under the link's output lock.
+ * {@link #handshake}, {@link #opened} and {@link #closeOutbound} under the link's output lock.
+ *
+ * <p>Memory: until the link opens (its peer authenticated), a transport holds small buffers only, about one
+ * TLS record each; {@link #opened} gives it the buffers of a stream.
  */
 abstract class Transport {
     final SocketChannel channel;
@@ -41,6 +44,14 @@ abstract class Transport {
 
     /** The buffer the link copies messages into for {@link #write}: what this transport writes fastest. */
     abstract ByteBuffer outputBuffer(int bytes);
+
+    /**
+     * The link is open, its peer authenticated: the buffers of a stream from now on. On the I/O thread, under
+     * the link's output lock; once.
+     */
+    void opened() {
+        // plaintext holds no buffers of its own
+    }
 
     /** Whether bytes wait in the transport for the socket to be writable: write again, even with nothing new. */
     boolean pendingOutput() {

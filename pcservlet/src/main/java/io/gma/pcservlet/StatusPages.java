@@ -59,12 +59,37 @@ final class StatusPages {
         queues(root.putArray("outbound"), core.outboundQueues());
         queues(root.putArray("relayed"), core.relay().queues());
         Metrics m = core.metrics();
-        root.putObject("counters").put("batchesSent", m.batchesSent.sum()).put("messagesSent", m.messagesSent.sum())
+        ObjectNode counters = root.putObject("counters").put("batchesSent", m.batchesSent.sum())
+                .put("messagesSent", m.messagesSent.sum())
                 .put("batchesReceived", m.batchesReceived.sum()).put("messagesReceived", m.messagesReceived.sum())
                 .put("throttledSent", m.throttledSent.sum()).put("throttledReceived", m.throttledReceived.sum())
                 .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
                 .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum());
+        ObjectNode uplinkRefused = counters.putObject("uplinkRefused");
+        uplinkRefusals(core.gateway().stats()).forEach((reason, n) -> uplinkRefused.put(camelCase(reason), n));
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    }
+
+    /**
+     * Uplink connections refused before they authenticated, by reason: the {@code reason} label of
+     * {@code gma_pc_uplink_refused_total}, and in camelCase the keys of the status page's
+     * {@code counters.uplinkRefused}.
+     */
+    static Map<String, Long> uplinkRefusals(EndpointStats s) {
+        Map<String, Long> byReason = new java.util.LinkedHashMap<>();
+        byReason.put("over_cap", s.connectionsOverCap());
+        byReason.put("unauthorized", s.handshakesUnauthorized());
+        byReason.put("too_large", s.handshakesTooLarge());
+        byReason.put("malformed", s.handshakesMalformed());
+        byReason.put("timeout", s.handshakesTimedOut());
+        return byReason;
+    }
+
+    /** {@code too_large} as {@code tooLarge}. */
+    private static String camelCase(String snake) {
+        int i = snake.indexOf('_');
+        return i < 0 ? snake : snake.substring(0, i) + Character.toUpperCase(snake.charAt(i + 1))
+                + camelCase(snake.substring(i + 2));
     }
 
     private static void queues(ArrayNode out, Map<String, DomainQueue> queues) {
@@ -108,6 +133,12 @@ final class StatusPages {
         EndpointStats uplinks = core.gateway().stats();
         counter(out, "gma_pc_uplink_messages_in_total", "Messages read from uplinks", uplinks.messagesIn());
         counter(out, "gma_pc_uplink_messages_out_total", "Messages written to uplinks", uplinks.messagesOut());
+        Metrics.metric(out, "gma_pc_uplink_refused_total", "counter", "Uplink connections refused before they"
+                + " authenticated: over_cap (closed at once, too many pending in the process or from the address),"
+                + " unauthorized (credentials, rules, TLS), too_large (over 4096 bytes of data in the handshake),"
+                + " malformed, timeout (handshake not over within 5 s)");
+        uplinkRefusals(uplinks).forEach((reason, n) -> Metrics.sample(out, "gma_pc_uplink_refused_total",
+                Metrics.label("reason", reason), n));
         m.histogram(out, "gma_pc_post_seconds", "Round trip of each POST to another domain");
         return out.toString();
     }

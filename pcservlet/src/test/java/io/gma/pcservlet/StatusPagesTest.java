@@ -12,7 +12,12 @@ import io.gma.client.Consumer;
 import io.gma.client.Incoming;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import io.gma.wire.Command;
+import io.gma.wire.Packed;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -200,6 +205,34 @@ class StatusPagesTest {
             }
         }
         throw new AssertionError("no sample " + name);
+    }
+
+    @Test
+    void uplinkRefusalsAreCountedByReason() throws Exception {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), west.uplinkPort())) {
+            // a HELLO header announcing 16 MiB, from a peer that has not authenticated
+            byte[] header = Packed.make(0, Command.HELLO, "flood@west", "", new byte[0]);
+            ByteBuffer.wrap(header).putInt(16, 16 << 20);
+            s.getOutputStream().write(header, 0, 20);
+            s.setSoTimeout(10_000);
+            assertTrue(s.getInputStream().readAllBytes().length > 0, "no ERROR before the close");
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (status(west).get("counters").get("uplinkRefused").get("tooLarge").asLong() == 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        JsonNode refused = status(west).get("counters").get("uplinkRefused");
+        assertEquals("{\"overCap\":0,\"unauthorized\":0,\"tooLarge\":1,\"malformed\":0,\"timeout\":0}",
+                refused.toString());
+        List<String> lines = List.of(get(west.url() + "/metrics").text().split("\n"));
+        assertTrue(lines.contains("# TYPE gma_pc_uplink_refused_total counter"), lines.toString());
+        for (String reason : List.of("over_cap", "unauthorized", "malformed", "timeout")) {
+            assertTrue(lines.contains("gma_pc_uplink_refused_total{reason=\"" + reason + "\"} 0"), lines.toString());
+        }
+        assertTrue(lines.contains("gma_pc_uplink_refused_total{reason=\"too_large\"} 1"), lines.toString());
+        List<String> atEast = List.of(get(east.url() + "/metrics").text().split("\n"));
+        assertTrue(atEast.contains("gma_pc_uplink_refused_total{reason=\"too_large\"} 0"), atEast.toString());
     }
 
     @Test

@@ -63,12 +63,21 @@ final class Layout {
      * @return the message's total length, 20 + F + T + D
      */
     static int checkHeader(byte[] b, int off, int maxDataBytes) throws ProtocolException {
+        return checkHeader(b, off, maxDataBytes, false);
+    }
+
+    /**
+     * As {@link #checkHeader(byte[], int, int)}; with {@code handshake}, maxDataBytes is the smaller limit of
+     * a stream whose handshake is not over, and a TOO_LARGE sentence says so.
+     */
+    static int checkHeader(byte[] b, int off, int maxDataBytes, boolean handshake) throws ProtocolException {
         checkPrefix(b, off, HEADER_BYTES);
         Command command = Command.lookup(b[off + OFF_COMMAND] & 0xFF);
         long dataLength = u32(b, off + OFF_DATA_LENGTH);
         if (dataLength > maxDataBytes) {
-            throw new ProtocolException(ErrorCode.TOO_LARGE, String.format(
-                    "dataLength %d exceeds maxMessageBytes %d", dataLength, maxDataBytes));
+            throw new ProtocolException(ErrorCode.TOO_LARGE, String.format(handshake
+                    ? "dataLength %d exceeds %d, the limit until the handshake is over"
+                    : "dataLength %d exceeds maxMessageBytes %d", dataLength, maxDataBytes));
         }
         int fromLength = b[off + OFF_FROM_LENGTH] & 0xFF;
         int toLength = b[off + OFF_TO_LENGTH] & 0xFF;

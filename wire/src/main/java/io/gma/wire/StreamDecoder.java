@@ -21,11 +21,18 @@ import java.util.function.Consumer;
  * checks, so a peer cannot make the decoder allocate more than {@code 20 + 255 + 255 + maxMessageBytes}.
  * A bad magic, version or command is refused as soon as its byte arrives.
  *
+ * <p>A decoder for a link in its handshake ({@link WireCodec#newHandshakeDecoder}) has a smaller limit until
+ * {@link #endHandshake()}: a peer that has not authenticated yet cannot make it allocate more than
+ * {@code 20 + 255 + 255 + handshakeMaxDataBytes}.
+ *
  * <p>Once {@link #feed} has thrown, the stream cannot be trusted: the decoder refuses every later call and
  * the connection should be closed (PROTOCOL.md section 1). Not thread-safe: one decoder per stream.
  */
 public final class StreamDecoder {
     private final int maxMessageBytes;
+    /** The limit now: maxMessageBytes, or a smaller one until the handshake is over. */
+    private int maxDataBytes;
+    private boolean handshake;
     private final byte[] header = new byte[Layout.HEADER_BYTES];
     private int headerFilled;
     /** The message being filled, allocated once its header passed; null between messages. */
@@ -36,6 +43,29 @@ public final class StreamDecoder {
 
     StreamDecoder(int maxMessageBytes) {
         this.maxMessageBytes = maxMessageBytes;
+        this.maxDataBytes = maxMessageBytes;
+    }
+
+    /** With {@code handshakeMaxDataBytes} (at most maxMessageBytes) as the limit until {@link #endHandshake()}. */
+    StreamDecoder(int maxMessageBytes, int handshakeMaxDataBytes) {
+        this.maxMessageBytes = maxMessageBytes;
+        this.maxDataBytes = handshakeMaxDataBytes;
+        this.handshake = handshakeMaxDataBytes < maxMessageBytes;
+    }
+
+    /**
+     * The handshake is over (the peer authenticated): from the next header on, the limit is maxMessageBytes.
+     * The sink may call this for the message that ends the handshake: the next header of the same chunk is
+     * checked against maxMessageBytes. Does nothing on a decoder without a handshake limit, or called again.
+     */
+    public void endHandshake() {
+        maxDataBytes = maxMessageBytes;
+        handshake = false;
+    }
+
+    /** The longest data accepted now, in bytes: the handshake's limit until {@link #endHandshake()}. */
+    public int maxDataBytes() {
+        return maxDataBytes;
     }
 
     /**
@@ -57,7 +87,7 @@ public final class StreamDecoder {
         while (pos < end) {
             if (current == null && headerFilled == 0 && end - pos >= Layout.HEADER_BYTES) {
                 // Fast path: a whole header in the chunk, read in place.
-                int total = Layout.checkHeader(chunk, pos, maxMessageBytes);
+                int total = Layout.checkHeader(chunk, pos, maxDataBytes, handshake);
                 if (end - pos >= total) {
                     byte[] packed = new byte[total];
                     System.arraycopy(chunk, pos, packed, 0, total);
@@ -77,7 +107,7 @@ public final class StreamDecoder {
                 if (headerFilled < Layout.HEADER_BYTES) {
                     continue;
                 }
-                current = new byte[Layout.checkHeader(header, 0, maxMessageBytes)];
+                current = new byte[Layout.checkHeader(header, 0, maxDataBytes, handshake)];
                 System.arraycopy(header, 0, current, 0, Layout.HEADER_BYTES);
                 currentFilled = Layout.HEADER_BYTES;
                 headerFilled = 0;

@@ -112,6 +112,22 @@ public final class WireCodec {
     }
 
     /**
+     * A new incremental decoder for a stream whose peer has not authenticated yet (a link before HELLO and
+     * WELCOME, PROTOCOL.md section 4): until {@link StreamDecoder#endHandshake()} it refuses, with TOO_LARGE
+     * and before allocating anything for the message, data longer than {@code handshakeMaxDataBytes} (or this
+     * codec's limit, if that is smaller); then this codec's limit applies.
+     *
+     * @param handshakeMaxDataBytes at least 0
+     * @throws IllegalArgumentException if handshakeMaxDataBytes is negative
+     */
+    public StreamDecoder newHandshakeDecoder(int handshakeMaxDataBytes) {
+        if (handshakeMaxDataBytes < 0) {
+            throw new IllegalArgumentException("handshakeMaxDataBytes " + handshakeMaxDataBytes + " is negative");
+        }
+        return new StreamDecoder(maxMessageBytes, Math.min(handshakeMaxDataBytes, maxMessageBytes));
+    }
+
+    /**
      * A new writer that packs messages back to back for one write.
      *
      * @param maxBatchBytes how many bytes a batch may hold; a first message longer than this is still taken

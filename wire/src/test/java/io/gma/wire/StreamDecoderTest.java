@@ -55,6 +55,105 @@ class StreamDecoderTest {
         assertEquals("dataLength 1025 exceeds maxMessageBytes 1024", e.getMessage());
     }
 
+    @Test
+    void handshakeDecoderRefuses16MiBHelloWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        byte[] h = header(0x10, 7, 0, 16 << 20);
+        StreamDecoder decoder = WireCodec.standard().newHandshakeDecoder(4096);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 0, h.length, out::add));
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(ErrorCode.TOO_LARGE, e.code());
+        assertEquals("dataLength 16777216 exceeds 4096, the limit until the handshake is over", e.getMessage());
+        assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes to refuse a header");
+    }
+
+    @Test
+    void handshakeDecoderRefuses16MiBHelloFedByteByByte() {
+        byte[] h = header(0x10, 7, 0, 16 << 20);
+        StreamDecoder decoder = WireCodec.standard().newHandshakeDecoder(4096);
+        for (int i = 0; i < 19; i++) {
+            assertDoesNotThrow(decoder, h, i);
+        }
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 19, 1, out::add));
+        assertEquals("dataLength 16777216 exceeds 4096, the limit until the handshake is over", e.getMessage());
+        assertTrue(out.isEmpty());
+    }
+
+    /** A HELLO at the handshake's limit, then, once the sink ends the handshake, a message far over it. */
+    private static byte[] helloThenLarge() {
+        byte[] hello = Packed.make(0, Command.HELLO, "a@x", "", new byte[4096]);
+        byte[] large = Packed.make(1, Command.DATA, "a@x", "b@x", new byte[100_000]);
+        byte[] stream = new byte[hello.length + large.length];
+        System.arraycopy(hello, 0, stream, 0, hello.length);
+        System.arraycopy(large, 0, stream, hello.length, large.length);
+        return stream;
+    }
+
+    private java.util.function.Consumer<Message> endingHandshakeOnHello(StreamDecoder decoder) {
+        return m -> {
+            out.add(m);
+            if (m.command() == Command.HELLO) {
+                decoder.endHandshake();
+            }
+        };
+    }
+
+    @Test
+    void endHandshakeFromTheSinkRaisesTheLimitForTheNextHeaderOfTheSameChunk() throws ProtocolException {
+        byte[] stream = helloThenLarge();
+        StreamDecoder decoder = WireCodec.standard().newHandshakeDecoder(4096);
+        assertEquals(4096, decoder.maxDataBytes());
+        decoder.feed(stream, 0, stream.length, endingHandshakeOnHello(decoder));
+        assertEquals(2, out.size());
+        assertEquals(100_000, out.get(1).data().length);
+        assertEquals(16 << 20, decoder.maxDataBytes());
+    }
+
+    @Test
+    void endHandshakeFromTheSinkWorksFedByteByByte() {
+        byte[] stream = helloThenLarge();
+        StreamDecoder decoder = WireCodec.standard().newHandshakeDecoder(4096);
+        java.util.function.Consumer<Message> sink = endingHandshakeOnHello(decoder);
+        for (int i = 0; i < stream.length; i++) {
+            try {
+                decoder.feed(stream, i, 1, sink);
+            } catch (ProtocolException e) {
+                throw new AssertionError("refused at byte " + i, e);
+            }
+        }
+        assertEquals(2, out.size());
+        assertEquals(4096, out.get(0).data().length);
+        assertEquals(100_000, out.get(1).data().length);
+    }
+
+    @Test
+    void withoutEndHandshakeTheSecondMessageIsRefused() {
+        byte[] stream = helloThenLarge();
+        StreamDecoder decoder = WireCodec.standard().newHandshakeDecoder(4096);
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> decoder.feed(stream, 0, stream.length, out::add));
+        assertEquals("dataLength 100000 exceeds 4096, the limit until the handshake is over", e.getMessage());
+        assertEquals(1, out.size());
+    }
+
+    @Test
+    void handshakeLimitAboveTheCodecsIsTheCodecs() {
+        byte[] h = header(0x10, 7, 0, 1025);
+        StreamDecoder decoder = WireCodec.withMaxMessageBytes(1024).newHandshakeDecoder(4096);
+        assertEquals(1024, decoder.maxDataBytes());
+        ProtocolException e = assertThrows(ProtocolException.class, () -> decoder.feed(h, 0, h.length, out::add));
+        assertEquals("dataLength 1025 exceeds maxMessageBytes 1024", e.getMessage());
+    }
+
+    @Test
+    void negativeHandshakeLimitIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> WireCodec.standard().newHandshakeDecoder(-1));
+        assertEquals("handshakeMaxDataBytes -1 is negative", e.getMessage());
+    }
+
     private void assertDoesNotThrow(StreamDecoder decoder, byte[] bytes, int at) {
         try {
             decoder.feed(bytes, at, 1, out::add);
