@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import io.gma.registry.Registry;
+import io.gma.registry.RegistryClient;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -11,26 +12,40 @@ import java.time.Duration;
 final class DirectFixture implements Fixture {
     private final Registry registry;
     private final boolean owned;
+    /** A client that may look every endpoint up: plaintext, or alice's over TLS. */
+    private final RegistryClient lookups;
 
     DirectFixture() throws Exception {
         registry = Registry.builder().port(0).build().start();
         owned = true;
+        lookups = RegistryClient.create(registry.url());
     }
 
     /** With a registry over TLS, with the keys in {@code keys} and rules that allow everything. */
     DirectFixture(Path keys) throws Exception {
         registry = TestKeys.registry(keys);
         owned = true;
+        lookups = lookupsOf(registry, keys);
     }
 
-    /** With {@code registry}, which the caller closes. */
-    DirectFixture(Registry registry) {
+    private static RegistryClient lookupsOf(Registry registry, Path keys) {
+        return RegistryClient.builder(registry.url()).security(TestKeys.security(keys, "alice", "")).build();
+    }
+
+    /** With {@code registry}, over TLS with the keys in {@code keys}, which the caller closes. */
+    DirectFixture(Registry registry, Path keys) {
         this.registry = registry;
         owned = false;
+        lookups = lookupsOf(registry, keys);
     }
 
     String registryUrl() {
         return registry.url();
+    }
+
+    /** The port {@code endpoint} listens on, as the registry says. */
+    int portOf(String endpoint) throws Exception {
+        return lookups.lookup(endpoint).port();
     }
 
     @Override

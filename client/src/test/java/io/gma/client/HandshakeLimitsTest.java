@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.RegistryClient;
 import io.gma.security.Tls;
 import io.gma.wire.Command;
 import io.gma.wire.Message;
@@ -76,7 +75,7 @@ class HandshakeLimitsTest {
     }
 
     private static int port(DirectFixture f, Consumer c) throws Exception {
-        return RegistryClient.create(f.registryUrl()).lookup(c.name()).port();
+        return f.portOf(c.name());
     }
 
     /** A producer in the fixture's domain sends one message to {@code c}, and it arrives. */
@@ -116,7 +115,7 @@ class HandshakeLimitsTest {
     void tlsHelloAnnouncing16MiBIsRefusedTooLargeAndClosed() throws Exception {
         Path keys = TestKeys.main();
         LinkedBlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
-        try (DirectFixture f = new DirectFixture();
+        try (DirectFixture f = new DirectFixture(keys);
                 Consumer c = f.consumer("c").security(TestKeys.security(keys, "bob", RULES)).onMessage(inbox::add)
                         .build();
                 Producer p = f.producer("p").security(TestKeys.security(keys, "alice", RULES)).build()) {

@@ -53,7 +53,7 @@ class PreAuthFloodTest {
     void aSecuredEndpointIn64MiBSurvives200PeersAnnouncing16MiBAndLosesNothing() throws Exception {
         Path keys = TestKeys.main();
         String rules = HandshakeLimitsTest.RULES;
-        try (Registry registry = Registry.builder().port(0).build().start();
+        try (Registry registry = TestKeys.registry(keys);
                 ChildJvm target = ChildJvm.start(List.of("-Xmx64m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"),
                         FloodTargetMain.class.getName(), List.of(registry.url(), keys.toString(), "bob",
                                 rules.replace('\n', ';')));
@@ -61,7 +61,8 @@ class PreAuthFloodTest {
                         .security(TestKeys.security(keys, "alice", rules)).build();
                 PreAuthFlood flood = new PreAuthFlood()) {
             String name = target.await(READY, 60_000).group(1);
-            int port = RegistryClient.create(registry.url()).lookup(name).port();
+            int port = RegistryClient.builder(registry.url()).security(TestKeys.security(keys, "alice", rules)).build()
+                    .lookup(name).port();
             p.send(name, ByteBuffer.allocate(8).putLong(0).array()).acknowledged().get(30, TimeUnit.SECONDS);
 
             // the stream goes on beside the flood, a message about every millisecond

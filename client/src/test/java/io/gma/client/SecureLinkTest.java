@@ -209,7 +209,7 @@ class SecureLinkTest {
                 .tokens(registryOnly()).rules(Rules.parse("send * *", "test rules")).build();
         // a registry that asks for no client certificate: this one's would be refused there too
         try (io.gma.registry.Registry registry = TestKeys.registry(keys, "127.0.0.1", Tls.ClientAuth.NONE);
-                DirectFixture fixture = new DirectFixture(registry);
+                DirectFixture fixture = new DirectFixture(registry, keys);
                 Consumer foreign = fixture.consumer("foreign").security(foreignSide).onMessage(atForeign::add).build();
                 Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
                         .build()) {
@@ -228,7 +228,7 @@ class SecureLinkTest {
         Tls foreignCert = Tls.builder().keyStore(foreign.resolve("server.p12"), password(foreign))
                 .trustStore(keys.resolve("truststore.p12"), password(keys)).clientAuth(Tls.ClientAuth.WANT).build();
         try (io.gma.registry.Registry registry = TestKeys.registry(keys, "127.0.0.1", Tls.ClientAuth.NONE);
-                DirectFixture fixture = new DirectFixture(registry);
+                DirectFixture fixture = new DirectFixture(registry, keys);
                 Consumer strict = fixture.consumer("strict").security(TestKeys.builder(keys, "alice",
                 Tls.ClientAuth.NEED).rules(Rules.parse("send * *\nregister * *", "test rules")).build())
                 .onMessage(atStrict::add).build();
@@ -247,7 +247,7 @@ class SecureLinkTest {
         LinkedBlockingQueue<Incoming> at = new LinkedBlockingQueue<>();
         // a registry of that CA, by the name its certificate holds; endpoints show the certificate to it
         try (io.gma.registry.Registry registry = TestKeys.registry(localhostOnly, "localhost");
-                DirectFixture fixture = new DirectFixture(registry);
+                DirectFixture fixture = new DirectFixture(registry, localhostOnly);
                 Consumer byIp = fixture.consumer("byip").security(sec).onMessage(at::add).build();
                 Consumer byName = fixture.consumer("byname").host("localhost").security(sec).onMessage(at::add)
                         .build();
