@@ -181,6 +181,7 @@ class RegistryTlsTest {
     void aReplacedKeyStoreServesNewConnectionsWithoutRestart() throws Exception {
         Path store = temp.resolve("reloaded-server.p12");
         Files.copy(keys.resolve("server.p12"), store);
+        io.gma.security.KeyFiles.restrict(store);
         try (Registry registry = serve(store, Tls.ClientAuth.NONE, Duration.ofMillis(100))) {
             int port = Integer.parseInt(registry.url().substring(registry.url().lastIndexOf(':') + 1));
             // trusts the other CA only: the server's first certificate is refused, its replacement taken

@@ -73,12 +73,13 @@ public final class KeyRing {
     }
 
     /**
-     * Reads a keys file (see the class comment).
+     * Reads a keys file (see the class comment), refusing one that every user of the machine may read.
      *
-     * @throws IOException if it cannot be read
+     * @throws IOException if it cannot be read, or is not private (the sentence says how to fix it)
      * @throws IllegalArgumentException naming the key or line that is wrong (never showing a secret)
      */
     public static KeyRing read(Path file) throws IOException {
+        KeyFiles.checkPrivate(file);
         Properties p = new Properties();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             p.load(in);

@@ -143,7 +143,6 @@ public final class Security {
         char[] password = Files.readString(pass, StandardCharsets.UTF_8).strip().toCharArray();
         Path own = dir.resolve("client-" + identity + ".p12");
         Path keyStore = Files.exists(own) ? own : dir.resolve("server.p12");
-        KeyFiles.checkPrivate(keyStore);
         Tls tls = Tls.builder().keyStore(keyStore, password).trustStore(dir.resolve("truststore.p12"), password)
                 .clientAuth(clientAuth).build();
         Builder b = builder().tls(tls).identity(identity);
@@ -155,7 +154,6 @@ public final class Security {
             b.trust(trustFile(dir.resolve("trust")));
         }
         if (Files.exists(dir.resolve("domain.keys"))) {
-            KeyFiles.checkPrivate(dir.resolve("domain.keys"));
             b.keys(KeyRing.read(dir.resolve("domain.keys")));
         }
         if (Files.exists(dir.resolve("rules"))) {

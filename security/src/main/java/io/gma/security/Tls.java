@@ -500,6 +500,11 @@ public final class Tls {
                 throw new IllegalStateException("client certificates (clientAuth " + clientAuth + ") need a trust"
                         + " store of the CA that issues them: trustStore(...) or trustPem(...)");
             }
+            if (keySource != null) {
+                // a key store, or a PEM key (the last file): a private key every user of the machine may read is
+                // refused
+                KeyFiles.checkPrivate(keySource.files().get(keySource.files().size() - 1));
+            }
             return new Tls(this);
         }
     }

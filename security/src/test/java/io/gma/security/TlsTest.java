@@ -122,12 +122,19 @@ class TlsTest {
         Files.writeString(dir.resolve("alice.pem"), chain);
         Files.writeString(dir.resolve("alice.key"), pem("PRIVATE KEY", key.getEncoded()));
         Files.writeString(dir.resolve("ca.pem"), Files.readString(keys.resolve("ca.pem")));
+        Files.setPosixFilePermissions(dir.resolve("alice.key"), java.nio.file.attribute.PosixFilePermissions
+                .fromString("rw-r--r--"));
+        IOException open = assertThrows(IOException.class, () -> Tls.builder().keyStoreFile(dir.resolve(
+                "alice.pem"), new char[0]).build());
+        assertEquals(dir.resolve("alice.key") + " holds a secret and is readable by every user of this machine"
+                + " (rw-r--r--): make it private with chmod 600 " + dir.resolve("alice.key"), open.getMessage());
+        KeyFiles.restrict(dir.resolve("alice.key"));
 
         Tls pemClient = Tls.builder().keyStoreFile(dir.resolve("alice.pem"), new char[0])
                 .trustStoreFile(dir.resolve("ca.pem"), new char[0]).build();
         assertEquals("alice", handshake(tls(keys, "server.p12", Tls.ClientAuth.NEED), pemClient, "localhost"));
 
-        Files.writeString(dir.resolve("rsa.key"),
+        KeyFiles.writeNew(dir.resolve("rsa.key"),
                 "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
         IOException e = assertThrows(IOException.class, () -> Tls.builder().pem(dir.resolve("alice.pem"),
                 dir.resolve("rsa.key")).build());

@@ -172,7 +172,7 @@ class TokensTest {
                 () -> KeyRing.generate("a b")).getMessage());
         KeyRing two = ring.rotateTo("k2", secret2);
         Path file = dir.resolve("domain.keys");
-        Files.writeString(file, two.toKeysFile());
+        KeyFiles.writeNew(file, two.toKeysFile());
         KeyRing back = KeyRing.read(file);
         assertEquals(two, back);
         assertEquals("k2", back.current());
