@@ -23,9 +23,14 @@ final class EndpointOptions {
     @Mixin
     SecurityOptions security;
 
-    /** The security these options give (a usage error names what is wrong). */
+    /**
+     * The security these options give (a usage error names what is wrong, or a registry URL that is not https
+     * while it is on).
+     */
     Security security(CommandLine.Model.CommandSpec spec) {
-        return security.security(spec, null);
+        Security s = security.security(spec, null);
+        registry.requireSecure(spec, s);
+        return s;
     }
 
     /** The builder with these options applied. */

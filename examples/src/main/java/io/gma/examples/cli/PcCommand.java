@@ -1,6 +1,7 @@
 package io.gma.examples.cli;
 
 import io.gma.pcservlet.PcServlet;
+import io.gma.security.Security;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -49,8 +50,10 @@ final class PcCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
+        Security secure = security.security(spec, domain, host);
+        registry.requireSecure(spec, secure);
         PcServlet.Builder b = PcServlet.builder(domain, registry.url).host(host).httpPort(httpPort)
-                .uplinkPort(uplinkPort).security(security.security(spec, domain, host));
+                .uplinkPort(uplinkPort).security(secure);
         if (via != null) {
             b.via(via);
         }

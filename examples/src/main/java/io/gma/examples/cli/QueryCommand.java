@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.registry.QueryResult;
 import io.gma.registry.RegistryClient;
+import io.gma.security.Security;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +39,11 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Security secure = security.security(spec, null);
+        registry.requireSecure(spec, secure);
         RegistryClient client;
         try {
-            client = RegistryClient.builder(registry.url).security(security.security(spec, null)).build();
+            client = RegistryClient.builder(registry.url).security(secure).build();
         } catch (IllegalArgumentException bad) {
             throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
         }

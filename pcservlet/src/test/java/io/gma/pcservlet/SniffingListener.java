@@ -1,0 +1,150 @@
+package io.gma.pcservlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A plain TCP listener on 127.0.0.1 and an ephemeral port that stands where a registry or a PC servlet would be,
+ * behind an {@code http://} URL, and records every byte anyone sends it: what an eavesdropper on the path would
+ * see. It never answers; a connection silent for {@link #SILENCE} is hung up, so that a caller that did send
+ * fails at once instead of waiting out its own timeout.
+ *
+ * <p>Threads: one accepts ({@code sniffer-accept}), one per connection reads ({@code sniffer-read-N}); all are
+ * daemons and end with {@link #close}.
+ */
+final class SniffingListener implements AutoCloseable {
+    /** How long a connection may stay silent before the listener hangs up. */
+    static final Duration SILENCE = Duration.ofMillis(300);
+
+    private final ServerSocket server;
+    private final AtomicInteger connections = new AtomicInteger();
+    /** Everything received on every connection, in the order read; guarded by itself. */
+    private final ByteArrayOutputStream received = new ByteArrayOutputStream();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Thread> readers = new CopyOnWriteArrayList<>();
+    private Thread acceptor;
+    private volatile boolean closed;
+
+    private SniffingListener() throws IOException {
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    }
+
+    /** Listens on 127.0.0.1 and a port of the system's choosing, accepting on a thread of its own. */
+    static SniffingListener start() throws IOException {
+        SniffingListener s = new SniffingListener();
+        s.acceptor = daemon("sniffer-accept", s::accept);
+        return s;
+    }
+
+    /** {@code http://127.0.0.1:<port>}: a URL that invites plaintext. */
+    String url() {
+        return "http://127.0.0.1:" + server.getLocalPort();
+    }
+
+    /** How many connections were accepted so far. */
+    int connections() {
+        return connections.get();
+    }
+
+    /** Every byte received so far, on every connection, as ISO-8859-1 text (one char a byte). */
+    String received() {
+        synchronized (received) {
+            return received.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /**
+     * Waits until {@code text} has been received, for up to {@code timeout}.
+     *
+     * @return whether it arrived in time
+     */
+    boolean awaitReceived(String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!received().contains(text)) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /**
+     * Waits {@code period} (a bounded wait: what is checked is that nothing comes, so there is no event to wait
+     * for), then asserts that no credential, no byte at all and no connection reached this listener.
+     */
+    void assertNothingReceived(Duration period) throws InterruptedException {
+        TimeUnit.NANOSECONDS.sleep(period.toNanos());
+        String seen = received();
+        assertFalse(seen.toLowerCase(Locale.ROOT).contains("authorization"), "an Authorization header in plaintext: "
+                + seen);
+        assertFalse(seen.contains("gma2."), "a token in plaintext: " + seen);
+        assertEquals("", seen, "bytes reached the listener");
+        assertEquals(0, connections(), "a connection reached the listener");
+    }
+
+    private void accept() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            sockets.add(s);
+            readers.add(daemon("sniffer-read-" + connections.incrementAndGet(), () -> read(s)));
+        }
+    }
+
+    private void read(Socket s) {
+        byte[] buffer = new byte[8192];
+        try (s; InputStream in = s.getInputStream()) {
+            s.setSoTimeout((int) SILENCE.toMillis());
+            for (int n; (n = in.read(buffer)) >= 0;) {
+                synchronized (received) {
+                    received.write(buffer, 0, n);
+                }
+            }
+        } catch (SocketTimeoutException silent) {
+            // hung up (the try closes it): the caller has had its say
+        } catch (IOException gone) {
+            // reset by the caller, or closed by close()
+        }
+    }
+
+    private static Thread daemon(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Stops listening, closes every connection, and waits for the threads to end. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        closed = true;
+        server.close();
+        acceptor.join(5_000); // then no connection is added behind the loop below
+        for (Socket s : sockets) {
+            s.close();
+        }
+        for (Thread t : readers) {
+            t.join(5_000);
+        }
+    }
+}
