@@ -225,7 +225,9 @@ public final class EndpointBuilder<T> {
      *
      * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
-     *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000
+     *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000; or, with
+     *     security on, the registry URL is not https (nothing was sent: credentials never cross the network in
+     *     plaintext)
      * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
      */
     public T build() throws EndpointException {

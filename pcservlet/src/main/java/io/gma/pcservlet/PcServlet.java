@@ -293,9 +293,16 @@ public final class PcServlet implements AutoCloseable {
          *
          * @throws IOException if a port cannot be bound, or the registry refuses or cannot be reached; nothing
          *     is left running
+         * @throws IllegalArgumentException with security on, if the registry URL or the {@link #publicUrl} is
+         *     not https: credentials would cross the network in plaintext (nothing was sent)
          */
         public PcServlet start() throws Exception {
-            return new PcServlet(settings()).start();
+            Settings settings = settings();
+            if (publicUrl != null) {
+                // other domains would post their credentials to it in plaintext (and refuse to: Forwarder)
+                settings.security().requireSecureUrl(publicUrl, "publicUrl");
+            }
+            return new PcServlet(settings).start();
         }
 
         private static int port(int port, String name) {

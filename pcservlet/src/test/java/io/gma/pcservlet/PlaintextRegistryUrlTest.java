@@ -102,6 +102,16 @@ class PlaintextRegistryUrlTest {
         assertEquals(refusal(), e.getMessage());
     }
 
+    /** Other domains would post their credentials to such a URL: a secured PC servlet does not register one. */
+    @Test
+    void aSecuredPcServletRefusesToRegisterAnHttpUrlForItsDomain() throws Exception {
+        Exception e = assertThrows(Exception.class, () -> PcServlet.builder("east", "https://127.0.0.1:1")
+                .publicUrl(sniffer.url()).security(secure("east")).start().close());
+        assertInstanceOf(IllegalArgumentException.class, e);
+        assertEquals("publicUrl " + sniffer.url() + ": expected scheme 'https' but was 'http' (security is on:"
+                + " credentials must not cross the network in plaintext)", e.getMessage());
+    }
+
     @Test
     void anInsecureEndpointCallsTheSameUrlAndTheListenerSeesIt() throws Exception {
         EndpointException e = assertThrows(EndpointException.class,

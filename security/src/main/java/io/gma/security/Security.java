@@ -217,9 +217,10 @@ public final class Security {
      */
     public void requireSecureUrl(String url, String what) {
         if (!open && !url.regionMatches(true, 0, "https://", 0, 8)) {
-            throw new IllegalArgumentException(what + " " + url + ": expected scheme 'https' but was '"
-                    + url.substring(0, Math.max(0, url.indexOf(':'))) + "' (security is on: credentials must not"
-                    + " cross the network in plaintext)");
+            int scheme = url.indexOf("://");
+            throw new IllegalArgumentException(what + " " + url + ": expected scheme 'https' but was "
+                    + (scheme > 0 ? "'" + url.substring(0, scheme) + "'" : "none") + " (security is on: credentials"
+                    + " must not cross the network in plaintext)");
         }
     }
 
