@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.client.Sent;
+import io.gma.client.SniffingListener;
 import io.gma.registry.Https;
 import io.gma.registry.Registry;
 import io.gma.registry.RegistryClient;

@@ -10,6 +10,7 @@ import io.gma.client.Consumer;
 import io.gma.client.EndpointBuilder;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
+import io.gma.client.SniffingListener;
 import io.gma.registry.RegistryException;
 import io.gma.security.Keys;
 import io.gma.security.Security;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.client.SniffingListener;
 import io.gma.examples.cli.GmaCommandsTest.Run;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.gma.pcservlet;
+package io.gma.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Threads: one accepts ({@code sniffer-accept}), one per connection reads ({@code sniffer-read-N}); all are
  * daemons and end with {@link #close}.
  */
-final class SniffingListener implements AutoCloseable {
+public final class SniffingListener implements AutoCloseable {
     /** How long a connection may stay silent before the listener hangs up. */
-    static final Duration SILENCE = Duration.ofMillis(300);
+    public static final Duration SILENCE = Duration.ofMillis(300);
 
     private final ServerSocket server;
     private final AtomicInteger connections = new AtomicInteger();
@@ -45,24 +45,24 @@ final class SniffingListener implements AutoCloseable {
     }
 
     /** Listens on 127.0.0.1 and a port of the system's choosing, accepting on a thread of its own. */
-    static SniffingListener start() throws IOException {
+    public static SniffingListener start() throws IOException {
         SniffingListener s = new SniffingListener();
         s.acceptor = daemon("sniffer-accept", s::accept);
         return s;
     }
 
     /** {@code http://127.0.0.1:<port>}: a URL that invites plaintext. */
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getLocalPort();
     }
 
     /** How many connections were accepted so far. */
-    int connections() {
+    public int connections() {
         return connections.get();
     }
 
     /** Every byte received so far, on every connection, as ISO-8859-1 text (one char a byte). */
-    String received() {
+    public String received() {
         synchronized (received) {
             return received.toString(StandardCharsets.ISO_8859_1);
         }
@@ -73,7 +73,7 @@ final class SniffingListener implements AutoCloseable {
      *
      * @return whether it arrived in time
      */
-    boolean awaitReceived(String text, Duration timeout) throws InterruptedException {
+    public boolean awaitReceived(String text, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!received().contains(text)) {
             if (System.nanoTime() - deadline > 0) {
@@ -88,7 +88,7 @@ final class SniffingListener implements AutoCloseable {
      * Waits {@code period} (a bounded wait: what is checked is that nothing comes, so there is no event to wait
      * for), then asserts that no credential, no byte at all and no connection reached this listener.
      */
-    void assertNothingReceived(Duration period) throws InterruptedException {
+    public void assertNothingReceived(Duration period) throws InterruptedException {
         TimeUnit.NANOSECONDS.sleep(period.toNanos());
         String seen = received();
         assertFalse(seen.toLowerCase(Locale.ROOT).contains("authorization"), "an Authorization header in plaintext: "
