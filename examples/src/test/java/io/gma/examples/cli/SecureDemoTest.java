@@ -1,0 +1,46 @@
+package io.gma.examples.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.examples.agent.Collector;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gma demo --secure}: TLS and signed tokens on every hop, with the keys {@code gma keys} makes. The
+ * collector in swansea reads the agents of cardiff and of bangor (outbound-only, relayed by cardiff), so every
+ * hop, the relay's poll included, authenticated.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SecureDemoTest {
+    @Test
+    void theSecureDemoCarriesEveryAgentsReadingsToTheCollector(@TempDir Path temp) throws Exception {
+        Path keys = temp.resolve("keys");
+        try (Demo demo = Demo.startSecure(Duration.ofMillis(200), keys)) {
+            assertTrue(demo.registryUrl().startsWith("https://"), demo.registryUrl());
+            Set<String> domains = new TreeSet<>();
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); domains.size() < 2;) {
+                assertTrue(System.nanoTime() < end, "readings came only from " + domains);
+                for (Collector.Reading r : demo.collector().readings()) {
+                    domains.add(r.agent().substring(r.agent().lastIndexOf('@') + 1));
+                }
+                Thread.sleep(50);
+            }
+            assertEquals(Set.of("bangor", "cardiff"), domains);
+        }
+        for (String identity : new String[] {"agent", "collector", "cardiff", "swansea", "bangor"}) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keys.resolve(
+                    identity + ".key"))), identity);
+        }
+        assertTrue(Files.notExists(keys.resolve("domain.keys")), "no shared secret");
+    }
+}
