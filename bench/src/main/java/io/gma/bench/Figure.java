@@ -27,6 +27,8 @@ final class Figure {
     final List<String> columns;
     /** Series in the order first added; each point has {@code columns.size()} values. */
     final Map<String, List<double[]>> series = new LinkedHashMap<>();
+    /** Markdown the summary prints under the figure's table (what the table alone does not say); may be empty. */
+    final List<String> notes = new ArrayList<>();
 
     /**
      * @param id the file name, without extension

@@ -3,6 +3,8 @@ package io.gma.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.bench.tokens.TokenBench;
+import io.gma.bench.tokens.VerifyCost;
 import java.awt.image.BufferedImage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -66,14 +68,23 @@ class BenchTest {
                 "fig6-fanin", List.of("series", "producers", "msgs_per_s", "mib_per_s", "max_queue_bytes",
                         "queue_bound_bytes"),
                 "fig7-sockets-vs-http", LATENCY,
-                "tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages"));
+                "tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages"),
+                "tokens-verify", List.of("series", "messages_per_check", "ns_per_message", "ns_per_check",
+                        "ns_per_check_fastest_pass", "ns_per_check_slowest_pass", "checks"),
+                "tokens-roundtrip", LATENCY);
         Map<String, Set<String>> series = Map.of(
                 "fig4-pingpong-latency", pingPong,
                 "fig5-pingpong-bandwidth", pingPong,
                 "bench3-4-streaming", streaming,
                 "fig6-fanin", Set.of("GMA, 8 KB", "raw sockets, 8 KB"),
                 "fig7-sockets-vs-http", Set.of(Peers.RAW, Peers.GMA_DIRECT, Peers.RAW_POST, Peers.GMA_CROSS),
-                "tunnel-streaming", Set.of(Peers.RAW_POST_BODIES, Peers.GMA_CROSS));
+                "tunnel-streaming", Set.of(Peers.RAW_POST_BODIES, Peers.GMA_CROSS),
+                "tokens-verify", Set.of(VerifyCost.HMAC_VERIFY, VerifyCost.HMAC_AUTHENTICATE, VerifyCost.HMAC_BEARER,
+                        VerifyCost.SIGNED_VERIFY_UNCACHED, VerifyCost.SIGNED_AUTHENTICATE_UNCACHED,
+                        VerifyCost.SIGNED_VERIFY_CACHED, VerifyCost.SIGNED_AUTHENTICATE_CACHED,
+                        VerifyCost.SIGNED_BEARER),
+                "tokens-roundtrip", Set.of(TokenBench.RAW_POST, TokenBench.PLAINTEXT, TokenBench.HMAC,
+                        TokenBench.SIGNED));
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -94,6 +105,10 @@ class BenchTest {
             assertTrue(summary.contains("(" + id + ".png)") && summary.contains("(" + id + ".csv)"), id);
         }
         assertTrue(summary.contains("### Headline: GMA over each peer, per size"), summary);
+        assertTrue(summary.contains("- Secure cross-domain round trip with Ed25519 gma2 tokens within 10% of HMAC gma1"
+                + " tokens, 64 B: "), summary);
+        assertTrue(summary.contains("| POST of a round trip: the sender's bearer and the receiver's authenticate"),
+                summary);
         assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
     }
 
@@ -111,8 +126,8 @@ class BenchTest {
     @Test
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
-        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel (see gma bench"
-                + " --help)", err.toString().strip());
+        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, tokens (see gma"
+                + " bench --help)", err.toString().strip());
     }
 
     @Test
