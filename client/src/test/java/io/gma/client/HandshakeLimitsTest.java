@@ -11,12 +11,10 @@ import io.gma.wire.Packed;
 import io.gma.wire.StreamDecoder;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,25 +45,6 @@ class HandshakeLimitsTest {
         return java.util.Arrays.copyOf(header, 20);
     }
 
-    /** What the peer sent until it closed the connection, or null in place of the last when it did not. */
-    static List<Message> readUntilClosed(Socket s, int timeoutMillis) throws IOException {
-        s.setSoTimeout(timeoutMillis);
-        List<Message> got = new ArrayList<>();
-        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
-        byte[] buf = new byte[8192];
-        InputStream in = s.getInputStream();
-        try {
-            for (int n; (n = in.read(buf)) >= 0;) {
-                decoder.feed(buf, 0, n, got::add);
-            }
-        } catch (SocketTimeoutException stillOpen) {
-            got.add(null);
-        } catch (IOException reset) {
-            // closed with bytes of ours unread (a reset), or TLS without close_notify: closed all the same
-        }
-        return got;
-    }
-
     static void await(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!condition.getAsBoolean()) {
@@ -88,7 +67,7 @@ class HandshakeLimitsTest {
     private static void assertRefusedTooLarge(Socket s) throws IOException {
         s.getOutputStream().write(hugeHelloHeader("flood@lan"));
         s.getOutputStream().flush();
-        List<Message> got = readUntilClosed(s, 5000);
+        List<Message> got = MisbehavingPeerTest.readUntilClosed(s, 5000);
         assertEquals(1, got.size(), got.toString());
         assertTrue(got.get(0) != null, "not closed");
         assertEquals(Command.ERROR, got.get(0).command());
@@ -131,7 +110,7 @@ class HandshakeLimitsTest {
                     "127.0.0.1", port(f, c))) {
                 s.startHandshake();
                 s.getOutputStream().write(Packed.make(0, Command.HELLO, "anon@lan", "", new byte[0]));
-                List<Message> got = readUntilClosed(s, 5000);
+                List<Message> got = MisbehavingPeerTest.readUntilClosed(s, 5000);
                 assertTrue(got.get(0).dataAsString().startsWith("UNAUTHORIZED no credentials"), got.toString());
             }
             await(() -> c.stats().handshakesUnauthorized() == 1, () -> "not counted: " + c.stats());
@@ -171,7 +150,7 @@ class HandshakeLimitsTest {
                 for (int i = 0; i < 5; i++) {
                     try (Socket over = from(crowd, port)) {
                         long started = System.nanoTime();
-                        List<Message> got = readUntilClosed(over, 2000);
+                        List<Message> got = MisbehavingPeerTest.readUntilClosed(over, 2000);
                         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                         assertTrue(got.isEmpty(), "over the cap, yet " + got + " after " + millis + " ms");
                         assertTrue(millis < 1000, "closed after " + millis + " ms");
@@ -209,7 +188,7 @@ class HandshakeLimitsTest {
                 Consumer c = f.consumer("c").build();
                 Socket s = new Socket(InetAddress.getLoopbackAddress(), port(f, c))) {
             long started = System.nanoTime();
-            List<Message> got = readUntilClosed(s, 10_000);
+            List<Message> got = MisbehavingPeerTest.readUntilClosed(s, 10_000);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertTrue(got.isEmpty(), got.toString());
             assertTrue(millis >= 4000 && millis < 8000, "closed after " + millis + " ms");

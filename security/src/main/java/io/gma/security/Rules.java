@@ -36,7 +36,7 @@ public final class Rules {
         }
     }
 
-    private record Rule(Verb verb, NamePattern identity, NamePattern target, int line) {
+    private record Rule(Verb verb, NamePattern identity, NamePattern target) {
     }
 
     private final List<Rule> rules;
@@ -63,19 +63,9 @@ public final class Rules {
      */
     public static Rules parse(String text, String origin) {
         List<Rule> rules = new ArrayList<>();
-        String[] lines = text.split("\r?\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i];
-            int hash = line.indexOf('#');
-            if (hash >= 0) {
-                line = line.substring(0, hash);
-            }
-            line = line.strip();
-            if (line.isEmpty()) {
-                continue;
-            }
-            String where = origin + " line " + (i + 1);
-            String[] words = line.split("\\s+");
+        for (ConfigLines.Line line : ConfigLines.of(text, origin)) {
+            String where = line.where();
+            String[] words = line.words();
             if (words.length != 3) {
                 throw new IllegalArgumentException(where + ": expected 'verb identity target', got " + words.length
                         + " words");
@@ -87,7 +77,7 @@ public final class Rules {
                 throw new IllegalArgumentException(where + ": unknown verb \"" + words[0]
                         + "\" (register, domain, send, post or query)");
             }
-            rules.add(new Rule(verb, NamePattern.parse(words[1], where), NamePattern.parse(words[2], where), i + 1));
+            rules.add(new Rule(verb, NamePattern.parse(words[1], where), NamePattern.parse(words[2], where)));
         }
         return new Rules(List.copyOf(rules), origin);
     }

@@ -55,16 +55,12 @@ public final class SignedTokens {
     }
 
     private final Supplier<Trust> trust;
-    private final Duration skew;
-    private final Duration maxLifetime;
-    private final Clock clock;
+    private final TokenTimes times;
     private final Map<String, Remembered> verified;
 
     private SignedTokens(Builder b) {
         this.trust = b.trust;
-        this.skew = b.skew;
-        this.maxLifetime = b.maxLifetime;
-        this.clock = b.clock;
+        this.times = b.times;
         int bound = b.cacheEntries;
         this.verified = new LinkedHashMap<>(256, 0.75f, true) {
             private static final long serialVersionUID = 1L;
@@ -115,7 +111,7 @@ public final class SignedTokens {
      *     signature is told the same sentence whichever it was
      */
     public Verified verify(String token, String audience) throws TokenException {
-        Instant now = clock.instant();
+        Instant now = times.clock().instant();
         Trust current = trust.get();
         Remembered r;
         synchronized (verified) {
@@ -132,10 +128,7 @@ public final class SignedTokens {
             throw new TokenException(TokenException.Reason.WRONG_AUDIENCE, "the token is for \"" + v.audience()
                     + "\", not for \"" + audience + "\"");
         }
-        if (now.isAfter(v.expiresAt().plus(skew))) {
-            throw new TokenException(TokenException.Reason.EXPIRED, "the token expired at " + v.expiresAt()
-                    + ", now " + now + " (clock skew allowed: " + skew.toSeconds() + " s)");
-        }
+        times.checkNotExpired(v.expiresAt(), now);
         return v;
     }
 
@@ -175,10 +168,7 @@ public final class SignedTokens {
                     + " trusted to vouch for \"" + subject + "\"");
         }
         Instant expiresAt = Instant.ofEpochSecond(Long.parseLong(part[5]));
-        if (expiresAt.isAfter(now.plus(maxLifetime).plus(skew))) {
-            throw new TokenException(TokenException.Reason.TOO_LONG_LIVED, "the token expires at " + expiresAt
-                    + ", more than maxLifetime " + maxLifetime + " ahead");
-        }
+        times.checkNotTooLongLived(expiresAt, now);
         return new Remembered(new Verified(issuer, part[2], subject, audience, expiresAt), current, key);
     }
 
@@ -210,9 +200,7 @@ public final class SignedTokens {
     /** Settings of a verifier; the trust is required. */
     public static final class Builder {
         private final Supplier<Trust> trust;
-        private Duration skew = Duration.ofSeconds(60);
-        private Duration maxLifetime = Duration.ofHours(24);
-        private Clock clock = Clock.systemUTC();
+        private TokenTimes times = TokenTimes.DEFAULT;
         private int cacheEntries = CACHE_ENTRIES;
 
         private Builder(Supplier<Trust> trust) {
@@ -221,25 +209,19 @@ public final class SignedTokens {
 
         /** How far clocks may disagree: an expired token is still taken this long; default 60 s, at most 1 h. */
         public Builder skew(Duration skew) {
-            if (skew.isNegative() || skew.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("skew " + skew + " is outside 0..1 h");
-            }
-            this.skew = skew;
+            times = times.withSkew(skew);
             return this;
         }
 
         /** The longest lifetime a token may have; default 24 h. */
         public Builder maxLifetime(Duration lifetime) {
-            if (lifetime.compareTo(Duration.ofSeconds(1)) < 0 || lifetime.compareTo(Duration.ofDays(366)) > 0) {
-                throw new IllegalArgumentException("maxLifetime " + lifetime + " is outside 1 s..366 days");
-            }
-            this.maxLifetime = lifetime;
+            times = times.withMaxLifetime(lifetime);
             return this;
         }
 
         /** The clock; default the system's (for tests). */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            times = times.withClock(clock);
             return this;
         }
 

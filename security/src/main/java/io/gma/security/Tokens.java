@@ -49,15 +49,11 @@ public final class Tokens {
     }
 
     private final KeyRing keys;
-    private final Duration skew;
-    private final Duration maxLifetime;
-    private final Clock clock;
+    private final TokenTimes times;
 
     private Tokens(Builder b) {
         this.keys = b.keys;
-        this.skew = b.skew;
-        this.maxLifetime = b.maxLifetime;
-        this.clock = b.clock;
+        this.times = b.times;
     }
 
     public static Builder with(KeyRing keys) {
@@ -74,10 +70,10 @@ public final class Tokens {
         if (subject == null || subject.isEmpty() || subject.length() > 255) {
             throw new IllegalArgumentException("subject \"" + subject + "\" is not 1..255 characters");
         }
-        if (lifetime.isNegative() || lifetime.isZero() || lifetime.compareTo(maxLifetime) > 0) {
-            throw new IllegalArgumentException("lifetime " + lifetime + " is outside 1 s.." + maxLifetime);
+        if (lifetime.isNegative() || lifetime.isZero() || lifetime.compareTo(times.maxLifetime()) > 0) {
+            throw new IllegalArgumentException("lifetime " + lifetime + " is outside 1 s.." + times.maxLifetime());
         }
-        long expiry = clock.instant().plus(lifetime).getEpochSecond();
+        long expiry = times.clock().instant().plus(lifetime).getEpochSecond();
         String kid = keys.current();
         String signed = VERSION + "." + kid + "." + B64.encodeToString(subject.getBytes(StandardCharsets.UTF_8))
                 + "." + expiry;
@@ -138,15 +134,9 @@ public final class Tokens {
                     + " with key " + part[1]);
         }
         Instant expiresAt = Instant.ofEpochSecond(expiry);
-        Instant now = clock.instant();
-        if (now.isAfter(expiresAt.plus(skew))) {
-            throw new TokenException(TokenException.Reason.EXPIRED, "the token expired at " + expiresAt + ", now "
-                    + now + " (clock skew allowed: " + skew.toSeconds() + " s)");
-        }
-        if (expiresAt.isAfter(now.plus(maxLifetime).plus(skew))) {
-            throw new TokenException(TokenException.Reason.TOO_LONG_LIVED, "the token expires at " + expiresAt
-                    + ", more than maxLifetime " + maxLifetime + " ahead");
-        }
+        Instant now = times.clock().instant();
+        times.checkNotExpired(expiresAt, now);
+        times.checkNotTooLongLived(expiresAt, now);
         return new Verified(new String(subject, StandardCharsets.UTF_8), expiresAt, part[1]);
     }
 
@@ -163,9 +153,7 @@ public final class Tokens {
     /** Settings of a token issuer and checker; the key ring is required. */
     public static final class Builder {
         private final KeyRing keys;
-        private Duration skew = Duration.ofSeconds(60);
-        private Duration maxLifetime = Duration.ofHours(24);
-        private Clock clock = Clock.systemUTC();
+        private TokenTimes times = TokenTimes.DEFAULT;
 
         private Builder(KeyRing keys) {
             this.keys = Objects.requireNonNull(keys, "keys");
@@ -173,25 +161,19 @@ public final class Tokens {
 
         /** How far clocks may disagree: an expired token is still taken this long; default 60 s, at most 1 h. */
         public Builder skew(Duration skew) {
-            if (skew.isNegative() || skew.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("skew " + skew + " is outside 0..1 h");
-            }
-            this.skew = skew;
+            times = times.withSkew(skew);
             return this;
         }
 
         /** The longest lifetime a token may have; default 24 h. */
         public Builder maxLifetime(Duration lifetime) {
-            if (lifetime.compareTo(Duration.ofSeconds(1)) < 0 || lifetime.compareTo(Duration.ofDays(366)) > 0) {
-                throw new IllegalArgumentException("maxLifetime " + lifetime + " is outside 1 s..366 days");
-            }
-            this.maxLifetime = lifetime;
+            times = times.withMaxLifetime(lifetime);
             return this;
         }
 
         /** The clock; default the system's (for tests). */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            times = times.withClock(clock);
             return this;
         }
 

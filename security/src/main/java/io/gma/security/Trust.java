@@ -82,19 +82,9 @@ public final class Trust {
      */
     public static Trust parse(String text, String origin) {
         List<Key> keys = new ArrayList<>();
-        String[] lines = text.split("\r?\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i];
-            int hash = line.indexOf('#');
-            if (hash >= 0) {
-                line = line.substring(0, hash);
-            }
-            line = line.strip();
-            if (line.isEmpty()) {
-                continue;
-            }
-            String where = origin + " line " + (i + 1);
-            String[] words = line.split("\\s+");
+        for (ConfigLines.Line line : ConfigLines.of(text, origin)) {
+            String where = line.where();
+            String[] words = line.words();
             if (words.length != 4 && words.length != 5) {
                 throw new IllegalArgumentException(where + ": expected 'issuer keyId publicKey subjects"
                         + " [until=instant]', got " + words.length + " words");
