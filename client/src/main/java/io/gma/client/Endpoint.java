@@ -113,7 +113,6 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         server.bind(new InetSocketAddress(config.host, 0));
     }
 
-
     static Endpoint start(EndpointBuilder<?> config) throws EndpointException {
         Endpoint e;
         try {

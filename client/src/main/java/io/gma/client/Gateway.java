@@ -47,10 +47,11 @@ import org.slf4j.LoggerFactory;
  * bound they are not kept, and the uplink is closed once the router has room, so that its endpoint sends
  * them again. This class is for the pcservlet module; applications use {@link Producer} and {@link Consumer}.
  *
- * <p>With a {@link Builder#security Security}, uplinks speak TLS and must authenticate in HELLO (a token or a
- * client certificate); every message an uplink carries must be from the name said in HELLO, and data for
- * another endpoint needs a {@code send} rule for the uplink's identity and the destination: otherwise the
- * sender gets ERROR FORBIDDEN for it, and it is not routed.
+ * <p>With a {@link Builder#security Security}, uplinks speak TLS and must authenticate in HELLO (a token made
+ * for this domain, or a client certificate) as an identity that may go by the name HELLO gives (the registry
+ * says it registered it: {@link NameGuard}); every message an uplink carries must be from that name, and every
+ * command, answers included, needs a {@code send} rule for the uplink's identity and the destination:
+ * otherwise it is not routed, and its sender gets ERROR FORBIDDEN for it (unless it is itself an answer).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);

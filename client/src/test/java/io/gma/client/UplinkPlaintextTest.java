@@ -1,0 +1,45 @@
+package io.gma.client;
+
+import io.gma.registry.RegistryClient;
+import io.gma.security.Security;
+import io.gma.wire.ErrorCode;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * An uplink is TLS at both ends or not at all: a plaintext endpoint is refused by a PC servlet that speaks TLS,
+ * and an endpoint with security refuses a PC servlet that answers in plaintext (its HELLO, which carries its
+ * token, is never written: TLS comes first). Either way, what it sends to other domains fails UNAUTHORIZED.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UplinkPlaintextTest {
+    private final Path keys = TestKeys.main();
+    private static final String RULES = "send * *";
+
+    @Test
+    void aPlaintextEndpointIsRefusedByATlsUplink() throws Exception {
+        Security west = TestKeys.security(keys, "west", RULES);
+        try (DirectFixture secure = new DirectFixture(keys);
+                DirectFixture plain = new DirectFixture();
+                Gateway pc = Gateway.builder("west", new RecordingRouter()).security(west).registry(RegistryClient
+                        .builder(secure.registryUrl()).security(west).build()).build().start();
+                Producer p = plain.producer("plain").domain("west").pcServlet("127.0.0.1:" + pc.address().getPort())
+                        .build()) {
+            SecureLinkTest.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED,
+                    "refused the link: UNAUTHORIZED this port speaks TLS: connect with TLS");
+        }
+    }
+
+    @Test
+    void anEndpointWithSecurityRefusesAPlaintextUplink() throws Exception {
+        try (DirectFixture secure = new DirectFixture(keys);
+                Gateway pc = Gateway.builder("lan", new RecordingRouter()).build().start();
+                Producer p = secure.producer("alice").pcServlet("127.0.0.1:" + pc.address().getPort())
+                        .security(TestKeys.security(keys, "alice", RULES)).build()) {
+            SecureLinkTest.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED, "answered in plaintext GMA: it does not"
+                    + " speak TLS");
+        }
+    }
+}
