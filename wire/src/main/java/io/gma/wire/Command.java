@@ -107,6 +107,24 @@ public final class Command {
     }
 
     /**
+     * Whether this is counted control traffic: REPLY, ERROR and UNSUBSCRIBE. A send queue never holds it up
+     * behind data and does not bound it like data (PROTOCOL.md section 4); ACKs count it as they count data.
+     * The stream's own commands are not control in this sense: see {@link #isStreamOnly()}.
+     */
+    public boolean isControl() {
+        return this == REPLY || this == ERROR || this == UNSUBSCRIBE;
+    }
+
+    /**
+     * Whether this command belongs to one TCP stream and is never forwarded: HELLO, WELCOME, ACK, PING, PONG
+     * and BYE. Every other command may travel end to end, through PC servlets and the HTTP tunnel (PROTOCOL.md
+     * section 6), which refuses these with MALFORMED.
+     */
+    public boolean isStreamOnly() {
+        return this == HELLO || this == WELCOME || this == ACK || this == PING || this == PONG || this == BYE;
+    }
+
+    /**
      * Whether messages of this command name both a sender and a destination. DATA, REQUEST, REPLY,
      * SUBSCRIBE, UNSUBSCRIBE and application commands do; connection-level commands and ERROR (which may
      * answer a HELLO sent before registration) need not.

@@ -64,13 +64,13 @@ public final class Message {
     }
 
     /**
-     * An ERROR message whose data is {@code CODE sentence}.
+     * An ERROR message whose data is {@code CODE sentence} ({@link ErrorText}).
      *
      * @param sequence the sequence of the message that failed
+     * @throws NullPointerException if {@code code} or {@code sentence} is null
      */
     public static Message error(String from, String to, long sequence, ErrorCode code, String sentence) {
-        byte[] text = (code.name() + " " + sentence).getBytes(StandardCharsets.UTF_8);
-        return of(Command.ERROR, from, to, sequence, text);
+        return of(Command.ERROR, from, to, sequence, new ErrorText(code, sentence).toBytes());
     }
 
     /** Builds the packed array for the factories and {@link Packed#make}. */

@@ -33,6 +33,6 @@ public final class ProtocolException extends IOException {
 
     /** {@code CODE sentence}: the data of an ERROR message reporting this failure. */
     public String errorText() {
-        return code.name() + " " + getMessage();
+        return new ErrorText(code, String.valueOf(getMessage())).text();
     }
 }
