@@ -1,6 +1,5 @@
 package io.gma.pcservlet;
 
-import io.gma.client.Gateway;
 import io.gma.wire.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -201,7 +200,7 @@ final class DomainQueue {
 
     /** Answers are never held back nor capped (control traffic does not wait behind data). */
     private static boolean control(Message m) {
-        return Gateway.isControl(m.command());
+        return m.command().isControl();
     }
 
     /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */

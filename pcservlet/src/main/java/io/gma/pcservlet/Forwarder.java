@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import java.io.IOException;
 import java.io.InputStream;
@@ -227,19 +228,17 @@ final class Forwarder implements Runnable {
         return full;
     }
 
-    /** The error code a refusal names first ("FORBIDDEN domain ... may not ..."), else the status's. */
+    /**
+     * The error code a refusal names first ("FORBIDDEN domain ... may not ..."), else the status's. The text is
+     * trimmed already ({@link #text}), so a code alone with a line end reads as that code.
+     */
     static ErrorCode codeOf(String text, int status) {
-        int space = text.indexOf(' ');
-        try {
-            return ErrorCode.valueOf(space > 0 ? text.substring(0, space) : text.trim());
-        } catch (IllegalArgumentException notACode) {
-            return switch (status) {
-                case 401 -> ErrorCode.UNAUTHORIZED;
-                case 403 -> ErrorCode.FORBIDDEN;
-                case 413 -> ErrorCode.TOO_LARGE;
-                default -> ErrorCode.MALFORMED;
-            };
-        }
+        return ErrorText.parse(text, switch (status) {
+            case 401 -> ErrorCode.UNAUTHORIZED;
+            case 403 -> ErrorCode.FORBIDDEN;
+            case 413 -> ErrorCode.TOO_LARGE;
+            default -> ErrorCode.MALFORMED;
+        }).code();
     }
 
     private static String text(ResponseBody body) throws IOException {

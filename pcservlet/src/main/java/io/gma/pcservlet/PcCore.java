@@ -7,14 +7,15 @@ import io.gma.registry.RegistryException;
 import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import io.gma.wire.Name;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +27,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
@@ -58,7 +58,6 @@ final class PcCore implements Gateway.Router, AutoCloseable {
     static final String FULL_HEADER = "X-Gma-Full";
     static final String VERSION = "0.1.0";
     static final WireCodec CODEC = WireCodec.standard();
-    static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
     private static final long JANITOR_SECONDS = 5;
     /** How long a POST may wait for room before it is answered 429. */
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -82,8 +81,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         }
 
         static Answer text(int status, ErrorCode code, String sentence) {
-            return new Answer(status, "text/plain; charset=utf-8", (code + " " + sentence)
-                    .getBytes(StandardCharsets.UTF_8), 0, null);
+            return new Answer(status, "text/plain; charset=utf-8", new ErrorText(code, sentence).toBytes(), 0,
+                    null);
         }
     }
 
@@ -192,7 +191,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
 
     @Override
     public boolean route(Message m) {
-        String d = Gateway.domainOf(m.to());
+        String d = Name.domainOf(m.to());
         if (d.equals(settings.domain())) {
             // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(gateway.name())) {
@@ -201,7 +200,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             }
             return gateway.deliverAll(List.of(m)) == null;
         }
-        if (!DOMAIN.matcher(d).matches()) {
+        if (!Name.isDomain(d)) {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
             return true;
         }
@@ -292,12 +291,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         if (closed) {
             return;
         }
-        String d = Gateway.domainOf(e.to());
+        String d = Name.domainOf(e.to());
         if (d.equals(settings.domain())) {
             if (!e.to().equals(gateway.name()) && gateway.deliverAll(List.of(e)) != null) {
                 LOG.debug("{}: could not deliver {} to {}", settings.domain(), e.command(), e.to());
             }
-        } else if (DOMAIN.matcher(d).matches()) {
+        } else if (Name.isDomain(d)) {
             enqueue(d, e, true);
         }
     }
@@ -309,12 +308,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
      * 6). The body is read only up to maxBatchBytes.
      */
     Answer accept(String fromDomain, long contentLength, InputStream body) throws IOException {
-        if (fromDomain == null || !DOMAIN.matcher(fromDomain).matches()) {
+        if (!Name.isDomain(fromDomain)) {
             return Answer.text(400, ErrorCode.MALFORMED, "header " + DOMAIN_HEADER + " \"" + fromDomain
-                    + "\" is missing or not 1..64 of [A-Za-z0-9.-]");
+                    + "\" is missing or not " + Name.DOMAIN_RULE);
         }
         if (stopping) {
-            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+            return busy(503, ErrorCode.SHUTTING_DOWN, settings.domain() + " is shutting down");
         }
         long limit = bodyLimit();
         if (contentLength > limit) {
@@ -326,12 +325,12 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         try {
             if (!inbound.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
                 metrics.throttledSent.increment();
-                return busy(429, "QUEUE_FULL " + settings.domain() + " is reading " + inboundKib
+                return busy(429, ErrorCode.QUEUE_FULL, settings.domain() + " is reading " + inboundKib
                         + " KiB of other POSTs already");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+            return busy(503, ErrorCode.SHUTTING_DOWN, settings.domain() + " is shutting down");
         }
         try {
             List<Message> batch = new ArrayList<>();
@@ -341,8 +340,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                             + settings.maxBatchBytes() + " plus one message");
                 }
             } catch (ProtocolException e) {
-                return new Answer(400, "text/plain; charset=utf-8", e.errorText().getBytes(StandardCharsets.UTF_8),
-                        0, null);
+                return Answer.text(400, e.code(), e.getMessage());
             }
             if (batch.isEmpty()) {
                 return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
@@ -407,18 +405,18 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             }
         } catch (Routes.RouteException registryDown) {
             // whether a domain is relayed here cannot be told now: the sender keeps the batch and tries again
-            return busy(503, "INTERNAL " + registryDown.getMessage());
+            return busy(503, ErrorCode.INTERNAL, registryDown.getMessage());
         }
         // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
         long deadline = System.nanoTime() + ADMIT_WAIT_NANOS;
         for (String full; (full = admitted(local, relayed, onward)) != null;) {
             if (stopping) {
-                return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+                return busy(503, ErrorCode.SHUTTING_DOWN, settings.domain() + " is shutting down");
             }
             if (System.nanoTime() > deadline) {
                 metrics.throttledSent.increment();
-                Answer busy = busy(429, "QUEUE_FULL " + settings.domain() + " has no room for the whole batch of "
-                        + batch.size() + " messages now: " + full);
+                Answer busy = busy(429, ErrorCode.QUEUE_FULL, settings.domain() + " has no room for the whole batch"
+                        + " of " + batch.size() + " messages now: " + full);
                 // when only endpoints' queues lack room, say which: the sender may post the others meanwhile
                 java.util.Set<String> endpoints = fits(relayed, true) == null && fits(onward, false) == null
                         ? gateway.fullFor(local) : java.util.Set.of();
@@ -429,7 +427,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+                return busy(503, ErrorCode.SHUTTING_DOWN, settings.domain() + " is shutting down");
             }
         }
         metrics.delivered.add(local.size());
@@ -443,11 +441,11 @@ final class PcCore implements Gateway.Router, AutoCloseable {
      * neither the poster's nor one the poster relays for (outbound-only via it); null when it may.
      */
     private String impostor(String fromDomain, Message m) throws Routes.RouteException {
-        String sender = Gateway.domainOf(m.from());
+        String sender = Name.domainOf(m.from());
         if (sender.equals(fromDomain)) {
             return null;
         }
-        if (DOMAIN.matcher(sender).matches()) {
+        if (Name.isDomain(sender)) {
             try {
                 if (fromDomain.equals(routes.domain(sender).via())) {
                     return null;
@@ -461,12 +459,10 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return "\"" + m.from() + "\" is not of domain " + fromDomain + " nor of a domain it relays for";
     }
 
-    /** With a refusal ("CODE sentence"), adds the ERROR that answers {@code m} (none for an answer). */
-    private static void refuse(Message m, String refusal, List<Message> errors) {
+    /** With a refusal, adds the ERROR that answers {@code m} (none for an answer). */
+    private static void refuse(Message m, ErrorText refusal, List<Message> errors) {
         if (refusal != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
-            ErrorCode code = refusal.startsWith("MALFORMED") ? ErrorCode.MALFORMED : ErrorCode.NO_ROUTE;
-            errors.add(Message.error(m.to(), m.from(), m.sequence(), code, sentence(refusal.substring(
-                    refusal.indexOf(' ') + 1))));
+            errors.add(Message.error(m.to(), m.from(), m.sequence(), refusal.code(), sentence(refusal.sentence())));
         }
     }
 
@@ -490,10 +486,10 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             return false; // polled again, without the ack
         }
         // an outbound-only domain relays for nobody: what would go on from here has no route
-        relayed.values().forEach(ms -> ms.forEach(m -> refuse(m, "NO_ROUTE " + settings.domain()
-                + " is outbound-only and relays for no domain", errors)));
-        onward.values().forEach(ms -> ms.forEach(m -> refuse(m, "NO_ROUTE " + settings.domain()
-                + " is outbound-only and relays for no domain", errors)));
+        ErrorText noRelay = new ErrorText(ErrorCode.NO_ROUTE, settings.domain()
+                + " is outbound-only and relays for no domain");
+        relayed.values().forEach(ms -> ms.forEach(m -> refuse(m, noRelay, errors)));
+        onward.values().forEach(ms -> ms.forEach(m -> refuse(m, noRelay, errors)));
         if (!local.isEmpty() && gateway.deliverAll(local) != null) {
             metrics.throttledReceived.increment();
             return false;
@@ -543,20 +539,20 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         }
     }
 
-    /** Puts {@code m} in the list it goes to; or returns why it cannot go anywhere ("CODE sentence"). */
-    private String sort(String fromDomain, Message m, List<Message> local, Map<String, List<Message>> relayed,
+    /** Puts {@code m} in the list it goes to and returns null; or returns why it cannot go anywhere. */
+    private ErrorText sort(String fromDomain, Message m, List<Message> local, Map<String, List<Message>> relayed,
             Map<String, List<Message>> onward) throws Routes.RouteException {
-        if (!carried(m.command())) {
-            return "MALFORMED " + m.command() + " belongs to a TCP stream, not to the HTTP tunnel";
+        if (m.command().isStreamOnly()) {
+            return new ErrorText(ErrorCode.MALFORMED, m.command() + " belongs to a TCP stream, not to the HTTP tunnel");
         }
-        String d = Gateway.domainOf(m.to());
+        String d = Name.domainOf(m.to());
         if (d.equals(settings.domain())) {
             if (m.to().equals(gateway.name())) {
-                return "NO_ROUTE " + gateway.name() + " takes no messages of its own";
+                return new ErrorText(ErrorCode.NO_ROUTE, gateway.name() + " takes no messages of its own");
             }
             try {
                 if (!routes.endpointExists(m.to())) {
-                    return "NO_ROUTE " + m.to() + " is not registered";
+                    return new ErrorText(ErrorCode.NO_ROUTE, m.to() + " is not registered");
                 }
             } catch (Routes.RouteException registryDown) {
                 // cannot tell now: hold it; the janitor fails it later if the endpoint is gone
@@ -564,10 +560,11 @@ final class PcCore implements Gateway.Router, AutoCloseable {
             local.add(m);
         } else if (routes.relaysFor(d)) {
             relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
-        } else if (routes.relaysFor(fromDomain) && DOMAIN.matcher(d).matches()) {
+        } else if (routes.relaysFor(fromDomain) && Name.isDomain(d)) {
             onward.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
         } else {
-            return "NO_ROUTE domain " + d + " is not served by " + settings.domain() + "'s PC servlet";
+            return new ErrorText(ErrorCode.NO_ROUTE, "domain " + d + " is not served by " + settings.domain()
+                    + "'s PC servlet");
         }
         return null;
     }
@@ -577,12 +574,6 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         ByteBuffer out = ByteBuffer.allocate(messages.stream().mapToInt(Message::encodedLength).sum());
         messages.forEach(m -> CODEC.encode(m, out));
         return out.array();
-    }
-
-    /** Whether the tunnel carries this command: not the stream's own (HELLO, WELCOME, ACK, PING, PONG, BYE). */
-    static boolean carried(Command c) {
-        return c != Command.HELLO && c != Command.WELCOME && c != Command.ACK && c != Command.PING
-                && c != Command.PONG && c != Command.BYE;
     }
 
     /** Null when every share fits its queue (relay or outbound), else which one does not. */
@@ -597,9 +588,9 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return null;
     }
 
-    private Answer busy(int status, String text) {
+    private Answer busy(int status, ErrorCode code, String sentence) {
         long seconds = settings.retryAfter().toSeconds();
-        return new Answer(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8), seconds,
+        return new Answer(status, "text/plain; charset=utf-8", new ErrorText(code, sentence).toBytes(), seconds,
                 null);
     }
 
@@ -651,9 +642,9 @@ final class PcCore implements Gateway.Router, AutoCloseable {
 
     /** A long poll from an outbound-only domain that registered with this one as its via. */
     Answer poll(String domain, String waitParam, String ackParam) throws InterruptedException {
-        if (domain == null || !DOMAIN.matcher(domain).matches()) {
-            return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + domain + "\" is missing or not"
-                    + " 1..64 of [A-Za-z0-9.-]");
+        if (!Name.isDomain(domain)) {
+            return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + domain + "\" is missing or not "
+                    + Name.DOMAIN_RULE);
         }
         long wait;
         long ack;
@@ -671,14 +662,14 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         try {
             relayed = routes.relaysFor(domain);
         } catch (Routes.RouteException registryDown) {
-            return busy(503, "INTERNAL " + registryDown.getMessage());
+            return busy(503, ErrorCode.INTERNAL, registryDown.getMessage());
         }
         if (!relayed) {
             return Answer.text(403, ErrorCode.FORBIDDEN, "domain " + domain + " is not registered with via "
                     + settings.domain());
         }
         if (closed) {
-            return busy(503, "SHUTTING_DOWN " + settings.domain() + " is shutting down");
+            return busy(503, ErrorCode.SHUTTING_DOWN, settings.domain() + " is shutting down");
         }
         // polls go on while stopping: they are how the relay queues drain
         Relay.Batch batch = relay.poll(domain, ack, TimeUnit.SECONDS.toNanos(wait));

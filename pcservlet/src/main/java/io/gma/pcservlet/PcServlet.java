@@ -7,6 +7,7 @@ import java.util.Objects;
 import io.gma.registry.DashboardServlet;
 import io.gma.registry.Https;
 import io.gma.security.Security;
+import io.gma.wire.Name;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -143,10 +144,7 @@ public final class PcServlet implements AutoCloseable {
         private Security security;
 
         private Builder(String domain, String registry) {
-            if (domain == null || !PcCore.DOMAIN.matcher(domain).matches()) {
-                throw new IllegalArgumentException("domain \"" + domain + "\" is not 1..64 of [A-Za-z0-9.-]");
-            }
-            this.domain = domain;
+            this.domain = Name.requireDomain("domain", domain);
             this.registry = Objects.requireNonNull(registry, "registry");
         }
 
@@ -182,9 +180,8 @@ public final class PcServlet implements AutoCloseable {
          * domain {@code via}, and receives by polling it.
          */
         public Builder via(String via) {
-            if (via == null || !PcCore.DOMAIN.matcher(via).matches() || via.equals(domain)) {
-                throw new IllegalArgumentException("via \"" + via + "\" is not another domain, 1..64 of"
-                        + " [A-Za-z0-9.-]");
+            if (!Name.isDomain(via) || via.equals(domain)) {
+                throw new IllegalArgumentException("via \"" + via + "\" is not another domain, " + Name.DOMAIN_RULE);
             }
             this.via = via;
             return this;
