@@ -12,13 +12,14 @@ import io.gma.security.Tls;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import io.gma.wire.Name;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,8 +133,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             LOG.warn(warning);
         }
         if (config.pcServlet != null) {
-            e.uplink = new Peer(Gateway.nameFor(config.domain), e.newQueue(), Envelope.of(e.name,
-                    Gateway.nameFor(config.domain)));
+            e.uplink = new Peer(Name.pcServlet(config.domain), e.newQueue(), Envelope.of(e.name,
+                    Name.pcServlet(config.domain)));
             e.peers.put(e.uplink.name, e.uplink);
             e.connect(e.uplink); // at once, and for good: messages from other domains come over it
         }
@@ -349,7 +350,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (to == null || to.isEmpty() || to.equals(name)) {
             throw new IllegalArgumentException("destination \"" + to + "\" is empty or this endpoint itself");
         }
-        String domain = to.substring(to.lastIndexOf('@') + 1);
+        String domain = Name.domainOf(to);
         if (!domain.equals(config.domain)) {
             Peer pc = uplink;
             if (pc == null) {
@@ -560,8 +561,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             return; // nobody to tell, or an answer, which is never answered
         }
         try {
-            sendControl(link.peerName(), Command.ERROR, m.sequence(), (ErrorCode.FORBIDDEN + " " + sentence)
-                    .getBytes(StandardCharsets.UTF_8));
+            sendControl(link.peerName(), Command.ERROR, m.sequence(),
+                    new ErrorText(ErrorCode.FORBIDDEN, sentence).toBytes());
         } catch (EndpointException | IllegalArgumentException ex) {
             LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), ex.getMessage());
         }
@@ -678,14 +679,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     }
 
     private static EndpointException remoteError(String from, String text) {
-        int space = text.indexOf(' ');
-        ErrorCode code = ErrorCode.INTERNAL;
-        try {
-            code = ErrorCode.valueOf(space > 0 ? text.substring(0, space) : text);
-        } catch (IllegalArgumentException unknown) {
-            // an error code this version does not know: reported as INTERNAL, with the peer's text
-        }
-        return new EndpointException(code, from + " answered ERROR " + text);
+        // an error code this version does not know: reported as INTERNAL, with the peer's text
+        return new EndpointException(ErrorText.parse(text).code(), from + " answered ERROR " + text);
     }
 
     private void deliver(Message m) {
@@ -724,8 +719,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private void error(Message m, ErrorCode code, String sentence) {
         try {
-            sendControl(m.from(), Command.ERROR, m.sequence(), (code + " " + sentence)
-                    .getBytes(StandardCharsets.UTF_8));
+            sendControl(m.from(), Command.ERROR, m.sequence(), new ErrorText(code, sentence).toBytes());
         } catch (EndpointException | IllegalArgumentException ex) {
             LOG.debug("{}: could not report {} to {}: {}", name, code, m.from(), ex.getMessage());
         }

@@ -2,6 +2,7 @@ package io.gma.client;
 
 import io.gma.registry.Kind;
 import io.gma.security.Security;
+import io.gma.wire.Name;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -9,7 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * Options of a {@link Producer} or {@link Consumer}. Every setter checks its argument and says its default;
@@ -22,8 +22,6 @@ import java.util.regex.Pattern;
  * @param <T> {@link Producer} or {@link Consumer}
  */
 public final class EndpointBuilder<T> {
-    private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9.-]{1,64}");
 
     private final Kind kind;
     private final Function<Endpoint, T> wrap;
@@ -105,13 +103,13 @@ public final class EndpointBuilder<T> {
 
     /** The endpoint's domain, 1..64 of [A-Za-z0-9.-]. Required. */
     public EndpointBuilder<T> domain(String domain) {
-        this.domain = check(DOMAIN, "domain", domain);
+        this.domain = Name.requireDomain("domain", domain);
         return this;
     }
 
     /** The label to register, 1..64 of [A-Za-z0-9._-]; the registry adds a nonce. Required. */
     public EndpointBuilder<T> label(String label) {
-        this.label = check(LABEL, "label", label);
+        this.label = Name.requireLabel("label", label);
         return this;
     }
 
@@ -256,14 +254,6 @@ public final class EndpointBuilder<T> {
 
     Kind kind() {
         return kind;
-    }
-
-    private static String check(Pattern pattern, String field, String value) {
-        if (value == null || !pattern.matcher(value).matches()) {
-            throw new IllegalArgumentException(field + " \"" + value + "\" is not 1..64 of "
-                    + (field.equals("domain") ? "[A-Za-z0-9.-]" : "[A-Za-z0-9._-]"));
-        }
-        return value;
     }
 
     private static Duration positive(String name, Duration d) {

@@ -7,7 +7,9 @@ import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.Packed;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import io.gma.wire.Name;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
@@ -110,7 +112,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(Builder b) throws IOException {
         this.admission = HandshakeAdmission.process(); // first: a bad system property refuses to build
         this.domain = b.domain;
-        this.name = nameFor(b.domain);
+        this.name = Name.pcServlet(b.domain);
         this.router = b.router;
         this.security = b.security;
         this.names = new NameGuard(b.security, b.registry);
@@ -131,16 +133,6 @@ public final class Gateway implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    /** The name a PC servlet of {@code domain} says in WELCOME: {@code pc@<domain>}. */
-    public static String nameFor(String domain) {
-        return "pc@" + domain;
-    }
-
-    /** The part of a name after its last {@code @}: the domain that routes it. */
-    public static String domainOf(String endpointName) {
-        return endpointName.substring(endpointName.lastIndexOf('@') + 1);
     }
 
     public static Builder builder(String domain, Router router) {
@@ -175,7 +167,7 @@ public final class Gateway implements AutoCloseable {
      */
     public String deliverAll(List<Message> messages) {
         for (Message m : messages) {
-            if (!domainOf(m.to()).equals(domain) || m.to().equals(name)) {
+            if (!Name.domainOf(m.to()).equals(domain) || m.to().equals(name)) {
                 throw new IllegalArgumentException(m.to() + " is not an endpoint of domain " + domain);
             }
         }
@@ -197,7 +189,7 @@ public final class Gateway implements AutoCloseable {
                 Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
                 byte[] packed = codec.encode(m);
                 try {
-                    if (isControl(m.command())) {
+                    if (m.command().isControl()) {
                         p.queue.offerControl(packed);
                     } else {
                         p.queue.addData(packed);
@@ -232,7 +224,7 @@ public final class Gateway implements AutoCloseable {
     private static Map<String, long[]> dataShares(List<Message> messages) {
         Map<String, long[]> shares = new HashMap<>();
         for (Message m : messages) {
-            if (!isControl(m.command())) {
+            if (!m.command().isControl()) {
                 long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
                 share[0]++;
                 share[1] += m.encodedLength();
@@ -243,14 +235,6 @@ public final class Gateway implements AutoCloseable {
 
     private static boolean lacksRoom(Peer p, long[] share) {
         return p != null && !p.queue.hasRoom(share[1], (int) share[0]);
-    }
-
-    /**
-     * REPLY, ERROR and UNSUBSCRIBE: the counted control traffic, which data never holds up and queues do not
-     * bound like data (PROTOCOL.md section 4).
-     */
-    public static boolean isControl(Command c) {
-        return c == Command.REPLY || c == Command.ERROR || c == Command.UNSUBSCRIBE;
     }
 
     private Peer newPeer(String endpoint) {
@@ -339,8 +323,8 @@ public final class Gateway implements AutoCloseable {
                 link.peerName(), m.to(), refused);
         Peer p = link.peer();
         if (p != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
-            byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(), (ErrorCode.FORBIDDEN + " "
-                    + refused).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(),
+                    new ErrorText(ErrorCode.FORBIDDEN, refused).toBytes());
             try {
                 p.queue.offerControl(error);
                 p.kick();
@@ -537,7 +521,7 @@ public final class Gateway implements AutoCloseable {
         public Refusal refusal(Message hello, String identity) {
             // who may send where is checked per message (route), as an uplink carries messages for any domain
             String from = hello.from();
-            if (from.isEmpty() || from.equals(name) || !domainOf(from).equals(domain)) {
+            if (from.isEmpty() || from.equals(name) || !Name.domainOf(from).equals(domain)) {
                 return Refusal.forbidden(name + " takes uplinks from endpoints of domain " + domain + " only, not \""
                         + from + "\"");
             }

@@ -2,6 +2,7 @@ package io.gma.client;
 
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
@@ -602,7 +603,7 @@ final class Link implements Runnable {
         LOG.info("{}: {}", endpoint.name(), failure.getMessage());
         try {
             channel.write(ByteBuffer.wrap(Packed.make(0, Command.ERROR, endpoint.name(), "",
-                    (ErrorCode.UNAUTHORIZED + " " + sentence).getBytes(StandardCharsets.UTF_8))));
+                    new ErrorText(ErrorCode.UNAUTHORIZED, sentence).toBytes())));
             lingerUntilPeerCloses(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
         } catch (IOException ignored) {
             // it gets an end of stream instead
@@ -724,12 +725,10 @@ final class Link implements Runnable {
         if (outbound) {
             if (m.command() == Command.ERROR) {
                 String text = m.dataAsString();
-                ErrorCode code = ErrorCode.FORBIDDEN;
-                try {
-                    code = ErrorCode.valueOf(text.substring(0, Math.max(0, text.indexOf(' '))));
-                } catch (IllegalArgumentException notACode) {
-                    // an ERROR without a known code first: a refusal all the same
-                }
+                // an ERROR without a known code first is a refusal all the same; so is a code alone, without
+                // the space and sentence that follow it (what a refused link has always read it as)
+                ErrorCode code = text.indexOf(' ') > 0 ? ErrorText.parse(text, ErrorCode.FORBIDDEN).code()
+                        : ErrorCode.FORBIDDEN;
                 failure = new EndpointException(code, peerName + " refused the link: " + text);
                 state = State.CLOSED;
                 return;
@@ -797,8 +796,8 @@ final class Link implements Runnable {
     private void refuse(Message hello, ErrorCode code, String sentence) {
         LOG.info("{}: refused a link from {} (HELLO from \"{}\"): {} {}", endpoint.name(), describe(), hello.from(),
                 code, sentence);
-        sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), hello.from(), (code + " " + sentence)
-                .getBytes(StandardCharsets.UTF_8)));
+        sendImmediate(Packed.make(0, Command.ERROR, endpoint.name(), hello.from(),
+                new ErrorText(code, sentence).toBytes()));
         failure = new EndpointException(code, sentence);
         state = State.CLOSED; // the ERROR was written at once: the socket is empty this early
     }
