@@ -6,6 +6,7 @@ import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
 import io.gma.registry.QueryResult;
+import io.gma.wire.Name;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,16 +99,16 @@ public final class Collector implements AutoCloseable {
             return "direct";
         }
         List<String> hops = new ArrayList<>();
-        hops.add("pc@" + from);
+        hops.add(Name.pcServlet(from));
         String fromVia = vias.get(from);
         if (fromVia != null) {
-            hops.add("pc@" + fromVia);
+            hops.add(Name.pcServlet(fromVia));
         }
         String toVia = vias.get(to);
         if (toVia != null && !toVia.equals(fromVia)) {
-            hops.add("pc@" + toVia);
+            hops.add(Name.pcServlet(toVia));
         }
-        hops.add("pc@" + to);
+        hops.add(Name.pcServlet(to));
         return "via " + String.join(" > ", hops);
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.examples.agent.Collector;
+import io.gma.wire.Name;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -31,7 +32,7 @@ class SecureDemoTest {
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); domains.size() < 2;) {
                 assertTrue(System.nanoTime() < end, "readings came only from " + domains);
                 for (Collector.Reading r : demo.collector().readings()) {
-                    domains.add(r.agent().substring(r.agent().lastIndexOf('@') + 1));
+                    domains.add(Name.domainOf(r.agent()));
                 }
                 Thread.sleep(50);
             }
