@@ -1,5 +1,10 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
+import io.gma.cli.DurationOption;
+import io.gma.cli.RegistryOption;
+import io.gma.cli.Running;
+import io.gma.cli.SecurityOptions;
 import io.gma.pcservlet.PcServlet;
 import io.gma.security.Security;
 import java.util.concurrent.Callable;
@@ -49,10 +54,10 @@ final class PcCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Gma.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
+        Cli.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         Security secure = security.security(spec, domain, host);
         registry.requireSecure(spec, secure);
-        PcServlet.Builder b = PcServlet.builder(domain, registry.url).host(host).httpPort(httpPort)
+        PcServlet.Builder b = PcServlet.builder(domain, registry.url()).host(host).httpPort(httpPort)
                 .uplinkPort(uplinkPort).security(secure);
         if (via != null) {
             b.via(via);
@@ -63,7 +68,7 @@ final class PcCommand implements Callable<Integer> {
         PcServlet pc = b.start();
         spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
                 : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
-        Running.until(duration.seconds, null, pc);
+        Running.until(duration.seconds(), null, pc);
         return 0;
     }
 }

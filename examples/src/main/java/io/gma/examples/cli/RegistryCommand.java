@@ -1,5 +1,8 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
+import io.gma.cli.SecurityOptions;
 import io.gma.registry.Registry;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -82,7 +85,7 @@ final class RegistryCommand implements Callable<Integer> {
         }
         Registry registry = built.start();
         spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
-        Running.until(duration.seconds, null, registry);
+        Running.until(duration.seconds(), null, registry);
         return 0;
     }
 }
