@@ -52,14 +52,16 @@ public final class Cli {
     /**
      * A command line for {@code command} run as a program of its own: its help and its usage errors show it as
      * {@code shownName} ({@code java -jar gma-registry.jar}), while its options' defaults are still read under
-     * its own name ({@code GMA_REGISTRY_PORT}, {@code registry.port}), as under {@code gma}.
+     * its own name ({@code GMA_REGISTRY_PORT}, {@code registry.port}), as under {@code gma}. Its help ends with
+     * the exit statuses.
      */
     public static CommandLine standalone(Object command, String shownName) {
         CommandLine cmd = new CommandLine(command);
         String name = cmd.getCommandName();
         cmd.setCommandName(shownName);
         cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER + "%nHere <COMMAND> is " + name + ", as for gma "
-                + name + ".");
+                + name + ".%nExit status: " + OK + " when it ran, " + FAILED + " when it failed at run time (it"
+                + " could not start, say), " + USAGE + " for a usage error.");
         return cmd;
     }
 
