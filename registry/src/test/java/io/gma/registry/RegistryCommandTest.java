@@ -98,6 +98,19 @@ class RegistryCommandTest {
     }
 
     @Test
+    void theDefaultsShownAreTheBuilders() {
+        RegistryCommand command = new RegistryCommand();
+        new CommandLine(command).parseArgs();
+        Settings shown = command.configured().settings();
+        Settings builder = Registry.builder().build().settings();
+        assertEquals(builder.maxRows(), shown.maxRows());
+        assertEquals(builder.queryTimeout(), shown.queryTimeout());
+        assertEquals(builder.defaultLease(), shown.defaultLease());
+        assertEquals(builder.maxLease(), shown.maxLease());
+        assertEquals(builder.jdbcUser(), shown.jdbcUser());
+    }
+
+    @Test
     void securityOptionsAreCheckedBeforeAnythingStarts() {
         assertEquals(2, run("--rules", "r"));
         assertEquals("--rules r needs --security DIR" + SEE_HELP, err());

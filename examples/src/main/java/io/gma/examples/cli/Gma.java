@@ -1,6 +1,7 @@
 package io.gma.examples.cli;
 
 import io.gma.cli.Cli;
+import io.gma.pcservlet.PcCommand;
 import io.gma.registry.RegistryCommand;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
