@@ -53,10 +53,11 @@ public final class Cli {
      * A command line for {@code command} run as a program of its own: its help and its usage errors show it as
      * {@code shownName} ({@code java -jar gma-registry.jar}), while its options' defaults are still read under
      * its own name ({@code GMA_REGISTRY_PORT}, {@code registry.port}), as under {@code gma}. Its help ends with
-     * the exit statuses.
+     * the exit statuses. An option given twice takes the last value, as the jars' own parsers did
+     * ({@code java -jar gma-registry.jar $DEFAULTS --port 9000}); under {@code gma} that is a usage error.
      */
     public static CommandLine standalone(Object command, String shownName) {
-        CommandLine cmd = new CommandLine(command);
+        CommandLine cmd = new CommandLine(command).setOverwrittenOptionsAllowed(true);
         String name = cmd.getCommandName();
         cmd.setCommandName(shownName);
         cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER + "%nHere <COMMAND> is " + name + ", as for gma "

@@ -69,6 +69,12 @@ class CliTest {
     }
 
     @Test
+    void aProgramOfItsOwnTakesTheLastOfAnOptionGivenTwice() {
+        assertEquals(Cli.OK, standalone("--port", "1", "--port", "2"), err.toString());
+        assertEquals("serving on 2 for 0 s\n", out.toString());
+    }
+
+    @Test
     void helpShowsTheProgramsNameTheEnvironmentAndVerboseAndExitsZero() {
         assertEquals(Cli.OK, standalone("--help"));
         String help = out.toString();

@@ -51,7 +51,7 @@ class RegistryCommandTest {
 
     @Test
     void runsForItsDurationAndExitsZero() {
-        assertEquals(0, run("--port", "0", "--duration", "1"), err());
+        assertEquals(0, run("--port", "8080", "--port", "0", "--duration", "1"), err()); // as before: the last wins
         assertTrue(out.toString().matches("GMA registry at http://127\\.0\\.0\\.1:[0-9]+/registry/v1\n"),
                 out.toString());
     }
