@@ -68,7 +68,8 @@ public final class Cli {
 
     /**
      * Runs {@code cmd} with {@code args}, printing to its {@link CommandLine#getOut() out} and
-     * {@link CommandLine#getErr() err}; never exits the JVM.
+     * {@link CommandLine#getErr() err}; never exits the JVM. It sets up {@code cmd} (defaults, handlers,
+     * {@code --verbose}) as it goes, so a {@code CommandLine} is run once.
      *
      * @param program the name failures are printed after, {@code gma} or {@code gma-registry}
      * @return the exit status: {@link #OK}, {@link #FAILED} or {@link #USAGE}
