@@ -43,9 +43,13 @@ public final class PcServlet implements AutoCloseable {
         return new Builder(domain, registryUrl);
     }
 
+    /**
+     * Runs a PC servlet until the process is stopped: {@link PcCommand}, which is also {@code gma pc}, as
+     * {@code java -jar pcservlet/target/gma-pcservlet.jar --domain east --registry URL} runs it. Exit status 2
+     * for bad arguments, 1 when it cannot start; {@code --help} lists every option.
+     */
     public static void main(String[] args) {
-        PcServletMain.quietLogging();
-        System.exit(PcServletMain.run(args, System.out, System.err));
+        PcCommand.main(args);
     }
 
     private PcServlet start() throws Exception {

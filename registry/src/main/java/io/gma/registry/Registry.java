@@ -132,17 +132,18 @@ public final class Registry implements AutoCloseable {
     }
 
     /**
-     * Runs a registry until the process is stopped.
+     * Runs a registry until the process is stopped: {@link RegistryCommand}, which is also {@code gma registry}.
      *
      * <pre>
      * java -jar registry/target/gma-registry.jar [--host 127.0.0.1] [--port 8080] [--jdbc URL] ...
      * </pre>
      *
-     * Exit status 2 for bad arguments, 1 when the registry cannot start. {@code --help} lists every option.
+     * Exit status 2 for bad arguments, 1 when the registry cannot start. {@code --help} lists every option. The
+     * jar's manifest names {@link RegistryCommand#main} itself, which sets the log format before this class's
+     * logger is made.
      */
     public static void main(String[] args) {
-        RegistryMain.quietLogging();
-        System.exit(RegistryMain.run(args, System.out, System.err));
+        RegistryCommand.main(args);
     }
 
     /** Options for {@link Registry}; every setter checks its argument, {@link #build()} the combination. */

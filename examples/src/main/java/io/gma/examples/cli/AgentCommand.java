@@ -1,5 +1,8 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
 import io.gma.examples.agent.Agent;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -34,11 +37,11 @@ final class AgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Gma.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
-        Agent agent = Agent.start(endpoint.registry.url, endpoint.domain, endpoint.pc, host != null ? host
+        Cli.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
+        Agent agent = Agent.start(endpoint.registry.url(), endpoint.domain, endpoint.pc, host != null ? host
                 : Agent.localHost(), Duration.ofMillis(interval), endpoint.security(spec));
         spec.commandLine().getOut().println("agent is " + agent.name());
-        Running.until(duration.seconds, null, agent);
+        Running.until(duration.seconds(), null, agent);
         return 0;
     }
 }

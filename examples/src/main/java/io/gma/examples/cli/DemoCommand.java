@@ -1,5 +1,7 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
+import io.gma.cli.Running;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -41,8 +43,8 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Gma.check(spec, duration >= 0, "--duration " + duration + " is negative");
-        Gma.check(spec, interval >= 100 && interval <= 60_000, "--interval " + interval
+        Cli.check(spec, duration >= 0, "--duration " + duration + " is negative");
+        Cli.check(spec, interval >= 100 && interval <= 60_000, "--interval " + interval
                 + " is outside 100..60000 ms");
         PrintWriter out = spec.commandLine().getOut();
         Path keys = secure ? Files.createTempDirectory("gma-demo-keys") : null;

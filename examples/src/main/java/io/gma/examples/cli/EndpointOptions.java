@@ -1,5 +1,7 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.RegistryOption;
+import io.gma.cli.SecurityOptions;
 import io.gma.client.EndpointBuilder;
 import io.gma.security.Security;
 import picocli.CommandLine;
@@ -35,7 +37,7 @@ final class EndpointOptions {
 
     /** The builder with these options applied. */
     <T> EndpointBuilder<T> apply(EndpointBuilder<T> b, CommandLine.Model.CommandSpec spec) {
-        b.registry(registry.url).domain(domain).security(security(spec));
+        b.registry(registry.url()).domain(domain).security(security(spec));
         if (pc != null && !pc.isEmpty()) {
             b.pcServlet(pc);
         }

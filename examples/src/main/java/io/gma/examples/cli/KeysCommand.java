@@ -1,5 +1,6 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
 import io.gma.security.Keys;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -60,11 +61,11 @@ final class KeysCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Gma.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
+        Cli.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
         if (rotate != null || retire != null) {
-            Gma.check(spec, clients.isEmpty() && !hmac, "--client and --hmac make a new directory: not with"
+            Cli.check(spec, clients.isEmpty() && !hmac, "--client and --hmac make a new directory: not with"
                     + " --rotate or --retire");
-            Gma.check(spec, !overlap.isNegative(), "--overlap " + overlap + " is negative");
+            Cli.check(spec, !overlap.isNegative(), "--overlap " + overlap + " is negative");
             return change(out);
         }
         List<Path> written = new ArrayList<>(Keys.make(dir, hosts, clients));
@@ -93,7 +94,7 @@ final class KeysCommand implements Callable<Integer> {
             return 0;
         }
         int colon = retire.lastIndexOf(':');
-        Gma.check(spec, colon > 0 && colon < retire.length() - 1, "--retire " + retire + " is not NAME:KEYID");
+        Cli.check(spec, colon > 0 && colon < retire.length() - 1, "--retire " + retire + " is not NAME:KEYID");
         Keys.retire(dir, retire.substring(0, colon), retire.substring(colon + 1));
         out.println("dropped key " + retire.substring(colon + 1) + " of " + retire.substring(0, colon) + " from "
                 + dir.resolve(Keys.TRUST));

@@ -1,5 +1,7 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
+import io.gma.cli.Running;
 import io.gma.examples.Ping;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -41,11 +43,11 @@ final class PingCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Gma.check(spec, count >= 1, "--count " + count + " is under 1");
-        Gma.check(spec, size >= 0 && size <= 16 << 20, "--size " + size + " is outside 0..16777216");
-        Gma.check(spec, interval >= 0, "--interval " + interval + " is negative");
+        Cli.check(spec, count >= 1, "--count " + count + " is under 1");
+        Cli.check(spec, size >= 0 && size <= 16 << 20, "--size " + size + " is outside 0..16777216");
+        Cli.check(spec, interval >= 0, "--interval " + interval + " is negative");
         PrintWriter out = spec.commandLine().getOut();
-        Ping ping = Ping.start(endpoint.registry.url, endpoint.domain, endpoint.pc, endpoint.security(spec));
+        Ping ping = Ping.start(endpoint.registry.url(), endpoint.domain, endpoint.pc, endpoint.security(spec));
         // through Running: Ctrl-C stops the round trips and still unregisters the ping endpoint
         Running.until(0, () -> {
             out.printf(Locale.ROOT, "PING %s: %d data bytes%n", target, size);

@@ -1,5 +1,7 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
 import io.gma.client.Producer;
 import io.gma.examples.Pong;
 import java.util.concurrent.Callable;
@@ -29,10 +31,10 @@ final class PongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Producer pong = Pong.start(endpoint.registry.url, endpoint.domain, label, endpoint.pc,
+        Producer pong = Pong.start(endpoint.registry.url(), endpoint.domain, label, endpoint.pc,
                 endpoint.security(spec));
         spec.commandLine().getOut().println("pong is " + pong.name());
-        Running.until(duration.seconds, null, pong);
+        Running.until(duration.seconds(), null, pong);
         return 0;
     }
 }

@@ -3,6 +3,8 @@ package io.gma.examples.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.cli.RegistryOption;
+import io.gma.cli.SecurityOptions;
 import io.gma.registry.QueryResult;
 import io.gma.registry.RegistryClient;
 import io.gma.security.Security;
@@ -43,7 +45,7 @@ final class QueryCommand implements Callable<Integer> {
         registry.requireSecure(spec, secure);
         RegistryClient client;
         try {
-            client = RegistryClient.builder(registry.url).security(secure).build();
+            client = RegistryClient.builder(registry.url()).security(secure).build();
         } catch (IllegalArgumentException bad) {
             throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
         }

@@ -1,5 +1,7 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
 import io.gma.client.Consumer;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +54,7 @@ final class TailCommand implements Callable<Integer> {
             tail.close();
             throw e;
         }
-        Running.until(duration.seconds, null, tail);
+        Running.until(duration.seconds(), null, tail);
         return 0;
     }
 }

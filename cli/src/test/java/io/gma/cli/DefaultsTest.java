@@ -1,4 +1,4 @@
-package io.gma.examples.cli;
+package io.gma.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -6,11 +6,44 @@ import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** Flags, then the environment, then the properties file, then the option's own default. */
 class DefaultsTest {
-    private static PcCommand parse(Map<String, String> env, Properties file, String... args) {
-        PcCommand pc = new PcCommand();
+    /** Options as gma pc has them: its own, and the shared --registry. */
+    @Command(name = "pc")
+    static final class PcLike {
+        @Option(names = "--domain")
+        String domain;
+
+        @Mixin
+        RegistryOption registry;
+
+        @Option(names = "--http-port", defaultValue = "8081")
+        int httpPort;
+
+        @Option(names = "--uplink-port", defaultValue = "8082")
+        int uplinkPort;
+    }
+
+    /** Options as gma query has them: a client's, with the shared security options. */
+    @Command(name = "query")
+    static final class QueryLike {
+        @Parameters(paramLabel = "SQL")
+        String sql;
+
+        @Mixin
+        RegistryOption registry;
+
+        @Mixin
+        SecurityOptions security;
+    }
+
+    private static PcLike parse(Map<String, String> env, Properties file, String... args) {
+        PcLike pc = new PcLike();
         CommandLine cmd = new CommandLine(pc);
         cmd.setDefaultValueProvider(new Defaults(env, file));
         cmd.parseArgs(args);
@@ -24,18 +57,18 @@ class DefaultsTest {
         file.setProperty("pc.http-port", "7001");
         file.setProperty("http-port", "7002");
         file.setProperty("domain", "filed");
-        PcCommand fromFile = parse(Map.of(), file);
+        PcLike fromFile = parse(Map.of(), file);
         assertEquals("http://from-file:1", fromFile.registry.url);
         assertEquals(7001, fromFile.httpPort, "command.option before option");
         assertEquals("filed", fromFile.domain);
         assertEquals(8082, fromFile.uplinkPort, "the option's own default");
 
-        PcCommand fromEnv = parse(Map.of("GMA_REGISTRY", "http://from-env:2", "GMA_PC_HTTP_PORT", "7003",
+        PcLike fromEnv = parse(Map.of("GMA_REGISTRY", "http://from-env:2", "GMA_PC_HTTP_PORT", "7003",
                 "GMA_HTTP_PORT", "7004"), file);
         assertEquals("http://from-env:2", fromEnv.registry.url, "the environment before the file");
         assertEquals(7003, fromEnv.httpPort, "GMA_COMMAND_OPTION before GMA_OPTION");
 
-        PcCommand fromFlags = parse(Map.of("GMA_REGISTRY", "http://from-env:2"), file, "--registry",
+        PcLike fromFlags = parse(Map.of("GMA_REGISTRY", "http://from-env:2"), file, "--registry",
                 "http://flag:3", "--http-port", "7005");
         assertEquals("http://flag:3", fromFlags.registry.url, "a flag before everything");
         assertEquals(7005, fromFlags.httpPort);
@@ -46,7 +79,7 @@ class DefaultsTest {
         Properties file = new Properties();
         file.setProperty("client-auth", "need");
         file.setProperty("query.identity", "from-file");
-        QueryCommand query = new QueryCommand();
+        QueryLike query = new QueryLike();
         CommandLine cmd = new CommandLine(query);
         cmd.setDefaultValueProvider(new Defaults(Map.of("GMA_SECURITY", "/etc/gma", "GMA_QUERY_IDENTITY", "alice",
                 "GMA_INSECURE", "false"), file));
@@ -55,5 +88,20 @@ class DefaultsTest {
         assertEquals("alice", query.security.identity, "the environment before the file");
         assertEquals("need", query.security.clientAuth);
         assertEquals(false, query.security.insecure);
+    }
+
+    @Test
+    void aCommandShownUnderAnotherNameReadsTheKeysOfItsOwnName() {
+        Properties file = new Properties();
+        file.setProperty("pc.uplink-port", "7006");
+        PcLike pc = new PcLike();
+        CommandLine cmd = Cli.standalone(pc, "java -jar gma-pcservlet.jar");
+        cmd.setDefaultValueProvider(new Defaults(Map.of("GMA_PC_HTTP_PORT", "7007", "GMA_PC_REGISTRY",
+                "http://from-env:4"), file));
+        cmd.parseArgs();
+        assertEquals("java -jar gma-pcservlet.jar", cmd.getCommandSpec().qualifiedName());
+        assertEquals(7007, pc.httpPort);
+        assertEquals(7006, pc.uplinkPort);
+        assertEquals("http://from-env:4", pc.registry.url(), "a mixin's option, under the command's name");
     }
 }

@@ -1,14 +1,19 @@
-package io.gma.examples.cli;
+package io.gma.cli;
 
 import io.gma.security.Security;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /** Where the registry is. */
-final class RegistryOption {
+public final class RegistryOption {
     @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
             description = "The registry's base URL (default ${DEFAULT-VALUE}).")
     String url;
+
+    /** The registry's base URL. */
+    public String url() {
+        return url;
+    }
 
     /**
      * Refuses, as a usage error, a registry URL that is not https when {@code security} is on: its calls would
@@ -17,7 +22,7 @@ final class RegistryOption {
      *
      * @throws CommandLine.ParameterException {@code --registry URL: expected scheme 'https' but was ...}
      */
-    void requireSecure(CommandLine.Model.CommandSpec spec, Security security) {
+    public void requireSecure(CommandLine.Model.CommandSpec spec, Security security) {
         try {
             security.requireSecureUrl(url, "--registry");
         } catch (IllegalArgumentException plaintext) {

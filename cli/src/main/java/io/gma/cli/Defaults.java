@@ -1,4 +1,4 @@
-package io.gma.examples.cli;
+package io.gma.cli;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -21,9 +21,11 @@ import picocli.CommandLine;
  *   the option's own default
  * </pre>
  *
- * The properties file is GMA_CONFIG, else ~/.gma.properties when it exists.
+ * The properties file is GMA_CONFIG, else ~/.gma.properties when it exists. The command is named as in its
+ * {@code @Command} annotation ({@code pc}), also when a program of its own shows it under another name
+ * ({@link Cli#standalone}).
  */
-final class Defaults implements CommandLine.IDefaultValueProvider {
+public final class Defaults implements CommandLine.IDefaultValueProvider {
     static final String FOOTER = "%nEvery option may also come from the environment, GMA_<COMMAND>_<OPTION> or"
             + " GMA_<OPTION> (GMA_PC_HTTP_PORT, GMA_REGISTRY), or from a properties file (GMA_CONFIG, default"
             + " ~/.gma.properties) with keys <command>.<option> or <option> (pc.http-port, registry); a flag wins"
@@ -32,13 +34,19 @@ final class Defaults implements CommandLine.IDefaultValueProvider {
     private final Map<String, String> env;
     private final Properties file;
 
-    Defaults(Map<String, String> env, Properties file) {
+    /** From {@code env} (variables by name) and {@code file} (the properties file's keys and values). */
+    public Defaults(Map<String, String> env, Properties file) {
         this.env = env;
         this.file = file;
     }
 
-    /** From this process's environment and its properties file. */
-    static Defaults fromEnvironment() {
+    /**
+     * From this process's environment and its properties file.
+     *
+     * @throws IllegalArgumentException naming the properties file, when it is given (GMA_CONFIG) or exists but
+     *     cannot be read
+     */
+    public static Defaults fromEnvironment() {
         Map<String, String> env = System.getenv();
         Properties p = new Properties();
         String configured = env.get("GMA_CONFIG");
@@ -61,7 +69,7 @@ final class Defaults implements CommandLine.IDefaultValueProvider {
             return null;
         }
         String option = ((CommandLine.Model.OptionSpec) arg).longestName().replaceFirst("^-+", "");
-        String command = arg.command().name();
+        String command = name(arg.command());
         String value = env.get(envName(command + "-" + option));
         if (value == null) {
             value = env.get(envName(option));
@@ -73,6 +81,14 @@ final class Defaults implements CommandLine.IDefaultValueProvider {
             value = file.getProperty(option);
         }
         return value;
+    }
+
+    /** The command's own name: its annotation's, not the name a program of its own shows it under. */
+    private static String name(CommandLine.Model.CommandSpec command) {
+        Object o = command.userObject();
+        CommandLine.Command annotated = o == null ? null : o.getClass().getAnnotation(CommandLine.Command.class);
+        return annotated != null && !annotated.name().equals(CommandLine.Model.CommandSpec.DEFAULT_COMMAND_NAME)
+                ? annotated.name() : command.name();
     }
 
     private static String envName(String name) {

@@ -1,6 +1,9 @@
-package io.gma.examples.cli;
+package io.gma.registry;
 
-import io.gma.registry.Registry;
+import io.gma.cli.Cli;
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
+import io.gma.cli.SecurityOptions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -8,12 +11,20 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code gma registry}. */
+/**
+ * {@code gma registry}, and {@code java -jar gma-registry.jar}: the same command, its options and its defaults
+ * (flags, then {@code GMA_REGISTRY_*} and {@code GMA_*} variables, then {@code registry.*} keys of the
+ * properties file), run by {@link Cli}. The jar's manifest names this class, whose {@link #main} sets the log
+ * format before the first logger is made.
+ */
 @Command(name = "registry", mixinStandardHelpOptions = true, header = "Runs a registry.",
         description = "Runs a registry until Ctrl-C (or --duration): H2 in memory by default, H2 on file or"
                 + " PostgreSQL with --jdbc (docs/registry.md). With --security DIR (made by gma keys) it serves HTTPS,"
                 + " callers show a token or a client certificate, and DIR/rules (or --rules) say what each may do.")
-final class RegistryCommand implements Callable<Integer> {
+public final class RegistryCommand implements Callable<Integer> {
+    /** What the jar is called in its help and usage errors. */
+    static final String JAR = "java -jar gma-registry.jar";
+
     @Option(names = "--host", defaultValue = "127.0.0.1",
             description = "Address to listen on (default ${DEFAULT-VALUE}).")
     String host;
@@ -61,9 +72,33 @@ final class RegistryCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** {@code java -jar gma-registry.jar [options]}: runs a registry until stopped (Ctrl-C) or --duration. */
+    public static void main(String[] args) {
+        Cli.quietLogging(false);
+        Cli.exit("gma-registry", standalone(), args);
+    }
+
+    /** This command as the program {@code java -jar gma-registry.jar}, for {@link Cli#run}. */
+    static CommandLine standalone() {
+        return Cli.standalone(new RegistryCommand(), JAR);
+    }
+
     @Override
     public Integer call() throws Exception {
-        Registry built;
+        Registry registry = configured().start();
+        spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
+        Running.until(duration.seconds(), null, registry);
+        return 0;
+    }
+
+    /**
+     * The registry these options describe, built, not started.
+     *
+     * @throws CommandLine.ParameterException naming the option or value that is wrong
+     */
+    Registry configured() {
+        Cli.check(spec, jdbc != null || !spec.commandLine().getParseResult().hasMatchedOption("--jdbc-user"),
+                "--jdbc-user needs --jdbc: the default in-memory database has its own");
         try {
             Registry.Builder b = Registry.builder().security(security.security(spec, "registry", host)).host(host)
                     .port(port).maxRows(maxRows)
@@ -76,13 +111,9 @@ final class RegistryCommand implements Callable<Integer> {
             if (queryUser != null) {
                 b.queryCredentials(queryUser, System.getenv().getOrDefault("GMA_JDBC_QUERY_PASSWORD", ""));
             }
-            built = b.build();
+            return b.build();
         } catch (IllegalArgumentException bad) {
             throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
         }
-        Registry registry = built.start();
-        spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
-        Running.until(duration.seconds, null, registry);
-        return 0;
     }
 }

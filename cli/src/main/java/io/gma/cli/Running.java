@@ -1,16 +1,16 @@
-package io.gma.examples.cli;
+package io.gma.cli;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** How a long-running command waits: until its duration passes or Ctrl-C, then everything is closed. */
-final class Running {
+public final class Running {
     private Running() {
     }
 
     /** What a command runs while it waits; it may throw to end the wait early. */
-    interface Work {
+    public interface Work {
         void run() throws Exception;
     }
 
@@ -18,7 +18,7 @@ final class Running {
      * Runs {@code work} (a loop that ends by interruption, or null to just wait), for {@code seconds} (0: until
      * Ctrl-C), then closes {@code parts}, the last first; on Ctrl-C the JVM exits only once they are closed.
      */
-    static void until(long seconds, Work work, AutoCloseable... parts) throws Exception {
+    public static void until(long seconds, Work work, AutoCloseable... parts) throws Exception {
         CountDownLatch closed = new CountDownLatch(1);
         Thread main = Thread.currentThread();
         Thread hook = new Thread(() -> {

@@ -1,4 +1,4 @@
-package io.gma.examples.cli;
+package io.gma.cli;
 
 import io.gma.security.Security;
 import java.nio.file.Path;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
  * (see {@link Security#fromDirectory}), or explicitly insecure. Without either, a command runs insecure and says
  * so in its log at start.
  */
-final class SecurityOptions {
+public final class SecurityOptions {
     @Option(names = "--security", paramLabel = "DIR",
             description = "TLS, tokens and rules from DIR, as made by gma keys: its own certificate"
                     + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, its signing key NAME.key,"
@@ -42,7 +42,7 @@ final class SecurityOptions {
      * @param serverIdentity a server's identity when --identity is not given; null: a client, which must give it
      * @throws CommandLine.ParameterException naming the option that is wrong, or the file that cannot be read
      */
-    Security security(CommandLine.Model.CommandSpec spec, String serverIdentity) {
+    public Security security(CommandLine.Model.CommandSpec spec, String serverIdentity) {
         return security(spec, serverIdentity, "127.0.0.1");
     }
 
@@ -50,11 +50,11 @@ final class SecurityOptions {
      * As {@link #security(CommandLine.Model.CommandSpec, String)}, for a server listening on {@code bindHost}:
      * without --security or --insecure, it may listen on this machine only.
      */
-    Security security(CommandLine.Model.CommandSpec spec, String serverIdentity, String bindHost) {
+    public Security security(CommandLine.Model.CommandSpec spec, String serverIdentity, String bindHost) {
         if (dir == null) {
             for (String[] given : new String[][] {{"--identity", identity}, {"--client-auth", clientAuth},
                 {"--rules", rules == null ? null : rules.toString()}}) {
-                Gma.check(spec, given[1] == null, given[0] + " " + given[1] + " needs --security DIR");
+                Cli.check(spec, given[1] == null, given[0] + " " + given[1] + " needs --security DIR");
             }
             if (insecure) {
                 return Security.insecure();
@@ -62,14 +62,14 @@ final class SecurityOptions {
             try {
                 return Security.unlessExposed(bindHost, spec.name());
             } catch (IllegalStateException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "gma " + spec.name() + " --host "
+                throw new CommandLine.ParameterException(spec.commandLine(), spec.qualifiedName() + " --host "
                         + bindHost + " listens beyond this machine: give --security DIR (see gma keys) or"
                         + " --insecure");
             }
         }
-        Gma.check(spec, !insecure, "--security and --insecure exclude each other: give one");
+        Cli.check(spec, !insecure, "--security and --insecure exclude each other: give one");
         String who = identity != null ? identity : serverIdentity;
-        Gma.check(spec, who != null, "--security needs --identity NAME: who this side is (DIR/client-NAME.p12,"
+        Cli.check(spec, who != null, "--security needs --identity NAME: who this side is (DIR/client-NAME.p12,"
                 + " the subject of its tokens)");
         try {
             return Security.fromOptions(dir, who, clientAuth, rules);
