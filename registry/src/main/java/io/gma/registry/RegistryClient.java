@@ -2,6 +2,7 @@ package io.gma.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import java.io.IOException;
 import java.time.Duration;
@@ -47,7 +48,7 @@ public final class RegistryClient {
 
     private RegistryClient(Builder b) {
         this.api = b.api;
-        this.http = Https.client(b.http.newBuilder(), b.security).callTimeout(b.timeout)
+        this.http = HttpClients.configure(b.http.newBuilder(), b.security).callTimeout(b.timeout)
                 .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
         Supplier<String> token = b.token;
         Security security = b.security;
