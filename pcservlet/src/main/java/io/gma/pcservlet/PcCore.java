@@ -1,8 +1,8 @@
 package io.gma.pcservlet;
 
 import io.gma.client.Gateway;
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import io.gma.wire.Command;

@@ -11,7 +11,7 @@ import io.gma.client.Producer;
 import io.gma.client.Sent;
 import io.gma.client.SniffingListener;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;

@@ -4,11 +4,11 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.gma.registry.Authorizer;
-import io.gma.registry.Kind;
-import io.gma.registry.Lease;
-import io.gma.registry.Registration;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
