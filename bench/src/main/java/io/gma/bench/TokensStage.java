@@ -5,7 +5,7 @@ import io.gma.bench.tokens.TokenBench;
 import io.gma.bench.tokens.TokenKeys;
 import io.gma.bench.tokens.VerifyCost;
 import io.gma.bench.tunnel.TunnelBench;
-import io.gma.registry.NoDelaySocketFactory;
+import io.gma.security.NoDelaySocketFactory;
 import io.gma.security.Security;
 import java.util.ArrayList;
 import java.util.List;

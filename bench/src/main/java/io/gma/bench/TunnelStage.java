@@ -5,7 +5,7 @@ import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
 import io.gma.pcservlet.PcServlet;
-import io.gma.registry.NoDelaySocketFactory;
+import io.gma.security.NoDelaySocketFactory;
 import java.util.List;
 import okhttp3.OkHttpClient;
 

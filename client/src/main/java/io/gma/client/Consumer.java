@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.Kind;
+import io.gma.registry.api.Kind;
 import io.gma.wire.Command;
 import java.nio.charset.StandardCharsets;
 

@@ -1,10 +1,10 @@
 package io.gma.client;
 
-import io.gma.registry.EndpointInfo;
-import io.gma.registry.QueryResult;
-import io.gma.registry.Registration;
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.QueryResult;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.Kind;
+import io.gma.registry.api.Kind;
 import io.gma.security.Security;
 import io.gma.wire.Name;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.QueryResult;
+import io.gma.registry.api.QueryResult;
 import io.gma.wire.Command;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package io.gma.client;
 
-import io.gma.registry.EndpointInfo;
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.Kind;
+import io.gma.registry.api.Kind;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.Kind;
-import io.gma.registry.Registration;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Rules;
 import io.gma.security.Security;
 import io.gma.security.Tls;

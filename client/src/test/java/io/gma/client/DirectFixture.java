@@ -1,7 +1,7 @@
 package io.gma.client;
 
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import java.nio.file.Path;
 import java.time.Duration;
 

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

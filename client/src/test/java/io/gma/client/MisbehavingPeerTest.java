@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.EndpointInfo;
-import io.gma.registry.Kind;
-import io.gma.registry.Registration;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.wire.Command;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Tls;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Rules;
 import io.gma.security.Security;
 import io.gma.security.SignedTokens;
@@ -184,7 +184,7 @@ class SecureLinkTest {
 
     /** Registers {@code name}, an endpoint listening on {@code port} here, in {@code registry} too, exactly. */
     private static void mirror(RegistryClient registry, String name, int port) throws Exception {
-        registry.register(io.gma.registry.Registration.builder(io.gma.registry.Kind.CONSUMER, name.substring(0,
+        registry.register(io.gma.registry.api.Registration.builder(io.gma.registry.api.Kind.CONSUMER, name.substring(0,
                 name.lastIndexOf('@')), name.substring(name.lastIndexOf('@') + 1)).exact(true).host("127.0.0.1")
                 .port(port).build());
     }

@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import java.nio.file.Path;

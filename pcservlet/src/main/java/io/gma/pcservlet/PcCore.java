@@ -1,9 +1,9 @@
 package io.gma.pcservlet;
 
 import io.gma.client.Gateway;
-import io.gma.registry.Https;
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
+import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
@@ -117,7 +117,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         this.routes = new Routes(settings.domain(), settings.via(), registry);
         Dispatcher dispatcher = new Dispatcher();
         dispatcher.setMaxRequestsPerHost(4);
-        this.http = Https.client(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
+        this.http = HttpClients.configure(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
                 .connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
                 .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
                 .writeTimeout(Duration.ofSeconds(30)).build();

@@ -1,8 +1,8 @@
 package io.gma.pcservlet;
 
-import io.gma.registry.DomainInfo;
-import io.gma.registry.RegistryClient;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.DomainInfo;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import io.gma.wire.ErrorCode;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

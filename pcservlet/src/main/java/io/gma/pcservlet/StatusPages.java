@@ -27,7 +27,7 @@ final class StatusPages {
                     + " than " + MAX_SQL_BYTES + " bytes"));
         }
         try {
-            io.gma.registry.QueryResult r = core.registry().query(new String(sql,
+            io.gma.registry.api.QueryResult r = core.registry().query(new String(sql,
                     java.nio.charset.StandardCharsets.UTF_8));
             ObjectNode root = JSON.createObjectNode();
             ArrayNode columns = root.putArray("columns");
@@ -36,7 +36,7 @@ final class StatusPages {
             r.rows().forEach(row -> rows.add(JSON.valueToTree(row)));
             root.put("truncated", r.truncated());
             return json(200, root);
-        } catch (io.gma.registry.RegistryException e) {
+        } catch (io.gma.registry.api.RegistryException e) {
             return json(e.status() == 0 ? 502 : e.status(), JSON.createObjectNode().put("error", e.code())
                     .put("message", e.getMessage()));
         }

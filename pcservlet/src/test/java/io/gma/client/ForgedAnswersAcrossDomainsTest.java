@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.pcservlet.PcServlet;
-import io.gma.registry.Kind;
-import io.gma.registry.Registration;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.DomainInfo;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.DomainInfo;
+import io.gma.registry.api.RegistryClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.gma.registry.Https;
+import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import io.gma.security.Tls;
 import io.gma.wire.Command;
@@ -37,7 +37,7 @@ class SpoofedSenderTest {
         try (TunnelFixture f = new TunnelFixture(TunnelFixture.Firewalls.NONE, keys);
                 Consumer inbox = f.consumer("inbox").onMessage(at::add).build()) {
             Security east = Security.fromDirectory(keys, "east", Tls.ClientAuth.NONE).build();
-            OkHttpClient http = Https.client(new OkHttpClient.Builder(), east).build();
+            OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), east).build();
             String west = "boss-aaaaaa@west"; // west's own, as the consumer would trust it
             byte[] batch = Packed.make(9, Command.DATA, west, inbox.name(), "from east, really".getBytes(UTF_8));
             Request post = new Request.Builder().url(f.west.url() + "/gma/v1/messages")

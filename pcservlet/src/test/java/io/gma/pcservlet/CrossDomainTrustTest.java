@@ -2,8 +2,8 @@ package io.gma.pcservlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gma.registry.Https;
 import io.gma.registry.Registry;
+import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.SignedTokens;
@@ -60,7 +60,7 @@ class CrossDomainTrustTest {
         char[] pass = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
         Security trustOnly = Security.builder().tls(Tls.builder().trustStore(keys.resolve("truststore.p12"), pass)
                 .build()).token(() -> null).build();
-        http = Https.client(new OkHttpClient.Builder(), trustOnly).retryOnConnectionFailure(false).build();
+        http = HttpClients.configure(new OkHttpClient.Builder(), trustOnly).retryOnConnectionFailure(false).build();
     }
 
     @AfterAll

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
 import io.gma.wire.Command;
 import io.gma.wire.Message;
 import java.io.ByteArrayInputStream;

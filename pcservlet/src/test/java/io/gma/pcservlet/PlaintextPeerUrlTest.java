@@ -10,9 +10,9 @@ import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.client.Sent;
 import io.gma.client.SniffingListener;
-import io.gma.registry.Https;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.RegistryClient;
+import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
@@ -141,7 +141,7 @@ class PlaintextPeerUrlTest {
             try (PcServlet east = PcServlet.builder("east", registry.url()).via("west").security(secure("east"))
                     .start()) {
                 // each refused poll backs off and counts a retry: 100 ms doubling, so four take about 1.5 s
-                OkHttpClient http = Https.client(new OkHttpClient.Builder(), secure("west")).build();
+                OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), secure("west")).build();
                 long deadline = System.nanoTime() + WAIT.toNanos();
                 while (retries(http, east) < 4 && System.nanoTime() - deadline < 0) {
                     Thread.sleep(50);

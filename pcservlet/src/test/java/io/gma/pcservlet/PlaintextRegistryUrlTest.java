@@ -11,7 +11,7 @@ import io.gma.client.EndpointBuilder;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.client.SniffingListener;
-import io.gma.registry.RegistryException;
+import io.gma.registry.api.RegistryException;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;

@@ -4,12 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.gma.registry.Authorizer;
-import io.gma.registry.Https;
-import io.gma.registry.Kind;
-import io.gma.registry.Lease;
-import io.gma.registry.Registration;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
@@ -75,11 +75,11 @@ class RegistryRelayTest {
                 PcServlet swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys,
                         "swansea", Tls.ClientAuth.WANT).build()).start()) {
             Security cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
-            OkHttpClient http = Https.client(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false)
-                    .build();
+            OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), cardiff)
+                    .retryOnConnectionFailure(false).build();
             char[] pass = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
             Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass).build();
-            OkHttpClient anonymous = Https.client(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
+            OkHttpClient anonymous = HttpClients.configure(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
                     .trust(Trust.read(keys.resolve("trust"))).build()).retryOnConnectionFailure(false).build();
 
             // from this machine, with credentials or without: refused

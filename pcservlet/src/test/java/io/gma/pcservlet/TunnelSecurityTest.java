@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.registry.Https;
 import io.gma.registry.Registry;
+import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -75,9 +75,9 @@ class TunnelSecurityTest {
         swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
                 Tls.ClientAuth.WANT).build()).start();
         cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
-        http = Https.client(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
+        http = HttpClients.configure(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
         Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass(keys)).build();
-        anonymous = Https.client(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
+        anonymous = HttpClients.configure(new OkHttpClient.Builder(), Security.builder().tls(trustOnly)
                 .trust(Trust.read(keys.resolve("trust"))).build())
                 .retryOnConnectionFailure(false).build();
     }
@@ -170,7 +170,7 @@ class TunnelSecurityTest {
         Security bangor = Security.builder().tls(bangorsCert).trust(Trust.read(keys.resolve("trust")))
                 .rules(Rules.denyAll()).build();
         assertAnswer(403, "FORBIDDEN \"bangor\" may not post as domain \"cardiff\"",
-                post(Https.client(new OkHttpClient.Builder(), bangor).build(), null, "cardiff"));
+                post(HttpClients.configure(new OkHttpClient.Builder(), bangor).build(), null, "cardiff"));
     }
 
     private static char[] pass(Path dir) throws IOException {
@@ -180,7 +180,7 @@ class TunnelSecurityTest {
     @Test
     void aCertificateFromAnotherCaOrPlaintextHttpGetsNoFurther() throws Exception {
         Security other = Security.fromDirectory(foreign, "cardiff", Tls.ClientAuth.NONE).build();
-        assertThrows(SSLException.class, () -> post(Https.client(new OkHttpClient.Builder(), other).build(),
+        assertThrows(SSLException.class, () -> post(HttpClients.configure(new OkHttpClient.Builder(), other).build(),
                 other.bearer("swansea"), "cardiff").close());
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), swansea.httpPort())) {
             s.setSoTimeout(10_000);

@@ -8,8 +8,8 @@ import io.gma.client.ChildJvm;
 import io.gma.client.Consumer;
 import io.gma.client.PreAuthFlood;
 import io.gma.client.Producer;
-import io.gma.registry.Https;
 import io.gma.registry.Registry;
+import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
@@ -125,7 +125,7 @@ class UplinkFloodTest {
                     assertFalse(stream.isAlive(), "the stream is stuck");
                     await(() -> distinct() == STREAM + 1, "the whole stream", west);
 
-                    OkHttpClient http = Https.client(new OkHttpClient.Builder(), bob).build();
+                    OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), bob).build();
                     String metrics = get(http, westUrl + "/metrics");
                     long tooLarge = sample(metrics, "gma_pc_uplink_refused_total{reason=\"too_large\"}");
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

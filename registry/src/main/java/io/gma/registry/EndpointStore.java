@@ -1,5 +1,9 @@
 package io.gma.registry;
 
+import io.gma.registry.api.DomainInfo;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -5,7 +5,6 @@ import io.gma.security.Security;
 import io.gma.security.Tls;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.cert.X509Certificate;
-import okhttp3.OkHttpClient;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -16,9 +15,9 @@ import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
- * HTTP with a {@link Security}, on both sides, for the registry and the PC servlets: a Jetty connector that
- * speaks TLS when security has it, OkHttp clients that trust what it trusts and show its certificate, and
- * who an HTTP caller is.
+ * HTTPS with a {@link Security}, the server side, for the registry and the PC servlets: a Jetty connector that
+ * speaks TLS when security has it, and who an HTTP caller is. The client side, OkHttp clients that trust what
+ * it trusts and show its certificate, is {@link io.gma.security.HttpClients}.
  */
 public final class Https {
     private Https() {
@@ -48,19 +47,6 @@ public final class Https {
         secure.addCustomizer(customizer);
         return new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
                 new HttpConnectionFactory(secure));
-    }
-
-    /**
-     * Sets up {@code b} for {@code security}: TCP_NODELAY (see {@link NoDelaySocketFactory}) and, with TLS, its
-     * trust and its certificate. Host names are verified (OkHttp's default).
-     */
-    public static OkHttpClient.Builder client(OkHttpClient.Builder b, Security security) {
-        b.socketFactory(NoDelaySocketFactory.INSTANCE);
-        Tls tls = security.tls();
-        if (tls != null) {
-            b.sslSocketFactory(tls.socketFactory(), tls.trustManager());
-        }
-        return b;
     }
 
     /**

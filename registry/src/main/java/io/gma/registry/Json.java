@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 
 /** The JSON mappers, and quoting of user values inside error sentences. */
 final class Json {
-    /** Writes answers and reads the registry's own answers (in {@link RegistryClient}). */
+    /** Writes answers. (The registry's client reads them with a mapper of its own, in the registry-api module.) */
     static final ObjectMapper MAPPER = new ObjectMapper();
     /**
      * Reads request bodies: a key given twice in one object is refused, so that no reader of the same body

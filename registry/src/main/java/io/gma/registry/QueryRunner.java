@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import io.gma.registry.api.QueryResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;

@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Security;
 import java.time.Duration;
 import java.util.Objects;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Registry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Registry.class);
-    /** The path under which the API answers, after the base URL. */
-    public static final String API_PATH = "/registry/v1";
+    /** The path under which the API answers, after the base URL: {@link RegistryClient#API_PATH}. */
+    public static final String API_PATH = RegistryClient.API_PATH;
 
     private final String host;
     private final int requestedPort;

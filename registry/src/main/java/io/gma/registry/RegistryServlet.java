@@ -1,6 +1,10 @@
 package io.gma.registry;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.registry.api.DomainInfo;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.QueryResult;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;

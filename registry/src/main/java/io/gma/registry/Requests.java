@@ -2,6 +2,7 @@ package io.gma.registry;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.Kind;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Iterator;

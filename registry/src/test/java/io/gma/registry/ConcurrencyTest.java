@@ -3,6 +3,11 @@ package io.gma.registry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.QueryResult;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -2,6 +2,9 @@ package io.gma.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.RegistryClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

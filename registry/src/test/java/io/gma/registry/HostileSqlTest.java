@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.QueryResult;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

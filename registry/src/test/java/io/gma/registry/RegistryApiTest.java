@@ -6,6 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.DomainInfo;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.QueryResult;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

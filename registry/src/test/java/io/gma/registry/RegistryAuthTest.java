@@ -6,6 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import io.gma.security.KeyRing;
 import io.gma.security.Keys;
 import io.gma.security.Rules;

@@ -3,6 +3,12 @@ package io.gma.registry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.gma.registry.api.EndpointInfo;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -1,10 +1,10 @@
 package io.gma.bench.registry;
 
-import io.gma.registry.Kind;
-import io.gma.registry.NoDelaySocketFactory;
-import io.gma.registry.Registration;
 import io.gma.registry.Registry;
-import io.gma.registry.RegistryClient;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.security.NoDelaySocketFactory;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -5,8 +5,8 @@ import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
 import io.gma.pcservlet.PcServlet;
-import io.gma.registry.Https;
 import io.gma.registry.Registry;
+import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ public final class CrossDomain implements AutoCloseable {
             west = keep(PcServlet.builder("west", registry.url()).security(identities.of("west")).start());
             pong = keep(Pong.start(registry.url(), "east", "pong", east.uplink(), identities.of("alice")));
             ping = keep(Ping.start(registry.url(), "west", west.uplink(), identities.of("bob")));
-            http = Https.client(new OkHttpClient.Builder(), identities.of("bob")).build();
+            http = HttpClients.configure(new OkHttpClient.Builder(), identities.of("bob")).build();
         } catch (Exception e) {
             close();
             throw e;

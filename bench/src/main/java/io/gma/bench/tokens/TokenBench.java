@@ -2,7 +2,7 @@ package io.gma.bench.tokens;
 
 import io.gma.bench.pingpong.PingPongBench;
 import io.gma.bench.tunnel.TunnelBench;
-import io.gma.registry.NoDelaySocketFactory;
+import io.gma.security.NoDelaySocketFactory;
 import io.gma.security.Security;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -5,7 +5,7 @@ import io.gma.client.EndpointBuilder;
 import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
-import io.gma.registry.QueryResult;
+import io.gma.registry.api.QueryResult;
 import io.gma.wire.Name;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -46,7 +46,7 @@ class DashboardTest {
         try (Demo demo = Demo.start(Duration.ofMillis(500));
                 java.net.ServerSocket hole = new java.net.ServerSocket(0, 50,
                         java.net.InetAddress.getLoopbackAddress())) {
-            io.gma.registry.RegistryClient.create(demo.registryUrl()).registerDomain("hole",
+            io.gma.registry.api.RegistryClient.create(demo.registryUrl()).registerDomain("hole",
                     "http://127.0.0.1:" + hole.getLocalPort(), null, Duration.ofMinutes(1));
             WebDriver chrome = new ChromeDriver(service, options);
             try {

@@ -1,7 +1,8 @@
-package io.gma.registry;
+package io.gma.registry.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import java.io.IOException;
 import java.time.Duration;
@@ -35,6 +36,8 @@ import okhttp3.ResponseBody;
  * or may not have taken effect.
  */
 public final class RegistryClient {
+    /** The path under which the registry's API answers, after its base URL. */
+    public static final String API_PATH = "/registry/v1";
     private static final MediaType JSON = MediaType.get("application/json");
     private static final MediaType SQL = MediaType.get("text/plain; charset=utf-8");
     /** The largest answer read: a full query answer (10,000 rows within the registry's size budget) fits. */
@@ -47,7 +50,7 @@ public final class RegistryClient {
 
     private RegistryClient(Builder b) {
         this.api = b.api;
-        this.http = Https.client(b.http.newBuilder(), b.security).callTimeout(b.timeout)
+        this.http = HttpClients.configure(b.http.newBuilder(), b.security).callTimeout(b.timeout)
                 .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
         Supplier<String> token = b.token;
         Security security = b.security;
@@ -260,11 +263,11 @@ public final class RegistryClient {
                 throw new IllegalArgumentException("registry URL \"" + baseUrl + "\" is not an http or https URL");
             }
             HttpUrl.Builder b = base.newBuilder();
-            for (String s : Registry.API_PATH.substring(1).split("/")) {
+            for (String s : API_PATH.substring(1).split("/")) {
                 b.addPathSegment(s);
             }
             String path = base.encodedPath();
-            this.api = path.endsWith(Registry.API_PATH) || path.endsWith(Registry.API_PATH + "/") ? base : b.build();
+            this.api = path.endsWith(API_PATH) || path.endsWith(API_PATH + "/") ? base : b.build();
         }
 
         /** The limit on each call, connect to last byte. Default 10 s; must exceed the registry's query timeout. */

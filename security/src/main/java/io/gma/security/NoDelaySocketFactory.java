@@ -1,4 +1,4 @@
-package io.gma.registry;
+package io.gma.security;
 
 import java.io.IOException;
 import java.net.InetAddress;

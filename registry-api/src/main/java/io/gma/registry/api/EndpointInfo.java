@@ -1,4 +1,4 @@
-package io.gma.registry;
+package io.gma.registry.api;
 
 import java.time.Instant;
 import java.util.Map;
