@@ -1,0 +1,46 @@
+package io.gma.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The architecture's rules, checked on the compiled classes of every module (this module depends on all of
+ * them): docs/ARCHITECTURE.md draws the same picture.
+ */
+class ArchitectureTest {
+    private static JavaClasses gma;
+
+    @BeforeAll
+    static void importClasses() {
+        // test classes are left out, those of this module and those of the modules' test jars alike
+        gma = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar")).importPackages("io.gma");
+    }
+
+    @Test
+    void packagesHaveNoCycles() {
+        slices().matching("io.gma.(**)").should().beFreeOfCycles().check(gma);
+    }
+
+    @Test
+    void theClientApiShipsNoServer() {
+        noClasses().that().resideInAnyPackage("io.gma.client..", "io.gma.registry.api..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gma.registry", "io.gma.pcservlet..",
+                        "org.eclipse.jetty..", "jakarta.servlet..", "org.h2..", "net.sf.jsqlparser..",
+                        "com.zaxxer.hikari..")
+                .because("a plain Producer must not ship a web server or a database (issue 19)").check(gma);
+    }
+
+    @Test
+    void wireDependsOnNothingOfOurs() {
+        classes().that().resideInAPackage("io.gma.wire..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("io.gma.wire..", "java..").check(gma);
+    }
+}
