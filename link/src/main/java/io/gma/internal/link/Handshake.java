@@ -121,7 +121,7 @@ final class Handshake {
                 refuse(m, refused.code(), refused.sentence());
                 return;
             }
-            link.accepted(m.from(), who);
+            link.authenticated(m.from(), who);
             writer.sendImmediate(Packed.make(0, Command.WELCOME, config.name(), m.from(), new byte[0]));
             open();
         }

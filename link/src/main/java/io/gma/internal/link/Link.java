@@ -209,7 +209,7 @@ public final class Link implements Runnable {
     }
 
     /** An accepted link's peer said HELLO as {@code from} and proved to be {@code who}. */
-    void accepted(String from, String who) {
+    void authenticated(String from, String who) {
         identity = who;
         peerName = from;
     }

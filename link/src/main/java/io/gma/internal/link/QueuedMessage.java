@@ -23,7 +23,7 @@ public class QueuedMessage {
     CompletableFuture<Void> future;
 
     /** A message with {@code sequence}, about to be offered to {@code queue}. */
-    public QueuedMessage(SendQueue queue, long sequence) {
+    protected QueuedMessage(SendQueue queue, long sequence) {
         this.queue = queue;
         this.sequence = sequence;
     }

@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class SendQueue {
     /** Data messages this long or longer are packed into arrays of their own, before the lock is taken. */
-    public static final int OWN_ARRAY_BYTES = 4 * 1024;
+    static final int OWN_ARRAY_BYTES = 4 * 1024;
 
     /** Whole messages, contiguous in one array, for a link to write: see {@link #next}. */
     static final class Run {
