@@ -19,18 +19,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP connection with a peer (PROTOCOL.md section 4), and the I/O thread that serves it: it selects, reads,
- * keeps the timers and closes; the rest is in its parts.
+ * One TCP connection with a peer (PROTOCOL.md section 4), and the I/O thread that serves it: this class is the
+ * thread's loop (select, read, timers, closing) and what the owner calls; the rest is in its parts.
  *
  * <pre>
  *   senders --send/flush--&gt; LinkWriter --&gt; Transport (plaintext or TLS) --&gt; socket
- *   socket --&gt; Transport --&gt; read: StreamDecoder --&gt; Handshake (until open), else ACK/PING/PONG/BYE here,
- *                                                   else the LinkListener's receive, counted by AckCounter
+ *   socket --&gt; Transport --&gt; LinkReader --&gt; Handshake, until the link is open
+ *                                       --&gt; ACK, PING, PONG, BYE: the link's own
+ *                                       --&gt; the rest: LinkListener.receive, counted by AckCounter
  * </pre>
  *
  * <p>Reading: the I/O thread decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
  * ACK every 64 messages or within 20 ms: {@link AckCounter}), and hands messages to its listener, which runs
- * handlers on this thread unless given an executor. Writing: {@link LinkWriter}; a send costs no thread hop.
+ * handlers on this thread unless given an executor ({@link LinkReader}). Writing: {@link LinkWriter}; a send
+ * costs no thread hop.
  *
  * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
  *
@@ -245,8 +247,8 @@ public final class Link implements Runnable {
                 handshake.advanceTls();
             }
             while (state != State.CLOSED && channel.isOpen()) {
-                if (writer.selecting()) {
-                    selector.selectNow();
+                if (writer.aboutToSelect()) {
+                    selector.selectNow(); // a flush was requested: do not block
                 } else {
                     selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
                 }

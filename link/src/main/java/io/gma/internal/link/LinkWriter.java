@@ -183,10 +183,11 @@ final class LinkWriter {
     }
 
     /**
-     * On the I/O thread, before it selects: whether a flush was requested, so that it must not block. From
-     * now until {@link #selected()}, a request wakes it.
+     * On the I/O thread, before it selects: from now until {@link #selected()}, a flush request wakes it.
+     *
+     * @return whether a flush was requested already, so that it must not block
      */
-    boolean selecting() {
+    boolean aboutToSelect() {
         selecting = true;
         return flushRequested.get();
     }
