@@ -585,7 +585,7 @@ public final class Gateway implements AutoCloseable {
         private String host = "127.0.0.1";
         private int port;
         private long maxQueuedBytes = 8L << 20;
-        private int maxQueuedMessages = Dedup.REMEMBERED;
+        private int maxQueuedMessages = SendQueue.MAX_MESSAGES;
         private Duration pingInterval = Duration.ofSeconds(15);
         private int maxMessageBytes = 16 << 20;
         private long maxParkedBytes = 64L << 20;
@@ -639,9 +639,9 @@ public final class Gateway implements AutoCloseable {
 
         /** Each endpoint's queue at the gateway, in messages; default and most 65,536. */
         public Builder maxQueuedMessages(int messages) {
-            if (messages < 1 || messages > Dedup.REMEMBERED) {
+            if (messages < 1 || messages > SendQueue.MAX_MESSAGES) {
                 throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.."
-                        + Dedup.REMEMBERED);
+                        + SendQueue.MAX_MESSAGES);
             }
             this.maxQueuedMessages = messages;
             return this;

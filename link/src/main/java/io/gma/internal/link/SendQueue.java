@@ -36,6 +36,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class SendQueue {
     /** Data messages this long or longer are packed into arrays of their own, before the lock is taken. */
     static final int OWN_ARRAY_BYTES = 4 * 1024;
+    /**
+     * The most messages a queue may be bounded to: a receiver remembers the last 65,536 sequence numbers it
+     * delivered from each sender (docs/protocol.md), which is exact only while no sender has more than that
+     * unacknowledged to one peer.
+     */
+    public static final int MAX_MESSAGES = 65_536;
 
     /** Whole messages, contiguous in one array, for a link to write: see {@link #next}. */
     static final class Run {
