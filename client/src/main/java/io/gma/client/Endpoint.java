@@ -1,5 +1,17 @@
 package io.gma.client;
 
+import io.gma.internal.link.Acceptor;
+import io.gma.internal.link.HandshakeAdmission;
+import io.gma.internal.link.IoThreads;
+import io.gma.internal.link.Link;
+import io.gma.internal.link.LinkConfig;
+import io.gma.internal.link.LinkException;
+import io.gma.internal.link.LinkListener;
+import io.gma.internal.link.NameGuard;
+import io.gma.internal.link.Peer;
+import io.gma.internal.link.Refusal;
+import io.gma.internal.link.SendQueue;
+import io.gma.internal.link.WhenFull;
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.QueryResult;
 import io.gma.registry.api.Registration;
@@ -15,6 +27,7 @@ import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
+import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -33,7 +46,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -44,22 +56,13 @@ import org.slf4j.LoggerFactory;
  * its lease, the listening socket, the peers and their links, sequence numbers, replies awaited,
  * subscriptions, and delivery to the application.
  */
-final class Endpoint implements LinkOwner, AutoCloseable {
+final class Endpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
-    /** The thread of a link: handlers run on it unless an executor was given, so it must never wait on itself. */
-    static final class IoThread extends Thread {
-        IoThread(Runnable run, String threadName) {
-            super(run, threadName);
-            setDaemon(true);
-        }
-
-        static boolean current() {
-            return Thread.currentThread() instanceof IoThread;
-        }
-    }
     private final EndpointBuilder<?> config;
     /** The builder's blockTimeout, read once. */
     private final long blockNanos;
+    /** The builder's policy, as the send queues apply it; on a link's I/O thread BLOCK is FAIL. */
+    private final WhenFull whenFull;
     private final Security security;
     private final WireCodec codec;
     private final RegistryClient registry;
@@ -76,13 +79,16 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     private final Map<String, String> subscribers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
     private final ExecutorService connector;
-    private final AtomicInteger linkThreads = new AtomicInteger();
+    /** Handlers run on a link's thread unless an executor was given, so it must never wait on itself. */
+    private final IoThreads ioThreads;
     /** Every link, open or still in its handshake, so that close reaches them all. */
     private final java.util.Set<Link> links = ConcurrentHashMap.newKeySet();
     private final ServerSocketChannel server;
     /** The process's caps on connections not yet authenticated, which this endpoint's listener shares. */
     private final HandshakeAdmission admission;
     private volatile String name;
+    /** What every link of this endpoint shares; made once the name is registered, before any link. */
+    private volatile LinkConfig linkConfig;
     /** The link to this domain's PC servlet, for every destination in another domain; null without one. */
     private volatile Peer uplink;
     private volatile boolean closed;
@@ -99,17 +105,21 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         this.config = config;
         this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
                 ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
+        this.whenFull = switch (config.policy) {
+            case BLOCK -> WhenFull.BLOCK;
+            case FAIL -> WhenFull.FAIL;
+            case DROP_OLDEST -> WhenFull.DROP_OLDEST;
+        };
         this.security = config.security;
         this.codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
         this.registry = RegistryClient.builder(config.registry).security(security).build();
         this.names = new NameGuard(security, registry);
         String prefix = "gma-" + config.label;
-        ScheduledThreadPoolExecutor timerPool = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer"));
+        ScheduledThreadPoolExecutor timerPool = new ScheduledThreadPoolExecutor(1, Threads.named(prefix + "-timer"));
         timerPool.setRemoveOnCancelPolicy(true);
         this.timer = timerPool;
-        AtomicInteger n = new AtomicInteger();
-        this.connector = Executors.newCachedThreadPool(r -> daemon(prefix + "-connect-" + n.incrementAndGet())
-                .newThread(r));
+        this.connector = Executors.newCachedThreadPool(Threads.numbered(prefix + "-connect-"));
+        this.ioThreads = new IoThreads(prefix + "-link-");
         this.server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(config.host, 0));
     }
@@ -132,28 +142,19 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (warning != null) {
             LOG.warn(warning);
         }
+        e.linkConfig = new LinkConfig(e.name, e.name, e.security, e.codec, config.pingInterval, e.counters.link);
         if (config.pcServlet != null) {
             e.uplink = new Peer(Name.pcServlet(config.domain), e.newQueue(), Envelope.of(e.name,
                     Name.pcServlet(config.domain)));
-            e.peers.put(e.uplink.name, e.uplink);
+            e.peers.put(e.uplink.name(), e.uplink);
             e.connect(e.uplink); // at once, and for good: messages from other domains come over it
         }
-        Thread accept = new Thread(() -> Link.acceptLoop(e.server, e, e.admission, () -> e.closed, e::startLink),
-                "gma-" + config.label + "-accept");
-        accept.setDaemon(true);
-        accept.start();
+        Threads.start("gma-" + config.label + "-accept", new Acceptor(e.server, e.linkConfig, e.admission,
+                () -> e.new PeerLink(null), () -> e.closed, e::startLink));
         long renew = Math.max(1, config.lease.toMillis() / 3);
         // the renewal's HTTP call runs on the connector pool, so a slow registry delays no request timeout
         e.timer.scheduleWithFixedDelay(() -> e.connector.execute(e::renewLease), renew, renew, TimeUnit.MILLISECONDS);
         return e;
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String threadName) {
-        return r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     // ---------------------------------------------------------------- registration
@@ -231,11 +232,15 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     private Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peer(to);
-        Pending p = new Pending(peer.queue, seq);
+        Pending p = new Pending(peer.queue(), seq);
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
-        FullQueuePolicy policy = config.policy == FullQueuePolicy.BLOCK && IoThread.current() ? FullQueuePolicy.FAIL
-                : config.policy;
-        long unsent = peer.queue.offerData(p, peer.envelope(to), command, data, policy, blockNanos, to);
+        WhenFull policy = whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
+        long unsent;
+        try {
+            unsent = peer.queue().offerData(p, peer.envelope(to), command, data, policy, blockNanos, to);
+        } catch (LinkException ex) {
+            throw Failures.toEndpoint(ex);
+        }
         if (unsent >= 0) {
             transmit(peer, unsent);
         }
@@ -254,7 +259,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     void severLinks() {
         for (Peer p : peers.values()) {
             for (Link l : p.links()) {
-                l.fail(new EndpointException(ErrorCode.INTERNAL, "link cut"));
+                l.fail(new LinkException(ErrorCode.INTERNAL, "link cut"));
             }
         }
     }
@@ -262,7 +267,11 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
     void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
         Peer peer = peer(to);
-        transmit(peer, peer.queue.offerControl(peer.envelope(to).pack(seq, command, data)));
+        try {
+            transmit(peer, peer.queue().offerControl(peer.envelope(to).pack(seq, command, data)));
+        } catch (LinkException ex) {
+            throw Failures.toEndpoint(ex);
+        }
     }
 
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
@@ -289,7 +298,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     }
 
     byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
-        if (IoThread.current()) {
+        if (IoThreads.isCurrent()) {
             throw new IllegalStateException("request() would block this link's I/O thread, which must read the"
                     + " reply: call requestAsync() from a message handler");
         }
@@ -339,7 +348,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             throw new EndpointException(ErrorCode.SHUTTING_DOWN, name + " is closed");
         }
         Peer last = lastPeer;
-        if (last != null && last.name == to && !last.forgotten) {
+        if (last != null && last.name() == to && !last.forgotten()) {
             return last; // a stream sends to one name, usually the same String: no hashing
         }
         Peer known = to == null ? null : peers.get(to);
@@ -366,8 +375,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     /** Stops sending to {@code peer}: the next send to its name makes a new one. */
     private void forget(Peer peer) {
-        peer.forgotten = true;
-        peers.remove(peer.name, peer);
+        peer.forget();
+        peers.remove(peer.name(), peer);
     }
 
     private Peer newPeer(String peerName) {
@@ -375,7 +384,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     }
 
     private SendQueue newQueue() {
-        return new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters);
+        return new SendQueue(config.maxQueuedBytes, config.maxQueuedMessages, counters.link);
     }
 
     /** Sends on the live link ({@code unsent} bytes wait to be written), or starts connecting. */
@@ -397,13 +406,13 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         connector.execute(() -> {
             SocketChannel channel = null;
             try {
-                InetSocketAddress address = peer == uplink ? pcServletAddress() : resolve(peer.name);
+                InetSocketAddress address = peer == uplink ? pcServletAddress() : resolve(peer.name());
                 channel = SocketChannel.open();
                 channel.socket().connect(address, 5_000);
                 // the host name as registered (or as given to pcServlet) is what the certificate must name
                 Tls tls = security.tls();
-                startLink(new Link(this, channel, true, peer, tls == null ? null
-                        : tls.clientEngine(address.getHostString(), address.getPort())));
+                startLink(Link.connect(linkConfig, new PeerLink(peer), channel, tls == null ? null
+                        : tls.clientEngine(address.getHostString(), address.getPort()), peer.name()));
             } catch (EndpointException ex) {
                 close(channel);
                 if (ex.code() == ErrorCode.NO_ROUTE) {
@@ -413,8 +422,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                 }
             } catch (IOException ex) {
                 close(channel);
-                addresses.remove(peer.name);
-                retry(peer, new EndpointException(ErrorCode.INTERNAL, "cannot connect to " + peer.name + ": "
+                addresses.remove(peer.name());
+                retry(peer, new EndpointException(ErrorCode.INTERNAL, "cannot connect to " + peer.name() + ": "
                         + ex.getMessage(), ex), false);
             }
         });
@@ -431,7 +440,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     }
 
     /** Schedules the one next attempt: at once after a link that worked, after the back-off otherwise. */
-    private void retry(Peer peer, EndpointException why, boolean linkWorked) {
+    private void retry(Peer peer, IOException why, boolean linkWorked) {
         long delay = peer.failedAttempt(linkWorked);
         LOG.debug("{}: {}; next attempt in {} ms", name, why.getMessage(), delay);
         if (closed) {
@@ -447,9 +456,9 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     /** The registry says the peer is gone: what was queued for it fails, and it stops being a subscriber. */
     private void unreachable(Peer peer, EndpointException why) {
         forget(peer);
-        subscribers.remove(peer.name);
-        peer.queue.close(why);
-        awaited.values().removeIf(a -> a.to().equals(peer.name) && a.reply().completeExceptionally(why));
+        subscribers.remove(peer.name());
+        peer.queue().close(Failures.toLink(why));
+        awaited.values().removeIf(a -> a.to().equals(peer.name()) && a.reply().completeExceptionally(why));
     }
 
     private InetSocketAddress pcServletAddress() throws EndpointException {
@@ -482,26 +491,79 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             link.abort();
             return;
         }
-        new IoThread(link, "gma-" + config.label + "-link-" + linkThreads.incrementAndGet()).start();
+        ioThreads.start(link);
+    }
+
+    /**
+     * This endpoint's side of one link: the peer whose messages it carries (given when this side connects, found
+     * when an accepted link opens; none for a peer that has no name), and what receiving remembers from one
+     * message to the next. Set before the link's thread starts or on it, and read on it.
+     */
+    private final class PeerLink implements LinkListener {
+        private Peer peer;
+        /** The sender of the last message taken from this link, and its dedup record. */
+        private String lastSender;
+        private Dedup.Seen lastSeen;
+        /** The last destination taken from this link, and the name of this endpoint's that it matched. */
+        private String lastTo;
+        private String lastToWasOwn;
+
+        PeerLink(Peer peer) {
+            this.peer = peer;
+        }
+
+        /** Tokens name their audience: the domain for the uplink (its PC servlet), else the peer endpoint's name. */
+        @Override
+        public String helloCredential() {
+            return security.bearer(peer == uplink ? config.domain : peer.name());
+        }
+
+        @Override
+        public Refusal refusal(Message hello, String identity) {
+            return Endpoint.this.refusal(hello, identity);
+        }
+
+        @Override
+        public void linkOpened(Link link) {
+            Endpoint.this.linkOpened(this, link);
+        }
+
+        @Override
+        public void linkWorked(Link link) {
+            peer.healthy();
+        }
+
+        @Override
+        public boolean receive(Message m, Link link) {
+            return Endpoint.this.receive(this, m, link);
+        }
+
+        @Override
+        public void saidBye(Link link) {
+            Endpoint.this.saidBye(link.peerName());
+        }
+
+        @Override
+        public void linkClosed(Link link, LinkException why) {
+            Endpoint.this.linkClosed(this, link, why);
+        }
     }
 
     /** A link finished its handshake: it carries its peer's messages. */
-    @Override
-    public Peer linkOpened(Link link) {
+    private void linkOpened(PeerLink side, Link link) {
         String peerName = link.peerName();
         if (peerName == null || peerName.isEmpty()) {
-            return null; // an unregistered peer may send to us; nothing can be sent back by name
+            return; // an unregistered peer may send to us; nothing can be sent back by name
         }
-        Peer peer = link.peer() != null ? link.peer() : peers.computeIfAbsent(peerName, this::newPeer);
+        Peer peer = side.peer != null ? side.peer : peers.computeIfAbsent(peerName, this::newPeer);
+        side.peer = peer;
         peer.attach(link);
         peer.kick();
-        return peer;
     }
 
-    @Override
-    public void linkClosed(Link link, EndpointException why) {
+    private void linkClosed(PeerLink side, Link link, LinkException why) {
         links.remove(link);
-        Peer peer = link.peer();
+        Peer peer = side.peer;
         if (peer == null) {
             return;
         }
@@ -513,14 +575,14 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         if (closed) {
             return;
         }
-        EndpointException reason = why != null ? why : new EndpointException(ErrorCode.INTERNAL, "link closed");
-        boolean refused = !wasOpen && link.outbound && (reason.code() == ErrorCode.FORBIDDEN
+        LinkException reason = why != null ? why : new LinkException(ErrorCode.INTERNAL, "link closed");
+        boolean refused = !wasOpen && link.outbound() && (reason.code() == ErrorCode.FORBIDDEN
                 || reason.code() == ErrorCode.UNAUTHORIZED);
         if (peer == uplink && refused) {
             // the PC servlet refuses this endpoint (another domain's, say): a setting to fix, not a failure to retry
             LOG.error("{}: the PC servlet at {} refused the uplink: {}; messages for other domains fail", name,
                     config.pcServlet, reason.getMessage());
-            peer.queue.close(reason);
+            peer.queue().close(reason);
             return;
         }
         if (next != null) {
@@ -529,10 +591,10 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             // a setting to fix (credentials, rules, certificates), not a failure to retry: what is queued fails
             // with the refusal; a later send tries again
             forget(peer);
-            peer.queue.close(reason);
-        } else if (!wasOpen && link.outbound) {
+            peer.queue().close(reason);
+        } else if (!wasOpen && link.outbound()) {
             retry(peer, reason, false);
-        } else if (!peer.queue.isEmpty() || peer == uplink) {
+        } else if (!peer.queue().isEmpty() || peer == uplink) {
             counters.reconnects.increment();
             retry(peer, reason, link.worked());
         }
@@ -541,13 +603,12 @@ final class Endpoint implements LinkOwner, AutoCloseable {
     // ---------------------------------------------------------------- receiving
 
     /** A counted message arrived on a link (its I/O thread). */
-    @Override
-    public boolean receive(Message m, Link link) {
-        if (security.authenticates() && link.peer() != uplink && !m.from().equals(link.peerName())) {
+    private boolean receive(PeerLink side, Message m, Link link) {
+        if (security.authenticates() && side.peer != uplink && !m.from().equals(link.peerName())) {
             impostor(m, link);
             return true;
         }
-        take(m, link);
+        take(m, side);
         return true; // an endpoint takes everything; dedup drops what it had
     }
 
@@ -568,11 +629,11 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
     }
 
-    private void take(Message m, Link link) {
+    private void take(Message m, PeerLink side) {
         Command c = m.command();
         boolean answer = c == Command.REPLY || c == Command.ERROR;
         String own = name;
-        if (m.to() != link.lastTo || link.lastToWasOwn != own) {
+        if (m.to() != side.lastTo || side.lastToWasOwn != own) {
             // a stream repeats the String decoded once: a compare, not equals, unless this endpoint was renamed
             if (!m.to().equals(own)) {
                 if (!answer) {
@@ -581,18 +642,18 @@ final class Endpoint implements LinkOwner, AutoCloseable {
                 }
                 return;
             }
-            link.lastTo = m.to();
-            link.lastToWasOwn = own;
+            side.lastTo = m.to();
+            side.lastToWasOwn = own;
         }
         if (!answer) {
             // one sender's messages are delivered one at a time, in order, even while an old link still
             // delivers what it had read and a new one delivers what was resent
-            Dedup.Seen seen = link.lastSeen;
-            if (seen == null || link.lastSender != m.from() || seen.forgotten) {
+            Dedup.Seen seen = side.lastSeen;
+            if (seen == null || side.lastSender != m.from() || seen.forgotten) {
                 // a link's messages come from one sender, decoded to one String: a compare, not a look-up
                 seen = dedup.of(m.from());
-                link.lastSender = m.from();
-                link.lastSeen = seen;
+                side.lastSender = m.from();
+                side.lastSeen = seen;
             }
             synchronized (seen) {
                 if (!seen.add(m.sequence())) {
@@ -605,12 +666,12 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         }
         if (c == Command.REPLY) {
             // taking the request from the map makes its answer exactly-once: a resent REPLY finds nothing
-            Awaited a = answered(m, link);
+            Awaited a = answered(m, side.peer);
             if (a != null && a != REFUSED) {
                 a.reply().complete(m.data());
             }
         } else if (c == Command.ERROR) {
-            Awaited a = answered(m, link);
+            Awaited a = answered(m, side.peer);
             if (a == REFUSED) {
                 return;
             }
@@ -636,7 +697,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
      * else can answer for it. Null for an answer to nothing awaited (a resent one, counted as a duplicate),
      * {@link #REFUSED} for one from another (logged, counted).
      */
-    private Awaited answered(Message m, Link link) {
+    private Awaited answered(Message m, Peer from) {
         Awaited a = awaited.get(m.sequence());
         if (a == null) {
             if (m.command() == Command.REPLY) {
@@ -644,8 +705,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             }
             return null;
         }
-        boolean fromOwnPcServlet = m.command() == Command.ERROR && link.peer() == uplink && uplink != null
-                && m.from().equals(uplink.name);
+        boolean fromOwnPcServlet = m.command() == Command.ERROR && from == uplink && uplink != null
+                && m.from().equals(uplink.name());
         if (!a.to().equals(m.from()) && !fromOwnPcServlet) {
             counters.refusedAnswers.increment();
             LOG.info("{}: refused {} {} from {}: request {} went to {}, and only it answers it", name, m.command(),
@@ -671,8 +732,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
      * acknowledged instead of resending it, so its dedup window can go, and a later run under the same exact
      * name starts afresh.
      */
-    @Override
-    public void saidBye(String peerName) {
+    private void saidBye(String peerName) {
         if (peerName != null) {
             dedup.forget(peerName);
         }
@@ -727,8 +787,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
 
     // ---------------------------------------------------------------- the rest
 
-    @Override
-    public String name() {
+    String name() {
         return name;
     }
 
@@ -737,47 +796,15 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
     }
 
-    @Override
-    public WireCodec codec() {
-        return codec;
-    }
-
-    @Override
-    public Counters counters() {
-        return counters;
-    }
-
-    @Override
-    public long pingIntervalNanos() {
-        return config.pingInterval.toNanos();
-    }
-
     Duration requestTimeout() {
         return config.requestTimeout;
-    }
-
-    @Override
-    public Security security() {
-        return security;
-    }
-
-    @Override
-    public String audience() {
-        return name;
-    }
-
-    /** Tokens name their audience: the domain for the uplink (its PC servlet), else the peer endpoint's name. */
-    @Override
-    public String helloCredential(Peer peer) {
-        return security.bearer(peer == uplink ? config.domain : peer.name);
     }
 
     /**
      * A peer may link to this endpoint when the rules let its identity send to this endpoint's name, and it may
      * go by the name it says in HELLO ({@link NameGuard}).
      */
-    @Override
-    public Refusal refusal(Message hello, String identity) {
+    private Refusal refusal(Message hello, String identity) {
         try {
             security.authorize(identity, Rules.Verb.SEND, name);
         } catch (AuthException e) {
@@ -790,8 +817,8 @@ final class Endpoint implements LinkOwner, AutoCloseable {
         long queuedMessages = 0;
         long queuedBytes = 0;
         for (Peer p : peers.values()) {
-            queuedMessages += p.queue.messages();
-            queuedBytes += p.queue.bytes();
+            queuedMessages += p.queue().messages();
+            queuedBytes += p.queue().bytes();
         }
         return counters.snapshot(queuedMessages, queuedBytes);
     }
@@ -813,7 +840,7 @@ final class Endpoint implements LinkOwner, AutoCloseable {
             l.bye();
         }
         for (Peer p : peers.values()) {
-            p.queue.close(shutdown);
+            p.queue().close(Failures.toLink(shutdown));
         }
         awaited.values().forEach(a -> a.reply().completeExceptionally(shutdown));
         shutdown();

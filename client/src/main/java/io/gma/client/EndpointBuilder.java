@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.Kind;
 import io.gma.security.Security;
 import io.gma.wire.Name;
@@ -33,7 +34,7 @@ public final class EndpointBuilder<T> {
     InetSocketAddress pcServlet;
     final Map<String, String> attributes = new LinkedHashMap<>();
     long maxQueuedBytes = 8L << 20;
-    int maxQueuedMessages = 65_536;
+    int maxQueuedMessages = SendQueue.MAX_MESSAGES;
     FullQueuePolicy policy = FullQueuePolicy.BLOCK;
     Duration blockTimeout = Duration.ofSeconds(10);
     Duration requestTimeout = Duration.ofSeconds(30);
@@ -145,8 +146,9 @@ public final class EndpointBuilder<T> {
      * remembers for deduplication, so a resent message is always recognised.
      */
     public EndpointBuilder<T> maxQueuedMessages(int messages) {
-        if (messages < 1 || messages > Dedup.REMEMBERED) {
-            throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.." + Dedup.REMEMBERED);
+        if (messages < 1 || messages > SendQueue.MAX_MESSAGES) {
+            throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.."
+                    + SendQueue.MAX_MESSAGES);
         }
         this.maxQueuedMessages = messages;
         return this;

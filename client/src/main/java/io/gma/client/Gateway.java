@@ -1,5 +1,16 @@
 package io.gma.client;
 
+import io.gma.internal.link.Acceptor;
+import io.gma.internal.link.HandshakeAdmission;
+import io.gma.internal.link.IoThreads;
+import io.gma.internal.link.Link;
+import io.gma.internal.link.LinkConfig;
+import io.gma.internal.link.LinkException;
+import io.gma.internal.link.LinkListener;
+import io.gma.internal.link.NameGuard;
+import io.gma.internal.link.Peer;
+import io.gma.internal.link.Refusal;
+import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
@@ -11,6 +22,7 @@ import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.ProtocolException;
+import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,7 +39,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,7 +100,6 @@ public final class Gateway implements AutoCloseable {
     private final NameGuard names;
     private final long maxQueuedBytes;
     private final int maxQueuedMessages;
-    private final long pingNanos;
     private final WireCodec codec;
     private final Counters counters = new Counters();
     private final ServerSocketChannel server;
@@ -104,8 +114,8 @@ public final class Gateway implements AutoCloseable {
     private final long maxParkedBytes;
     private final ScheduledExecutorService retry;
     private final Object delivering = new Object();
-    private final AtomicInteger linkThreads = new AtomicInteger();
-    private final LinkOwner owner = new Owner();
+    private final IoThreads ioThreads;
+    private final LinkConfig linkConfig;
     private volatile boolean closed;
     private volatile boolean held;
 
@@ -118,7 +128,6 @@ public final class Gateway implements AutoCloseable {
         this.names = new NameGuard(b.security, b.registry);
         this.maxQueuedBytes = b.maxQueuedBytes;
         this.maxQueuedMessages = b.maxQueuedMessages;
-        this.pingNanos = b.pingInterval.toNanos();
         this.maxParkedBytes = b.maxParkedBytes;
         this.codec = WireCodec.withMaxMessageBytes(b.maxMessageBytes);
         this.server = ServerSocketChannel.open();
@@ -128,11 +137,9 @@ public final class Gateway implements AutoCloseable {
             server.close();
             throw new IOException("cannot listen for uplinks on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
         }
-        this.retry = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gma-" + name + "-resume");
-            t.setDaemon(true);
-            return t;
-        });
+        this.retry = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-" + name + "-resume"));
+        this.ioThreads = new IoThreads("gma-" + name + "-uplink-");
+        this.linkConfig = new LinkConfig(name, domain, security, codec, b.pingInterval, counters.link);
     }
 
     public static Builder builder(String domain, Router router) {
@@ -180,8 +187,8 @@ public final class Gateway implements AutoCloseable {
             for (Map.Entry<String, long[]> e : shares.entrySet()) {
                 Peer p = peers.get(e.getKey());
                 if (lacksRoom(p, e.getValue())) {
-                    return "the queue for " + e.getKey() + " holds " + p.queue.messages() + " messages, "
-                            + p.queue.bytes() + " bytes (limits " + maxQueuedMessages + ", " + maxQueuedBytes
+                    return "the queue for " + e.getKey() + " holds " + p.queue().messages() + " messages, "
+                            + p.queue().bytes() + " bytes (limits " + maxQueuedMessages + ", " + maxQueuedBytes
                             + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes, came";
                 }
             }
@@ -190,12 +197,12 @@ public final class Gateway implements AutoCloseable {
                 byte[] packed = codec.encode(m);
                 try {
                     if (m.command().isControl()) {
-                        p.queue.offerControl(packed);
+                        p.queue().offerControl(packed);
                     } else {
-                        p.queue.addData(packed);
+                        p.queue().addData(packed);
                     }
                     touched.add(p);
-                } catch (EndpointException ex) {
+                } catch (LinkException ex) {
                     router.undeliverable(m, ex.code(), ex.getMessage());
                 }
             }
@@ -234,11 +241,11 @@ public final class Gateway implements AutoCloseable {
     }
 
     private static boolean lacksRoom(Peer p, long[] share) {
-        return p != null && !p.queue.hasRoom(share[1], (int) share[0]);
+        return p != null && !p.queue().hasRoom(share[1], (int) share[0]);
     }
 
     private Peer newPeer(String endpoint) {
-        return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters), null);
+        return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters.link), null);
     }
 
     /**
@@ -283,7 +290,7 @@ public final class Gateway implements AutoCloseable {
                 return; // stopping: what is parked stays unacknowledged, for the next run
             }
             Message m = p.messages.peekFirst();
-            if (!route(link, m)) {
+            if (!route(link, p.peer, m)) {
                 return; // still no room: the rest waits for the next resume
             }
             p.messages.pollFirst();
@@ -301,7 +308,7 @@ public final class Gateway implements AutoCloseable {
      * On the link's I/O thread: hands {@code m} to the router, unless security refuses it; a refused message
      * is answered with ERROR FORBIDDEN, not routed, and taken (true).
      */
-    private boolean route(Link link, Message m) {
+    private boolean route(Link link, Peer p, Message m) {
         if (!security.authenticates()) {
             return router.route(m);
         }
@@ -321,14 +328,13 @@ public final class Gateway implements AutoCloseable {
         }
         LOG.info("{}: refused {} {} from {} to {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()),
                 link.peerName(), m.to(), refused);
-        Peer p = link.peer();
         if (p != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
             byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(),
                     new ErrorText(ErrorCode.FORBIDDEN, refused).toBytes());
             try {
-                p.queue.offerControl(error);
+                p.queue().offerControl(error);
                 p.kick();
-            } catch (EndpointException closing) {
+            } catch (LinkException closing) {
                 LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
             }
         }
@@ -337,6 +343,8 @@ public final class Gateway implements AutoCloseable {
 
     /** What one uplink sent while the router was full: kept in order, unacknowledged, within the bound. */
     private final class Parked {
+        /** The endpoint whose uplink it is. */
+        final Peer peer;
         final ArrayDeque<Message> messages = new ArrayDeque<>();
         /** What its messages cost in memory, as counted against maxParkedBytes. */
         long bytes;
@@ -344,6 +352,10 @@ public final class Gateway implements AutoCloseable {
         boolean dropped;
         /** An unpark task is queued on the link's thread. */
         final java.util.concurrent.atomic.AtomicBoolean scheduled = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Parked(Peer peer) {
+            this.peer = peer;
+        }
 
         /** A parked message's memory: its bytes and about 64 for the objects around them. */
         static long cost(Message m) {
@@ -384,7 +396,7 @@ public final class Gateway implements AutoCloseable {
     public List<QueueInfo> queues() {
         List<QueueInfo> all = new ArrayList<>();
         for (Peer p : peers.values()) {
-            all.add(new QueueInfo(p.name, p.active() != null, p.queue.messages(), p.queue.bytes()));
+            all.add(new QueueInfo(p.name(), p.active() != null, p.queue().messages(), p.queue().bytes()));
         }
         return all;
     }
@@ -394,8 +406,8 @@ public final class Gateway implements AutoCloseable {
         long messages = 0;
         long bytes = 0;
         for (Peer p : peers.values()) {
-            messages += p.queue.messages();
-            bytes += p.queue.bytes();
+            messages += p.queue().messages();
+            bytes += p.queue().bytes();
         }
         return counters.snapshot(messages, bytes);
     }
@@ -417,11 +429,11 @@ public final class Gateway implements AutoCloseable {
                 peers.remove(endpoint, p);
             }
         }
-        fail(p, new EndpointException(code, reason));
+        fail(p, new LinkException(code, reason));
     }
 
-    private void fail(Peer p, EndpointException why) {
-        for (byte[] packed : p.queue.closeKeeping(why)) {
+    private void fail(Peer p, LinkException why) {
+        for (byte[] packed : p.queue().closeKeeping(why)) {
             try {
                 router.undeliverable(codec.decode(packed), why.code(), why.getMessage());
             } catch (ProtocolException impossible) {
@@ -438,10 +450,8 @@ public final class Gateway implements AutoCloseable {
                 resume();
             }
         }, 50, 50, TimeUnit.MILLISECONDS);
-        Thread accept = new Thread(() -> Link.acceptLoop(server, owner, admission, () -> closed, this::startLink),
-                "gma-" + name + "-accept");
-        accept.setDaemon(true);
-        accept.start();
+        Threads.start("gma-" + name + "-accept", new Acceptor(server, linkConfig, admission, Uplink::new,
+                () -> closed, this::startLink));
         return this;
     }
 
@@ -452,7 +462,7 @@ public final class Gateway implements AutoCloseable {
             link.abort();
             return;
         }
-        new Endpoint.IoThread(link, "gma-" + name + "-uplink-" + linkThreads.incrementAndGet()).start();
+        ioThreads.start(link);
     }
 
     /** Says BYE on every uplink; what is still queued goes to {@link Router#undeliverable} as SHUTTING_DOWN. */
@@ -473,48 +483,23 @@ public final class Gateway implements AutoCloseable {
         for (Link l : links) {
             l.bye();
         }
-        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
+        LinkException shutdown = new LinkException(ErrorCode.SHUTTING_DOWN, name + " closed");
         for (Peer p : peers.values()) {
             fail(p, shutdown);
         }
         peers.clear();
     }
 
-    /** The link-facing side, kept off the public API. */
-    private final class Owner implements LinkOwner {
-        @Override
-        public String name() {
-            return name;
-        }
+    /**
+     * The gateway's side of one uplink, kept off the public API: the endpoint whose queue it carries, once it
+     * opens. Set and read on the uplink's I/O thread.
+     */
+    private final class Uplink implements LinkListener {
+        private Peer peer;
 
         @Override
-        public Security security() {
-            return security;
-        }
-
-        @Override
-        public String audience() {
-            return domain;
-        }
-
-        @Override
-        public String helloCredential(Peer peer) {
-            return security.bearer(peer.name); // a gateway only accepts links: never asked
-        }
-
-        @Override
-        public WireCodec codec() {
-            return codec;
-        }
-
-        @Override
-        public Counters counters() {
-            return counters;
-        }
-
-        @Override
-        public long pingIntervalNanos() {
-            return pingNanos;
+        public String helloCredential() {
+            throw new IllegalStateException("a gateway only accepts links"); // so never says HELLO
         }
 
         @Override
@@ -529,7 +514,7 @@ public final class Gateway implements AutoCloseable {
         }
 
         @Override
-        public Peer linkOpened(Link link) {
+        public void linkOpened(Link link) {
             Peer p;
             while (true) {
                 p = peers.computeIfAbsent(link.peerName(), Gateway.this::newPeer);
@@ -540,8 +525,13 @@ public final class Gateway implements AutoCloseable {
                     }
                 }
             }
+            peer = p;
             p.kick();
-            return p;
+        }
+
+        @Override
+        public void linkWorked(Link link) {
+            peer.healthy();
         }
 
         @Override
@@ -554,10 +544,10 @@ public final class Gateway implements AutoCloseable {
                 p.park(m);
                 return false;
             }
-            if (route(link, m)) {
+            if (route(link, peer, m)) {
                 return true;
             }
-            p = new Parked(); // the first one not taken: it and all after it wait
+            p = new Parked(peer); // the first one not taken: it and all after it wait
             p.park(m);
             paused.put(link, p);
             schedule(link, p); // room may have come between the router's answer and now: no wake-up is lost
@@ -565,18 +555,18 @@ public final class Gateway implements AutoCloseable {
         }
 
         @Override
-        public void saidBye(String peerName) {
+        public void saidBye(Link link) {
             // the endpoint closed for good: what is queued for it waits for its lease to end, then fails
         }
 
         @Override
-        public void linkClosed(Link link, EndpointException why) {
+        public void linkClosed(Link link, LinkException why) {
             links.remove(link);
             Parked parked = paused.remove(link);
             if (parked != null) {
                 parked.dropAll(); // unacknowledged: the endpoint sends them again on its next uplink
             }
-            Peer p = link.peer();
+            Peer p = peer;
             if (p != null) {
                 Link next = p.detach(link);
                 if (next != null) {
@@ -595,7 +585,7 @@ public final class Gateway implements AutoCloseable {
         private String host = "127.0.0.1";
         private int port;
         private long maxQueuedBytes = 8L << 20;
-        private int maxQueuedMessages = Dedup.REMEMBERED;
+        private int maxQueuedMessages = SendQueue.MAX_MESSAGES;
         private Duration pingInterval = Duration.ofSeconds(15);
         private int maxMessageBytes = 16 << 20;
         private long maxParkedBytes = 64L << 20;
@@ -649,9 +639,9 @@ public final class Gateway implements AutoCloseable {
 
         /** Each endpoint's queue at the gateway, in messages; default and most 65,536. */
         public Builder maxQueuedMessages(int messages) {
-            if (messages < 1 || messages > Dedup.REMEMBERED) {
+            if (messages < 1 || messages > SendQueue.MAX_MESSAGES) {
                 throw new IllegalArgumentException("maxQueuedMessages " + messages + " is outside 1.."
-                        + Dedup.REMEMBERED);
+                        + SendQueue.MAX_MESSAGES);
             }
             this.maxQueuedMessages = messages;
             return this;

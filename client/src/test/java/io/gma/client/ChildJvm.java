@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.wire.Threads;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -27,7 +28,7 @@ public final class ChildJvm implements AutoCloseable {
     private ChildJvm(Process process) {
         this.process = process;
         this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        Thread reader = new Thread(() -> {
+        Threads.start("child-jvm-output", () -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null;) {
@@ -39,9 +40,7 @@ public final class ChildJvm implements AutoCloseable {
             } catch (IOException ended) {
                 // the process is gone
             }
-        }, "child-jvm-output");
-        reader.setDaemon(true);
-        reader.start();
+        });
     }
 
     /** Starts {@code mainClass} with {@code jvmOptions} (such as -Xmx64m) and {@code args}. */

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.internal.link.HandshakeAdmission;
 import io.gma.security.Tls;
 import io.gma.wire.Command;
 import io.gma.wire.Message;

@@ -13,6 +13,7 @@ import io.gma.wire.Command;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;
 import io.gma.wire.StreamDecoder;
+import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -139,7 +140,7 @@ class MisbehavingPeerTest {
         try (DirectFixture f = new DirectFixture();
                 ServerSocket bad = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
                 Producer p = f.producer("p").fullQueuePolicy(FullQueuePolicy.FAIL).build()) {
-            Thread t = new Thread(() -> {
+            Threads.start("bad-peer-accept", () -> {
                 try {
                     while (true) {
                         bad.accept().close();
@@ -149,8 +150,6 @@ class MisbehavingPeerTest {
                     // the test is over
                 }
             });
-            t.setDaemon(true);
-            t.start();
             RegistryClient registry = RegistryClient.create(f.registryUrl());
             String name = registry.register(Registration.builder(Kind.CONSUMER, "bad", "lan")
                     .port(bad.getLocalPort()).build()).name();

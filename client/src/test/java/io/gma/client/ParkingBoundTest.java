@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import io.gma.wire.Threads;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,8 @@ class ParkingBoundTest {
         try (DirectFixture f = new DirectFixture();
                 Gateway g = Gateway.builder("lan", router).maxParkedBytes(16 * (4096 + 200)).build().start();
                 Producer p = f.producer("p").pcServlet("127.0.0.1:" + g.address().getPort()).build()) {
-            Thread drain = new Thread(() -> { // the router's queue frees room for one message every 20 ms
+            // the router's queue frees room for one message every 20 ms
+            Thread drain = Threads.start("router-drain", () -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     tokens.incrementAndGet();
                     try {
@@ -53,8 +55,6 @@ class ParkingBoundTest {
                     }
                 }
             });
-            drain.setDaemon(true);
-            drain.start();
             for (int i = 0; i < n; i++) {
                 p.send("sink-aaaaaa@far", new byte[4096]);
             }

@@ -4,6 +4,7 @@ import io.gma.wire.Command;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;
 import io.gma.wire.StreamDecoder;
+import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,11 +42,7 @@ public final class PreAuthFlood implements AutoCloseable {
             + " handshake is over";
 
     private final List<Socket> held = Collections.synchronizedList(new ArrayList<>());
-    private final ExecutorService pool = Executors.newFixedThreadPool(32, r -> {
-        Thread t = new Thread(r, "pre-auth-flood");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService pool = Executors.newFixedThreadPool(32, Threads.named("pre-auth-flood"));
 
     /**
      * How the connections ended, each counted once: what the listener answered (its ERROR's text), or

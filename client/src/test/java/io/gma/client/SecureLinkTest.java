@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.internal.link.Link;
 import io.gma.registry.api.RegistryClient;
 import io.gma.security.Rules;
 import io.gma.security.Security;

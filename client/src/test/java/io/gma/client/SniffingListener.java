@@ -3,6 +3,7 @@ package io.gma.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.gma.wire.Threads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -128,10 +129,7 @@ public final class SniffingListener implements AutoCloseable {
     }
 
     private static Thread daemon(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
+        return Threads.start(name, r);
     }
 
     /** Stops listening, closes every connection, and waits for the threads to end. */

@@ -1,13 +1,14 @@
 package io.gma.pcservlet;
 
+import io.gma.internal.link.Backoff;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -35,8 +36,9 @@ import org.slf4j.LoggerFactory;
 final class Forwarder implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
     static final MediaType GMA = MediaType.get("application/x-gma");
-    static final long MIN_BACKOFF_MILLIS = 100;
-    static final long MAX_BACKOFF_MILLIS = 5_000;
+    /** After a failed post, the first retry waits 100 to 200 ms; the back-off grows to 2.5 to 5 s. */
+    static final Duration MIN_BACKOFF = Duration.ofMillis(100);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     static final long MAX_RETRY_AFTER_SECONDS = 60;
     /** How soon a batch for a full relay queue is offered again (polls free room; no wake-up is sent). */
     static final long RELAY_RETRY_MILLIS = 50;
@@ -46,7 +48,8 @@ final class Forwarder implements Runnable {
     private final PcCore core;
     private final DomainQueue queue;
     private final OkHttpClient http;
-    private int failures;
+    /** Failed posts in a row, and the delay before the next. */
+    private final Backoff failures = new Backoff(MIN_BACKOFF, MAX_BACKOFF);
     /** The last look-up found no such domain. */
     private boolean unknownDomain;
     /** The last URL refused for want of TLS, logged once (null: none). */
@@ -144,7 +147,7 @@ final class Forwarder implements Runnable {
             String text = text(answer.body());
             if (status == 429 || status == 503) {
                 core.metrics().throttledReceived.increment();
-                failures = 0;
+                failures.reset();
                 long wait = retryAfterMillis(answer.header("Retry-After"));
                 List<String> full = fullEndpoints(answer.header(PcCore.FULL_HEADER), batch);
                 if (status == 429 && !full.isEmpty()) {
@@ -173,7 +176,7 @@ final class Forwarder implements Runnable {
 
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
     private void finish(List<Message> batch, ErrorCode code, String reason) {
-        failures = 0;
+        failures.reset();
         if (code != null) {
             for (Message m : batch) {
                 core.answer(m, code, reason);
@@ -185,16 +188,9 @@ final class Forwarder implements Runnable {
 
     private long backoff(String why) {
         core.metrics().retries.increment();
-        failures = Math.min(failures + 1, 16);
-        long delay = backoffMillis(failures);
+        long delay = failures.failed();
         LOG.debug("{}: {}; retrying in {} ms", core.domain(), why, delay);
         return delay;
-    }
-
-    /** After {@code failures} in a row: 100 ms doubling to 5 s, with jitter (half to all of it). */
-    static long backoffMillis(int failures) {
-        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
-        return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
     }
 
     /** Retry-After in seconds (RFC 9110 also allows a date, read here as the 1 s default), at most 60 s. */

@@ -12,6 +12,7 @@ import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
+import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -127,11 +128,8 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         this.gateway = Gateway.builder(settings.domain(), this).host(settings.host()).port(settings.uplinkPort())
                 .maxQueuedBytes(settings.maxEndpointBytes()).maxParkedBytes(settings.maxTotalBytes())
                 .security(security).registry(registry).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gma-pc-" + settings.domain() + "-timer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                Threads.named("gma-pc-" + settings.domain() + "-timer"));
     }
 
     /**
@@ -148,9 +146,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         timer.scheduleWithFixedDelay(this::renewDomain, renew, renew, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::dropVanished, JANITOR_SECONDS, JANITOR_SECONDS, TimeUnit.SECONDS);
         if (settings.via() != null) {
-            poller = new Thread(new Poller(this), "gma-pc-" + settings.domain() + "-poll-" + settings.via());
-            poller.setDaemon(true);
-            poller.start();
+            poller = Threads.start("gma-pc-" + settings.domain() + "-poll-" + settings.via(), new Poller(this));
         }
         LOG.info("PC servlet of {} at {}, uplinks at {}", settings.domain(),
                 publicUrl != null ? publicUrl : "no URL (outbound-only, via " + settings.via() + ")",
@@ -248,8 +244,7 @@ final class PcCore implements Gateway.Router, AutoCloseable {
         return outbound.computeIfAbsent(d, k -> {
             DomainQueue created = new DomainQueue(k, settings.maxQueuedBytes(), settings.maxQueuedMessages(),
                     totalBytes, settings.maxTotalBytes());
-            Thread t = new Thread(new Forwarder(this, created, http), "gma-pc-" + settings.domain() + "-to-" + k);
-            t.setDaemon(true);
+            Thread t = Threads.daemon("gma-pc-" + settings.domain() + "-to-" + k, new Forwarder(this, created, http));
             forwarders.put(created, t);
             t.start();
             return created;

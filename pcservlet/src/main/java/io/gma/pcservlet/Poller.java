@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.internal.link.Backoff;
 import io.gma.wire.Message;
 import java.io.IOException;
 import java.util.List;
@@ -22,7 +23,8 @@ final class Poller implements Runnable {
     private final PcCore core;
     private final OkHttpClient http;
     private String ack = "";
-    private int failures;
+    /** Failed polls in a row, and the delay before the next: as the forwarder's. */
+    private final Backoff failures = new Backoff(Forwarder.MIN_BACKOFF, Forwarder.MAX_BACKOFF);
     /** The last URL refused for want of TLS, logged once (null: none). */
     private String refusedUrl;
 
@@ -67,7 +69,7 @@ final class Poller implements Runnable {
         Request request = authorized.url(url).header(PcCore.DOMAIN_HEADER, core.domain()).get().build();
         try (Response answer = http.newCall(request).execute()) {
             if (answer.code() == 204) {
-                failures = 0;
+                failures.reset();
                 return 0;
             }
             if (answer.code() == 429 || answer.code() == 503) {
@@ -84,7 +86,7 @@ final class Poller implements Runnable {
             if (batch == null) {
                 return backoff("via " + via + " answered a batch that cannot be read whole");
             }
-            failures = 0;
+            failures.reset();
             if (core.admitPolled(batch)) {
                 ack = id;
                 return 0;
@@ -98,8 +100,7 @@ final class Poller implements Runnable {
 
     private long backoff(String why) {
         core.metrics().retries.increment();
-        failures = Math.min(failures + 1, 16);
-        long delay = Forwarder.backoffMillis(failures);
+        long delay = failures.failed();
         LOG.debug("{}: {}; polling again in {} ms", core.domain(), why, delay);
         return delay;
     }

@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import io.gma.wire.Threads;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -19,11 +20,7 @@ final class LeaseSweeper implements AutoCloseable {
     private final ScheduledExecutorService timer;
 
     LeaseSweeper(EndpointStore store, Duration interval) {
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gma-registry-sweeper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-registry-sweeper"));
         long millis = interval.toMillis();
         timer.scheduleWithFixedDelay(() -> {
             try {

@@ -1,10 +1,10 @@
 package io.gma.registry;
 
+import io.gma.wire.Threads;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,14 +38,10 @@ final class RegistryCore implements AutoCloseable {
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());
         this.store = new EndpointStore(database.writer());
-        AtomicInteger threads = new AtomicInteger();
         int cores = Runtime.getRuntime().availableProcessors();
         // parsing is CPU work: a few threads, and a bounded queue so a flood of statements is refused, not kept
-        this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256), r -> {
-            Thread t = new Thread(r, "gma-registry-sql-parser-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
+                Threads.numbered("gma-registry-sql-parser-"));
         this.guard = new SqlGuard(settings.maxSqlChars(), PARSE_TIMEOUT_MILLIS, parser);
         this.queries = new QueryRunner(database.reader(), settings.maxRows(),
                 (int) settings.queryTimeout().toSeconds());

@@ -7,6 +7,7 @@ import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
 import io.gma.registry.Registry;
+import io.gma.wire.Threads;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -141,7 +142,7 @@ public final class PingPongBench {
 
         /** Starts the echo thread on an ephemeral loopback port and connects to it. */
         public RawEcho() throws IOException {
-            Thread echo = new Thread(() -> {
+            Threads.start("raw-echo", () -> {
                 try (Socket s = server.accept()) {
                     s.setTcpNoDelay(true);
                     DataInputStream sin = new DataInputStream(s.getInputStream());
@@ -159,9 +160,7 @@ public final class PingPongBench {
                 } catch (IOException closed) {
                     // the benchmark is over
                 }
-            }, "raw-echo");
-            echo.setDaemon(true);
-            echo.start();
+            });
             client = new Socket(server.getInetAddress(), server.getLocalPort());
             client.setTcpNoDelay(true);
             out = new DataOutputStream(client.getOutputStream());

@@ -4,6 +4,7 @@ import io.gma.client.EndpointBuilder;
 import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
+import io.gma.wire.Threads;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -33,11 +34,7 @@ public final class Agent implements AutoCloseable {
     private Agent(Producer producer, String host, Duration interval) {
         this.producer = producer;
         this.host = host;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gma-agent-" + host);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-agent-" + host));
         timer.scheduleAtFixedRate(this::publish, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -7,6 +7,7 @@ import io.gma.client.EndpointException;
 import io.gma.client.Incoming;
 import io.gma.registry.api.QueryResult;
 import io.gma.wire.Name;
+import io.gma.wire.Threads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,11 +49,7 @@ public final class Collector implements AutoCloseable {
     private Collector(EndpointBuilder<Consumer> b, String domain, Duration discoverEvery) throws EndpointException {
         this.domain = domain;
         this.consumer = b.onMessage(this::take).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gma-collector-discover");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-collector-discover"));
         timer.scheduleWithFixedDelay(this::discover, 0, discoverEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 

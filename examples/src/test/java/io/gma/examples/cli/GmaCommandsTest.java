@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
+import io.gma.wire.Threads;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -38,11 +39,9 @@ class GmaCommandsTest {
         StringWriter out = new StringWriter(); // a StringBuffer inside: safe to read while it is written
         StringWriter err = new StringWriter();
         CompletableFuture<Run> run = new CompletableFuture<>();
-        Thread t = new Thread(() -> run.complete(new Run(Gma.run(args, new PrintWriter(out, true),
+        Threads.start("gma-command", () -> run.complete(new Run(Gma.run(args, new PrintWriter(out, true),
                 new PrintWriter(err, true)), out.toString(), err.toString())));
-        t.setDaemon(true);
-        t.start();
-        Thread watch = new Thread(() -> {
+        Threads.start("gma-command-output", () -> {
             while (!run.isDone()) {
                 String text = out.toString();
                 if (text.contains("\n")) {
@@ -55,8 +54,6 @@ class GmaCommandsTest {
                 }
             }
         });
-        watch.setDaemon(true);
-        watch.start();
         return run;
     }
 

@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

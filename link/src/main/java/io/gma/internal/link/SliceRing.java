@@ -1,10 +1,10 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 /**
  * Whole messages in order, held as slices: each slice is a run of one or more packed messages that lie back to
  * back in one byte array. Per slice: where its bytes lie (array, offset, length), how many messages it holds,
  * the index among its queue's data messages of the first (0 for control; the others follow on by one) and,
- * for a slice of one message, its {@link Pending} (null when the queue does not keep it). Small messages
+ * for a slice of one message, its {@link QueuedMessage} (null when the queue does not keep it). Small messages
  * packed into one segment become one slice, so taking and acknowledging them costs nothing per message. A
  * ring of parallel arrays; not thread-safe: the send queue's lock guards it.
  */
@@ -14,7 +14,7 @@ final class SliceRing {
     private int[] lengths;
     private int[] counts;
     private long[] indexes;
-    private Pending[] pendings;
+    private QueuedMessage[] pendings;
     private int head;
     private int size;
 
@@ -25,7 +25,7 @@ final class SliceRing {
         lengths = new int[capacity];
         counts = new int[capacity];
         indexes = new long[capacity];
-        pendings = new Pending[capacity];
+        pendings = new QueuedMessage[capacity];
     }
 
     int size() {
@@ -37,7 +37,7 @@ final class SliceRing {
     }
 
     /** Adds a slice of {@code count} messages, the first with data index {@code index} (0: control). */
-    void add(byte[] array, int offset, int length, int count, long index, Pending pending) {
+    void add(byte[] array, int offset, int length, int count, long index, QueuedMessage pending) {
         if (size == arrays.length) {
             grow();
         }
@@ -99,7 +99,7 @@ final class SliceRing {
         return indexes[head + i & arrays.length - 1];
     }
 
-    Pending pending(int i) {
+    QueuedMessage pending(int i) {
         return pendings[head + i & arrays.length - 1];
     }
 
@@ -116,7 +116,7 @@ final class SliceRing {
         int[] l = new int[n * 2];
         int[] c = new int[n * 2];
         long[] x = new long[n * 2];
-        Pending[] p = new Pending[n * 2];
+        QueuedMessage[] p = new QueuedMessage[n * 2];
         for (int i = 0; i < size; i++) {
             int at = head + i & n - 1;
             a[i] = arrays[at];

@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +30,7 @@ class SendQueueModelTest {
     private static final int RUNS = 300;
 
     /** A message as the model sees it; p is null for control and a gateway's messages. */
-    private record M(long seq, int size, boolean control, Pending p) {
+    private record M(long seq, int size, boolean control, QueuedMessage p) {
     }
 
     @Test
@@ -48,12 +48,12 @@ class SendQueueModelTest {
         Random r = new Random(seed);
         int steps = 50 + r.nextInt(1500);
         boolean closeAtEnd = r.nextBoolean();
-        SendQueue q = new SendQueue(1 << 30, 1_000_000, new Counters());
+        SendQueue q = new SendQueue(1 << 30, 1_000_000, new LinkCounters());
         ArrayDeque<M> control = new ArrayDeque<>();
         ArrayDeque<M> data = new ArrayDeque<>();
         List<M> flight = new ArrayList<>();
         int taken = 0; // messages of flight taken by the current link
-        Map<Pending, CompletableFuture<Void>> asked = new HashMap<>();
+        Map<QueuedMessage, CompletableFuture<Void>> asked = new HashMap<>();
         List<M> acked = new ArrayList<>();
         List<M> allData = new ArrayList<>();
         long seq = 0;
@@ -63,8 +63,8 @@ class SendQueueModelTest {
             int op = r.nextInt(100);
             if (op < 35) {
                 int len = r.nextInt(10) == 0 ? 4096 + r.nextInt(100) : r.nextInt(300);
-                Pending p = new Pending(q, ++seq);
-                long unsent = q.offerData(p, E, Command.DATA, new byte[len], FullQueuePolicy.FAIL, 0, "x");
+                QueuedMessage p = new QueuedMessage(q, ++seq);
+                long unsent = q.offerData(p, E, Command.DATA, new byte[len], WhenFull.FAIL, 0, "x");
                 M m = new M(seq, E.packedLength(Command.DATA, new byte[len]), false, p);
                 data.add(m);
                 allData.add(m);
@@ -162,7 +162,7 @@ class SendQueueModelTest {
                 expect.add(m.seq);
             }
             List<Long> kept = new ArrayList<>();
-            EndpointException why = new EndpointException(ErrorCode.SHUTTING_DOWN, "x");
+            LinkException why = new LinkException(ErrorCode.SHUTTING_DOWN, "x");
             for (byte[] b : q.closeKeeping(why)) {
                 kept.add(WireCodec.standard().decode(b).sequence());
             }
@@ -194,7 +194,7 @@ class SendQueueModelTest {
         }
         assertTrue(q.hasRoom(1 << 30, 1_000_000), "data counts back to zero");
         // after close
-        q.close(new EndpointException(ErrorCode.SHUTTING_DOWN, "x"));
+        q.close(new LinkException(ErrorCode.SHUTTING_DOWN, "x"));
     }
 
     private static long unsentModel(ArrayDeque<M> control, ArrayDeque<M> data, List<M> flight, int taken) {

@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.RegistryClient;
@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * peer that reconnects costs no look-up; the look-up runs on the link's thread, during its handshake. Without
  * security every name is allowed and nothing is looked up. Thread-safe.
  */
-final class NameGuard {
+public final class NameGuard {
     static final long REMEMBER_NANOS = TimeUnit.SECONDS.toNanos(30);
     static final int ENTRIES = 4096;
 
@@ -46,13 +46,13 @@ final class NameGuard {
     };
 
     /** @param registry where names are looked up (needed only with security on) */
-    NameGuard(Security security, RegistryClient registry) {
+    public NameGuard(Security security, RegistryClient registry) {
         this.security = security;
         this.registry = registry;
     }
 
     /** Null when {@code identity} may go by {@code name}, else why not. */
-    Refusal check(String identity, String name) {
+    public Refusal check(String identity, String name) {
         if (!security.authenticates() || name.equals(identity)) {
             return null;
         }

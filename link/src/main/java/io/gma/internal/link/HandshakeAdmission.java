@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import java.net.InetAddress;
 import java.util.Map;
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: accept threads admit, links' I/O threads (and closing threads) release; lock-free, with one
  * {@link ConcurrentHashMap} entry per address that has connections pending.
  */
-final class HandshakeAdmission {
+public final class HandshakeAdmission {
     private static final Logger LOG = LoggerFactory.getLogger(HandshakeAdmission.class);
     static final String MAX_PROPERTY = "gma.maxUnauthenticated";
     static final String MAX_PER_ADDRESS_PROPERTY = "gma.maxUnauthenticatedPerAddress";
@@ -59,7 +59,7 @@ final class HandshakeAdmission {
      * @throws IllegalArgumentException if a property is not a whole number from 1 to 1,000,000 (every call
      *     throws until it is fixed; nothing is remembered)
      */
-    static synchronized HandshakeAdmission process() {
+    public static synchronized HandshakeAdmission process() {
         if (process == null) {
             process = new HandshakeAdmission(property(MAX_PROPERTY, DEFAULT_MAX),
                     property(MAX_PER_ADDRESS_PROPERTY, DEFAULT_MAX_PER_ADDRESS), System::nanoTime);
@@ -152,12 +152,12 @@ final class HandshakeAdmission {
     }
 
     /** Connections admitted and not yet released. */
-    int pending() {
+    public int pending() {
         return pending.get();
     }
 
     /** Connections admitted and not yet released from {@code address}. */
-    int pending(InetAddress address) {
+    public int pending(InetAddress address) {
         return perAddress.getOrDefault(address, 0);
     }
 
@@ -166,11 +166,13 @@ final class HandshakeAdmission {
         return logLines.get();
     }
 
-    int max() {
+    /** The cap on connections not yet authenticated in the whole process. */
+    public int max() {
         return max;
     }
 
-    int maxPerAddress() {
+    /** The cap on connections not yet authenticated from one address. */
+    public int maxPerAddress() {
         return maxPerAddress;
     }
 }

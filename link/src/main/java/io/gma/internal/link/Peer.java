@@ -1,23 +1,26 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import io.gma.wire.Envelope;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Everything about one remote endpoint: its send queue (which outlives links), its live links, the one
  * messages go out on, and the reconnect back-off. An endpoint that has a live link with a peer, whichever
  * side opened it, sends over it rather than opening another (PROTOCOL.md section 4).
+ *
+ * <p>A peer knows its links; a link knows only the queue it carries ({@link Link#carry}), not the peer.
  */
-final class Peer {
-    static final long MIN_BACKOFF_MILLIS = 50;
-    static final long MAX_BACKOFF_MILLIS = 5_000;
+public final class Peer {
+    /** The first reconnect waits 50 to 100 ms; the back-off grows to 2.5 to 5 s. */
+    static final Duration MIN_BACKOFF = Duration.ofMillis(50);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     private static final int MAX_ENVELOPES = 1024;
 
-    final String name;
-    final SendQueue queue;
+    private final String name;
+    private final SendQueue queue;
     /**
      * This endpoint's name and the peer's, encoded once for every message between them; null at a gateway,
      * which forwards messages already packed.
@@ -28,22 +31,36 @@ final class Peer {
     private final CopyOnWriteArrayList<Link> links = new CopyOnWriteArrayList<>();
     private volatile Link active;
     /** The endpoint stopped sending to this peer (its queue is closed); a send to its name makes a new one. */
-    volatile boolean forgotten;
+    private volatile boolean forgotten;
     /** Guarded by this: a connection attempt is under way. */
     private boolean connecting;
     /** Guarded by this: attempts that failed, and links closed before carrying an ACK, since the last ACK. */
-    private int failures;
+    private final Backoff backoff = new Backoff(MIN_BACKOFF, MAX_BACKOFF);
     /** Guarded by this: no attempt before this time (System.nanoTime); one retry is scheduled for it. */
     private long nextAttemptAt;
 
-    Peer(String name, SendQueue queue, Envelope envelope) {
+    /**
+     * @param envelope this side's name and the peer's, for {@link #envelope}; null when messages for it come
+     *     packed already (a gateway's)
+     */
+    public Peer(String name, SendQueue queue, Envelope envelope) {
         this.name = name;
         this.queue = queue;
         this.envelope = envelope;
     }
 
+    /** The peer's name. */
+    public String name() {
+        return name;
+    }
+
+    /** Its send queue, which outlives links. */
+    public SendQueue queue() {
+        return queue;
+    }
+
     /** The envelope of a message to {@code to}: the peer's own, or on an uplink one for that destination. */
-    Envelope envelope(String to) {
+    public Envelope envelope(String to) {
         if (to.equals(name)) {
             return envelope;
         }
@@ -58,12 +75,17 @@ final class Peer {
         return e;
     }
 
-    Link active() {
+    /** The link messages go out on, or null. */
+    public Link active() {
         return active;
     }
 
-    /** A link is open: it carries this peer's messages unless another already does. */
-    synchronized void attach(Link link) {
+    /**
+     * A link is open: it may carry this peer's messages, and does unless another already does. Callers that
+     * must not race with it (a gateway dropping the peer) hold this peer's monitor.
+     */
+    public synchronized void attach(Link link) {
+        link.carry(queue);
         links.add(link);
         if (active == null) {
             active = link;
@@ -73,8 +95,8 @@ final class Peer {
     }
 
     /** A link carried an ACK: the peer works, and the next reconnect needs no back-off. */
-    synchronized void healthy() {
-        failures = 0;
+    public synchronized void healthy() {
+        backoff.reset();
     }
 
     /**
@@ -83,7 +105,7 @@ final class Peer {
      *
      * @return the new active link, or null
      */
-    synchronized Link detach(Link link) {
+    public synchronized Link detach(Link link) {
         links.remove(link);
         if (active == link) {
             active = links.isEmpty() ? null : links.get(0);
@@ -96,7 +118,7 @@ final class Peer {
      * Whether the caller should start a connection attempt now: none under way, no live link, and not before
      * the back-off's next attempt (a retry is scheduled for then).
      */
-    synchronized boolean startConnecting() {
+    public synchronized boolean startConnecting() {
         if (active != null || connecting || System.nanoTime() < nextAttemptAt) {
             return false;
         }
@@ -105,32 +127,41 @@ final class Peer {
     }
 
     /**
-     * An attempt failed, or a link closed before it carried an ACK: the delay before the next attempt, 0
-     * after a link that worked, else capped exponential with jitter. The caller schedules that one attempt.
+     * An attempt failed, or a link closed before it carried an ACK: the delay before the next attempt, in
+     * milliseconds: 0 after a link that worked, else the {@link Backoff}'s. The caller schedules that one attempt.
      */
-    synchronized long failedAttempt(boolean linkWorked) {
+    public synchronized long failedAttempt(boolean linkWorked) {
         connecting = false;
         if (linkWorked) {
-            failures = 0;
+            backoff.reset();
             nextAttemptAt = 0;
             return 0;
         }
-        failures = Math.min(failures + 1, 16);
-        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failures, 10));
-        long delay = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long delay = backoff.failed();
         nextAttemptAt = System.nanoTime() + delay * 1_000_000;
         return delay;
     }
 
     /** Writes what is queued, now, on the active link if there is one. */
-    void kick() {
+    public void kick() {
         Link l = active;
         if (l != null) {
             l.flush();
         }
     }
 
-    Iterable<Link> links() {
+    /** The live links with this peer, whichever side opened them. */
+    public Iterable<Link> links() {
         return links;
+    }
+
+    /** Stops sending to this peer: the owner makes a new one for the next send to its name. */
+    public void forget() {
+        forgotten = true;
+    }
+
+    /** Whether {@link #forget} was called. */
+    public boolean forgotten() {
+        return forgotten;
     }
 }

@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

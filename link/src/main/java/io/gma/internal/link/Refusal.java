@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import io.gma.wire.ErrorCode;
 
@@ -7,8 +7,9 @@ import io.gma.wire.ErrorCode;
  * fix; the peer fails what it queued for us), or INTERNAL (the check could not be made now; the peer tries
  * again later).
  */
-record Refusal(ErrorCode code, String sentence) {
-    static Refusal forbidden(String sentence) {
+public record Refusal(ErrorCode code, String sentence) {
+    /** A FORBIDDEN refusal. */
+    public static Refusal forbidden(String sentence) {
         return new Refusal(ErrorCode.FORBIDDEN, sentence);
     }
 }

@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import io.gma.security.Tls;
 import java.io.EOFException;

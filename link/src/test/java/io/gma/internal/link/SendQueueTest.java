@@ -1,4 +1,4 @@
-package io.gma.client;
+package io.gma.internal.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -28,16 +28,16 @@ import org.junit.jupiter.api.Test;
  * close and on DROP_OLDEST. The queue compares links by identity only, so a null link stands for one here.
  */
 class SendQueueTest {
-    private final SendQueue queue = new SendQueue(1 << 30, 100_000, new Counters());
+    private final SendQueue queue = new SendQueue(1 << 30, 100_000, new LinkCounters());
 
     private static final Envelope ENVELOPE = Envelope.of("a@x", "b@x");
 
-    private Pending offer(int seq) throws EndpointException {
-        return offer(queue, seq, FullQueuePolicy.FAIL);
+    private QueuedMessage offer(int seq) throws LinkException {
+        return offer(queue, seq, WhenFull.FAIL);
     }
 
-    private static Pending offer(SendQueue q, int seq, FullQueuePolicy policy) throws EndpointException {
-        Pending p = new Pending(q, seq);
+    private static QueuedMessage offer(SendQueue q, int seq, WhenFull policy) throws LinkException {
+        QueuedMessage p = new QueuedMessage(q, seq);
         q.offerData(p, ENVELOPE, Command.DATA, new byte[seq % 100], policy, 0, "peer");
         return p;
     }
@@ -77,8 +77,8 @@ class SendQueueTest {
 
     @Test
     void aFutureAskedBeforeTheAckCompletesWithIt() throws Exception {
-        Pending a = offer(1);
-        Pending b = offer(2);
+        QueuedMessage a = offer(1);
+        QueuedMessage b = offer(2);
         CompletableFuture<Void> fb = b.acknowledged();
         assertSame(fb, b.acknowledged(), "one future per message");
         assertEquals(2, write(10));
@@ -95,7 +95,7 @@ class SendQueueTest {
     void anUnwrittenMessageIsNotAcknowledgedByAnAckForOthers() throws Exception {
         offer(1);
         assertEquals(1, write(10));
-        Pending late = offer(2);
+        QueuedMessage late = offer(2);
         queue.acknowledge(null, 5); // more than is in flight: only what is in flight counts
         assertFalse(late.acknowledged().isDone());
         assertEquals(1, queue.messages());
@@ -106,16 +106,16 @@ class SendQueueTest {
 
     @Test
     void messagesInFlightOnALostLinkCompleteWhenTheNextLinkAcknowledgesThem() throws Exception {
-        Pending a = offer(1);
-        Pending b = offer(2);
-        Pending c = offer(3);
+        QueuedMessage a = offer(1);
+        QueuedMessage b = offer(2);
+        QueuedMessage c = offer(3);
         assertEquals(3, write(10));
         queue.acknowledge(null, 1); // a
         queue.linkLost(null, null); // b and c go back in front
         CompletableFuture<Void> fc = c.acknowledged();
         assertFalse(b.acknowledged().isDone());
         assertFalse(fc.isDone());
-        Pending d = offer(4);
+        QueuedMessage d = offer(4);
         assertEquals(3, write(10)); // b, c resent first, then d
         queue.acknowledge(null, 1);
         assertTrue(b.acknowledged().isDone());
@@ -127,46 +127,46 @@ class SendQueueTest {
 
     @Test
     void closeFailsWhatIsQueuedAndInFlightAskedBeforeOrAfter() throws Exception {
-        Pending acked = offer(1);
-        Pending inFlight = offer(2);
+        QueuedMessage acked = offer(1);
+        QueuedMessage inFlight = offer(2);
         assertEquals(2, write(10));
         queue.acknowledge(null, 1);
-        Pending queued = offer(3);
+        QueuedMessage queued = offer(3);
         CompletableFuture<Void> asked = queued.acknowledged();
-        EndpointException why = new EndpointException(ErrorCode.SHUTTING_DOWN, "closing");
+        LinkException why = new LinkException(ErrorCode.SHUTTING_DOWN, "closing");
         assertEquals(2, queue.closeKeeping(why).size());
         assertSame(why, failureOf(asked));
         assertSame(why, failureOf(inFlight.acknowledged()));
         assertTrue(acked.acknowledged().isDone() && !acked.acknowledged().isCompletedExceptionally(),
                 "acknowledged before the close");
-        assertSame(why, assertThrows(EndpointException.class, () -> offer(4)));
+        assertSame(why, assertThrows(LinkException.class, () -> offer(4)));
     }
 
     @Test
     void dropOldestFailsTheDroppedMessagesFuture() throws Exception {
-        SendQueue small = new SendQueue(1 << 20, 1, new Counters());
-        CompletableFuture<Void> asked = offer(small, 1, FullQueuePolicy.DROP_OLDEST).acknowledged();
-        offer(small, 2, FullQueuePolicy.DROP_OLDEST);
-        EndpointException e = (EndpointException) failureOf(asked);
+        SendQueue small = new SendQueue(1 << 20, 1, new LinkCounters());
+        CompletableFuture<Void> asked = offer(small, 1, WhenFull.DROP_OLDEST).acknowledged();
+        offer(small, 2, WhenFull.DROP_OLDEST);
+        LinkException e = (LinkException) failureOf(asked);
         assertEquals(ErrorCode.QUEUE_FULL, e.code());
         assertEquals(1, small.messages());
     }
 
     @Test
     void aFutureAskedAfterASecondCloseFailsWithTheFirstReason() throws Exception {
-        Pending p = offer(1);
-        EndpointException refused = new EndpointException(ErrorCode.FORBIDDEN, "uplink refused");
+        QueuedMessage p = offer(1);
+        LinkException refused = new LinkException(ErrorCode.FORBIDDEN, "uplink refused");
         queue.close(refused);
-        queue.close(new EndpointException(ErrorCode.SHUTTING_DOWN, "endpoint closed"));
+        queue.close(new LinkException(ErrorCode.SHUTTING_DOWN, "endpoint closed"));
         assertSame(refused, failureOf(p.acknowledged()));
-        assertSame(refused, assertThrows(EndpointException.class, () -> offer(2)));
+        assertSame(refused, assertThrows(LinkException.class, () -> offer(2)));
     }
 
     @Test
     void droppedMessagesWhoseFuturesWereAskedForAreNotHeldWhileNoAckComes() throws Exception {
-        SendQueue small = new SendQueue(1 << 20, 3, new Counters());
+        SendQueue small = new SendQueue(1 << 20, 3, new LinkCounters());
         for (int seq = 1; seq <= 10_000; seq++) {
-            offer(small, seq, FullQueuePolicy.DROP_OLDEST).acknowledged(); // as requestAsync asks, every time
+            offer(small, seq, WhenFull.DROP_OLDEST).acknowledged(); // as requestAsync asks, every time
         }
         assertEquals(3, small.messages());
         assertTrue(small.futuresWatched() <= 2 * 3 + 64, small.futuresWatched() + " futures held for 3 messages");
@@ -175,11 +175,11 @@ class SendQueueTest {
     @Test
     void anAckCountsControlMessagesInFlightButOnlyDataMovesTheFutures() throws Exception {
         SendQueue.Run run = new SendQueue.Run();
-        Pending one = offer(1);
+        QueuedMessage one = offer(1);
         assertEquals(1, queue.next(null, run));
         queue.offerControl(ENVELOPE.pack(9, Command.REPLY, new byte[3]));
         assertEquals(1, queue.next(null, run)); // the REPLY, after 1
-        Pending two = offer(2);
+        QueuedMessage two = offer(2);
         assertEquals(1, queue.next(null, run));
         CompletableFuture<Void> second = two.acknowledged();
         queue.acknowledge(null, 2); // 1 and the REPLY
@@ -193,7 +193,7 @@ class SendQueueTest {
 
     @Test
     void theInFlightRingGrowsPastItsFirstSizeInOrder() throws Exception {
-        Pending[] sent = new Pending[600];
+        QueuedMessage[] sent = new QueuedMessage[600];
         for (int i = 0; i < 300; i++) {
             sent[i] = offer(i + 1);
         }
@@ -219,7 +219,7 @@ class SendQueueTest {
     @Test
     void anAcknowledgedMessagesFutureIsDoneForEveryCallerAtOnce() throws Exception {
         int n = 100_000;
-        Pending[] all = new Pending[n];
+        QueuedMessage[] all = new QueuedMessage[n];
         for (int i = 0; i < n; i++) {
             all[i] = offer(1);
         }
@@ -255,8 +255,8 @@ class SendQueueTest {
         for (int seq = 1; seq <= 50; seq++) {
             offer(seq);
         }
-        Pending large = new Pending(queue, 51);
-        queue.offerData(large, ENVELOPE, Command.DATA, new byte[SendQueue.OWN_ARRAY_BYTES], FullQueuePolicy.FAIL, 0,
+        QueuedMessage large = new QueuedMessage(queue, 51);
+        queue.offerData(large, ENVELOPE, Command.DATA, new byte[SendQueue.OWN_ARRAY_BYTES], WhenFull.FAIL, 0,
                 "peer");
         offer(52);
         SendQueue.Run run = new SendQueue.Run();
@@ -270,7 +270,7 @@ class SendQueueTest {
 
     @Test
     void aRunHoldsWhatWasPackedSinceTheLastTakeAndAnAckCanEndInsideIt() throws Exception {
-        Pending[] sent = new Pending[16];
+        QueuedMessage[] sent = new QueuedMessage[16];
         for (int seq = 1; seq <= 10; seq++) {
             sent[seq] = offer(seq);
         }
@@ -351,11 +351,11 @@ class SendQueueTest {
     @Test
     void anAckReleasesNoMoreThanTheLinkTook() throws Exception {
         SendQueue.Run run = new SendQueue.Run();
-        Pending a = offer(1);
+        QueuedMessage a = offer(1);
         assertEquals(1, queue.next(null, run));
-        Pending b = offer(2);
+        QueuedMessage b = offer(2);
         assertEquals(1, queue.next(null, run));
-        Pending c = offer(3);
+        QueuedMessage c = offer(3);
         queue.linkLost(null, null); // a and b are in flight, to be written again
         assertEquals(1, queue.next(null, run)); // only a taken on this link
         queue.acknowledge(null, 1_000_000); // a peer that acknowledges what it was never sent
@@ -368,18 +368,18 @@ class SendQueueTest {
 
     @Test
     void dropOldestDropsWhatWasNotTakenAndLeavesWhatIsInFlight() throws Exception {
-        SendQueue small = new SendQueue(1 << 20, 3, new Counters());
-        Pending[] sent = new Pending[6];
+        SendQueue small = new SendQueue(1 << 20, 3, new LinkCounters());
+        QueuedMessage[] sent = new QueuedMessage[6];
         for (int seq = 1; seq <= 3; seq++) {
-            sent[seq] = offer(small, seq, FullQueuePolicy.DROP_OLDEST);
+            sent[seq] = offer(small, seq, WhenFull.DROP_OLDEST);
         }
         SendQueue.Run run = new SendQueue.Run();
         assertEquals(1, small.next(null, run)); // 1 in flight
         assertEquals(1, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence());
         assertTrue(run.offset == 0 && run.length == run.bytes.length, "under DROP_OLDEST, a message has an array of"
                 + " its own: one in flight must not hold on to a segment of dropped ones");
-        sent[4] = offer(small, 4, FullQueuePolicy.DROP_OLDEST); // drops 2
-        sent[5] = offer(small, 5, FullQueuePolicy.DROP_OLDEST); // drops 3
+        sent[4] = offer(small, 4, WhenFull.DROP_OLDEST); // drops 2
+        sent[5] = offer(small, 5, WhenFull.DROP_OLDEST); // drops 3
         List<Long> order = new ArrayList<>(List.of(1L));
         assertEquals(2, write(small, 10, order));
         assertEquals(List.of(1L, 4L, 5L), order);
@@ -405,7 +405,7 @@ class SendQueueTest {
         assertEquals(9, WireCodec.standard().decode(run.bytes, run.offset, run.length).sequence(), "the REPLY first");
         queue.offerControl(Envelope.of("a@x", "b@x").pack(8, Command.ERROR, new byte[3]));
         List<Long> kept = new ArrayList<>();
-        for (byte[] packed : queue.closeKeeping(new EndpointException(ErrorCode.SHUTTING_DOWN, "closing"))) {
+        for (byte[] packed : queue.closeKeeping(new LinkException(ErrorCode.SHUTTING_DOWN, "closing"))) {
             kept.add(WireCodec.standard().decode(packed).sequence());
         }
         assertEquals(List.of(1L, 9L, 8L, 2L), kept, "in flight, then control, then data");

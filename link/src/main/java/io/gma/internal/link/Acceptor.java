@@ -1,0 +1,89 @@
+package io.gma.internal.link;
+
+import io.gma.security.Tls;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts connections on a listening socket until its owner closes, each an accepted {@link Link} handed to the
+ * owner to start. A connection over a cap of the {@link HandshakeAdmission} is closed at once, before a link, a
+ * thread or a buffer is made for it, and counted ({@code connectionsOverCap}). Run it on a thread of its own.
+ */
+public final class Acceptor implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Acceptor.class);
+    /** After a failed accept (out of file descriptors, say), a pause, so as not to spin. */
+    private static final long PAUSE_MILLIS = 100;
+
+    private final ServerSocketChannel server;
+    private final LinkConfig config;
+    private final HandshakeAdmission admission;
+    private final Supplier<LinkListener> listeners;
+    private final BooleanSupplier closed;
+    private final Consumer<Link> start;
+
+    /**
+     * @param listeners makes the listener of each accepted link
+     * @param closed whether the owner closed: the loop ends
+     * @param start starts an accepted link ({@link IoThreads}), or aborts it if the owner closed meanwhile
+     */
+    public Acceptor(ServerSocketChannel server, LinkConfig config, HandshakeAdmission admission,
+            Supplier<LinkListener> listeners, BooleanSupplier closed, Consumer<Link> start) {
+        this.server = server;
+        this.config = config;
+        this.admission = admission;
+        this.listeners = listeners;
+        this.closed = closed;
+        this.start = start;
+    }
+
+    @Override
+    public void run() {
+        while (!closed.getAsBoolean()) {
+            SocketChannel accepted = null;
+            HandshakeAdmission.Ticket ticket = null;
+            try {
+                accepted = server.accept();
+                ticket = admission.admit(((InetSocketAddress) accepted.getRemoteAddress()).getAddress(),
+                        config.name());
+                if (ticket == null) {
+                    config.counters().connectionsOverCap.increment();
+                    closeQuietly(accepted); // before a link, a thread or a buffer is made for it
+                    continue;
+                }
+                Tls tls = config.security().tls();
+                start.accept(Link.accepted(config, listeners.get(), accepted, tls == null ? null : tls.serverEngine(),
+                        ticket));
+            } catch (IOException ex) {
+                if (ticket != null) {
+                    ticket.release();
+                }
+                if (accepted != null) {
+                    closeQuietly(accepted);
+                }
+                if (!closed.getAsBoolean()) {
+                    LOG.warn("{}: accept failed: {}", config.name(), ex.getMessage());
+                    try {
+                        Thread.sleep(PAUSE_MILLIS); // out of file descriptors, say: do not spin
+                    } catch (InterruptedException interrupted) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // it failed already
+        }
+    }
+}

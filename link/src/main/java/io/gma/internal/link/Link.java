@@ -1,0 +1,414 @@
+package io.gma.internal.link;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Packed;
+import io.gma.wire.ProtocolException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One TCP connection with a peer (PROTOCOL.md section 4), and the I/O thread that serves it: this class is the
+ * thread's loop (select, read, timers, closing) and what the owner calls; the rest is in its parts.
+ *
+ * <pre>
+ *   senders --send/flush--&gt; LinkWriter --&gt; Transport (plaintext or TLS) --&gt; socket
+ *   socket --&gt; Transport --&gt; LinkReader --&gt; Handshake, until the link is open
+ *                                       --&gt; ACK, PING, PONG, BYE: the link's own
+ *                                       --&gt; the rest: LinkListener.receive, counted by AckCounter
+ * </pre>
+ *
+ * <p>Reading: the I/O thread decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
+ * ACK every 64 messages or within 20 ms: {@link AckCounter}), and hands messages to its listener, which runs
+ * handlers on this thread unless given an executor ({@link LinkReader}). Writing: {@link LinkWriter}; a send
+ * costs no thread hop.
+ *
+ * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
+ *
+ * <p>Security: the bytes go through a {@link Transport}, plaintext or TLS. The {@link Handshake} (TLS, then
+ * HELLO and WELCOME) must be over within {@link #HANDSHAKE_NANOS}; until then the link holds little for a peer
+ * that proved nothing.
+ *
+ * <p>Closing: {@link #bye()} acknowledges what arrived, says BYE and waits a little for it to be written;
+ * {@link #fail} ends the link at once. Either way the listener hears {@link LinkListener#linkClosed} once.
+ */
+public final class Link implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Link.class);
+    /** The TLS handshake and HELLO/WELCOME together: a peer silent this long after connecting is closed. */
+    public static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** The read and output buffers until the link opens: a few KiB, as what comes and goes is small. */
+    static final int HANDSHAKE_BUFFER_BYTES = 4096;
+    /** How long a link that says BYE waits for it, and what is before it, to be written. */
+    static final long BYE_DRAIN_MILLIS = 200;
+
+    enum State { HANDSHAKE, OPEN, CLOSED }
+
+    private final LinkListener listener;
+    private final String name;
+    private final LinkCounters counters;
+    private final long pingNanos;
+    private final SocketChannel channel;
+    private final Transport transport;
+    private final Selector selector;
+    private final boolean outbound;
+    private final LinkWriter writer;
+    private final LinkReader reader;
+    private final AckCounter acks = new AckCounter();
+    private final Handshake handshake;
+    private final Goodbye goodbye;
+    private volatile State state = State.HANDSHAKE;
+    private volatile String peerName;
+    /** Who the peer proved to be (accepted links; {@code Security.ANONYMOUS} when security is off). */
+    private volatile String identity;
+    private volatile LinkException failure;
+    private volatile boolean byeRequested;
+    /** Work of the listener's to run on the I/O thread. */
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+    private Link(LinkConfig config, LinkListener listener, SocketChannel channel, boolean outbound, SSLEngine engine,
+            String peerName, HandshakeAdmission.Ticket admitted) throws IOException {
+        this.listener = listener;
+        this.name = config.name();
+        this.counters = config.counters();
+        this.pingNanos = config.pingInterval().toNanos();
+        this.channel = channel;
+        this.outbound = outbound;
+        this.peerName = peerName;
+        channel.configureBlocking(false);
+        channel.socket().setTcpNoDelay(true);
+        this.selector = Selector.open();
+        try {
+            channel.register(selector, SelectionKey.OP_READ);
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
+        }
+        this.transport = Transport.of(channel, engine);
+        this.writer = new LinkWriter(this, transport, channel, selector, counters);
+        this.handshake = new Handshake(this, transport, writer, config, listener, admitted);
+        this.reader = new LinkReader(this, transport, writer, config, handshake, acks, listener);
+        this.goodbye = new Goodbye(writer, selector, channel);
+    }
+
+    /**
+     * A link this side opens to {@code peerName}, over a connected channel; its HELLO (with the listener's
+     * credential) is queued, and with TLS waits for the TLS handshake to be over. {@link IoThreads} runs it.
+     *
+     * @param engine TLS for this connection ({@code Tls.clientEngine}), or null for plaintext
+     */
+    public static Link connect(LinkConfig config, LinkListener listener, SocketChannel channel, SSLEngine engine,
+            String peerName) throws IOException {
+        Link link = new Link(config, listener, channel, true, engine, peerName, null);
+        String bearer = listener.helloCredential();
+        link.writer.sendImmediate(Packed.make(0, Command.HELLO, config.name(), "", bearer == null ? new byte[0]
+                : bearer.getBytes(StandardCharsets.UTF_8)));
+        return link;
+    }
+
+    /**
+     * A link a peer opened, accepted by an {@link Acceptor}.
+     *
+     * @param engine TLS for this connection ({@code Tls.serverEngine}), or null for plaintext
+     * @param admitted its ticket under the caps on unauthenticated connections, released when it opens or closes
+     */
+    static Link accepted(LinkConfig config, LinkListener listener, SocketChannel channel, SSLEngine engine,
+            HandshakeAdmission.Ticket admitted) throws IOException {
+        return new Link(config, listener, channel, false, engine, null, admitted);
+    }
+
+    // ---------------------------------------------------------------- what the owner asks and tells
+
+    /** Whether this side opened the link. */
+    public boolean outbound() {
+        return outbound;
+    }
+
+    /** The peer's name: the one connected to, or the one its HELLO gave; null before that. */
+    public String peerName() {
+        return peerName;
+    }
+
+    /** Who the peer proved to be: on an accepted link once it is open; null before, and on outbound links. */
+    public String identity() {
+        return identity;
+    }
+
+    /** Whether the peer acknowledged anything on this link: it worked, whatever ended it. */
+    public boolean worked() {
+        return acks.worked();
+    }
+
+    /** The link may write {@code queue}'s messages, when the queue says it carries it ({@link Peer#attach}). */
+    void carry(SendQueue queue) {
+        writer.carry(queue);
+    }
+
+    /** {@code unsentBytes} wait in the queue this link carries: see {@link LinkWriter#send}. */
+    public void send(long unsentBytes) {
+        writer.send(unsentBytes);
+    }
+
+    /** Writes what is waiting, now, from the calling thread, without blocking. */
+    public void flush() {
+        writer.flush();
+    }
+
+    /** Runs {@code task} on this link's I/O thread, soon (for the listener's state that only that thread touches). */
+    public void execute(Runnable task) {
+        tasks.add(task);
+        selector.wakeup();
+    }
+
+    /**
+     * On the I/O thread: counts {@code n} more messages, of {@code bytes} in all, as received, that the listener
+     * did not take when they arrived and takes now, in the order they came; the next ACK covers them.
+     */
+    public void countTaken(int n, long bytes) {
+        if (n <= 0) {
+            return;
+        }
+        acks.taken(n, bytes);
+        if (acks.due()) {
+            sendAck();
+        }
+    }
+
+    // ---------------------------------------------------------------- for the link's parts
+
+    State state() {
+        return state;
+    }
+
+    boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
+    /** The peer's name, or its address before it said HELLO. */
+    String describe() {
+        if (peerName != null) {
+            return peerName;
+        }
+        try {
+            return String.valueOf(channel.getRemoteAddress());
+        } catch (IOException e) {
+            return "an unnamed peer";
+        }
+    }
+
+    /** An accepted link's peer said HELLO as {@code from} and proved to be {@code who}. */
+    void authenticated(String from, String who) {
+        identity = who;
+        peerName = from;
+    }
+
+    /**
+     * On the I/O thread, from the decoder's sink, as the handshake ends: the full message limit and a stream's
+     * buffers from the next byte on.
+     */
+    void opened() {
+        state = State.OPEN;
+        reader.opened();
+        writer.openStream();
+    }
+
+    /** Records why the link ends, whatever was recorded before. */
+    void failWith(LinkException why) {
+        failure = why;
+    }
+
+    /** Records why the link ends and closes it: what came after in the same read is not taken. */
+    void closeWith(LinkException why) {
+        failure = why;
+        state = State.CLOSED;
+    }
+
+    // ---------------------------------------------------------------- the I/O thread
+
+    @Override
+    public void run() {
+        writer.ioThreadStarted();
+        try {
+            if (transport.handshaking()) {
+                handshake.advanceTls();
+            }
+            while (state != State.CLOSED && channel.isOpen()) {
+                if (writer.aboutToSelect()) {
+                    selector.selectNow(); // a flush was requested: do not block
+                } else {
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+                }
+                writer.selected();
+                for (Runnable task; (task = tasks.poll()) != null;) {
+                    task.run();
+                }
+                writer.writeRequested();
+                if (byeRequested) {
+                    sayBye();
+                    break;
+                }
+                for (SelectionKey key : selector.selectedKeys()) {
+                    if (transport.handshaking()) {
+                        if (key.isValid() && (key.isReadable() || key.isWritable())) {
+                            handshake.advanceTls();
+                        }
+                        continue;
+                    }
+                    if (key.isValid() && key.isReadable()) {
+                        reader.read();
+                    }
+                    if (key.isValid() && key.isWritable()) {
+                        writer.flush();
+                    }
+                }
+                selector.selectedKeys().clear();
+                timers();
+            }
+        } catch (TlsTransport.PlaintextPeerException e) {
+            handshake.plaintextPeer(channel);
+        } catch (SSLException e) {
+            // a certificate not trusted, a host name it does not name, a TLS alert from the peer: before the link
+            // is open, the peer could not be authenticated (or did not authenticate us)
+            failure = new LinkException(state == State.OPEN ? ErrorCode.INTERNAL : ErrorCode.UNAUTHORIZED,
+                    "TLS with " + describe() + " failed: " + e.getMessage(), e);
+            if (!outbound) {
+                LOG.info("{}: TLS with {} failed: {}", name, describe(), e.getMessage());
+            }
+        } catch (ProtocolException e) {
+            // the stream cannot be trusted: tell the peer why, then close (PROTOCOL.md section 1)
+            LOG.warn("{}: closing link to {}: {}", name, describe(), e.getMessage());
+            writer.sendImmediate(Packed.make(0, Command.ERROR, name, peerName == null ? "" : peerName, e.errorText()));
+            failure = new LinkException(e.code(), e.getMessage(), e);
+        } catch (IOException e) {
+            if (failure == null) {
+                failure = new LinkException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e.getMessage(),
+                        e);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("{}: link to {} failed", name, peerName, e);
+            failure = new LinkException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e, e);
+        } finally {
+            closeChannel();
+            handshake.countFailure(failure, counters);
+            listener.linkClosed(this, failure);
+        }
+    }
+
+    private long nextDeadline() {
+        long now = System.nanoTime();
+        long next = now + pingNanos;
+        if (state == State.HANDSHAKE) {
+            next = Math.min(next, handshake.deadline());
+        }
+        if (acks.unacknowledged()) {
+            next = Math.min(next, acks.deadline());
+        }
+        next = Math.min(next, Math.max(reader.lastReadAt(), writer.lastWriteAt()) + pingNanos);
+        return Math.min(next, reader.lastReadAt() + 3 * pingNanos);
+    }
+
+    private void timers() throws IOException {
+        long now = System.nanoTime();
+        if (state == State.HANDSHAKE) {
+            handshake.checkDeadline(now);
+        }
+        if (acks.dueBy(now)) {
+            sendAck();
+        }
+        if (now - reader.lastReadAt() > 3 * pingNanos) {
+            failure = new LinkException(ErrorCode.TIMEOUT, peerName + " was silent for 3 ping intervals ("
+                    + TimeUnit.NANOSECONDS.toMillis(3 * pingNanos) + " ms)");
+            throw failure;
+        }
+        if (state == State.OPEN && now - Math.max(reader.lastReadAt(), writer.lastWriteAt()) >= pingNanos) {
+            writer.pinged(now);
+            writer.sendImmediate(Packed.make(0, Command.PING, name, peerName, new byte[0]));
+        }
+    }
+
+    /** Reads what the socket has: see {@link LinkReader}. */
+    void read() throws IOException {
+        reader.read();
+    }
+
+    /** Acknowledges what was received and not acknowledged yet, if anything, once the peer has a name. */
+    void sendAck() {
+        if (!acks.unacknowledged() || peerName == null) {
+            return;
+        }
+        byte[] count = ByteBuffer.allocate(8).putLong(acks.acknowledgeAll()).array();
+        writer.sendImmediate(Packed.make(0, Command.ACK, name, peerName, count));
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /** Ends the link from any thread; the I/O thread reports it to the listener. */
+    public void fail(LinkException reason) {
+        if (failure == null) {
+            failure = reason;
+        }
+        state = State.CLOSED;
+        selector.wakeup();
+    }
+
+    /**
+     * Closes the link for good: its I/O thread acknowledges what arrived, says BYE, and closes once that is
+     * written or after {@link #BYE_DRAIN_MILLIS}.
+     */
+    public void bye() {
+        byeRequested = true;
+        selector.wakeup();
+    }
+
+    /** On the I/O thread: ACK, BYE, a bounded wait for them to be written ({@link Goodbye}), then closed. */
+    private void sayBye() throws IOException {
+        if (state == State.OPEN && peerName != null) {
+            sendAck();
+            writer.sendImmediate(Packed.make(0, Command.BYE, name, peerName, new byte[0]));
+            goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
+        }
+        if (failure == null) {
+            failure = new LinkException(ErrorCode.SHUTTING_DOWN, name + " is closing");
+        }
+        state = State.CLOSED;
+    }
+
+    /** On the I/O thread: see {@link Goodbye#lingerUntilPeerCloses}. */
+    void lingerUntilPeerCloses(long deadline) throws IOException {
+        goodbye.lingerUntilPeerCloses(deadline);
+    }
+
+    /** Closes a link whose thread never started (the owner closed meanwhile). */
+    public void abort() {
+        closeChannel();
+    }
+
+    private void closeChannel() {
+        state = State.CLOSED;
+        handshake.release();
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}

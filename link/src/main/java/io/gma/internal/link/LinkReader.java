@@ -1,0 +1,154 @@
+package io.gma.internal.link;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.ProtocolException;
+import io.gma.wire.StreamDecoder;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * A link's input, on its I/O thread: reads what the socket has, decodes it, and hands each message where it
+ * goes. Before the link opens, to the {@link Handshake}; after, ACK, PING, PONG and BYE are the link's own, and
+ * every other message is counted ({@link AckCounter}) and given to the listener.
+ *
+ * <p>Until the link opens the read buffer is small ({@link Link#HANDSHAKE_BUFFER_BYTES}) and the decoder refuses
+ * long data ({@link Handshake#MAX_DATA}); {@link #opened()} lifts both.
+ */
+final class LinkReader {
+    private static final int READ_BYTES = 256 * 1024;
+
+    private final Link link;
+    private final Transport transport;
+    private final LinkWriter writer;
+    private final StreamDecoder decoder;
+    private final Handshake handshake;
+    private final AckCounter acks;
+    private final LinkListener listener;
+    private final LinkCounters counters;
+    /** The owner's name, the {@code from} of a PONG. */
+    private final String name;
+    /** HANDSHAKE_BUFFER_BYTES, then READ_BYTES once open. */
+    private ByteBuffer buffer = ByteBuffer.allocate(Link.HANDSHAKE_BUFFER_BYTES);
+    private volatile long lastReadAt = System.nanoTime();
+    /** Messages decoded from the current read, counted once per read. */
+    private int messagesRead;
+
+    LinkReader(Link link, Transport transport, LinkWriter writer, LinkConfig config, Handshake handshake,
+            AckCounter acks, LinkListener listener) {
+        this.link = link;
+        this.transport = transport;
+        this.writer = writer;
+        this.decoder = config.codec().newHandshakeDecoder(Handshake.MAX_DATA);
+        this.handshake = handshake;
+        this.acks = acks;
+        this.listener = listener;
+        this.counters = config.counters();
+        this.name = config.name();
+    }
+
+    /** When something was last read (System.nanoTime). */
+    long lastReadAt() {
+        return lastReadAt;
+    }
+
+    /**
+     * From the decoder's sink, as the handshake ends: the full message limit and a stream's buffer from the next
+     * byte on. readOnce fed the old buffer and does not touch it again.
+     */
+    void opened() {
+        decoder.endHandshake();
+        buffer = ByteBuffer.allocate(READ_BYTES);
+    }
+
+    /** Reads what the socket has, and acknowledges when an ACK is due by count. */
+    void read() throws IOException {
+        // a TLS transport may hold whole records after a read that the buffer could not take
+        while (readOnce() && transport.bufferedInput() && !link.isClosed()) {
+            // read on
+        }
+        if (transport.pendingOutput()) {
+            writer.flush(); // the TLS engine has something to say (a KeyUpdate answer, say)
+        }
+        if (acks.due()) {
+            link.sendAck();
+        }
+    }
+
+    /** Reads and decodes once; whether anything came. */
+    private boolean readOnce() throws IOException {
+        buffer.clear();
+        int n = transport.read(buffer);
+        if (n < 0) {
+            throw new IOException(link.describe() + " closed the connection");
+        }
+        if (n == 0) {
+            return false;
+        }
+        lastReadAt = System.nanoTime();
+        counters.bytesIn.add(n);
+        buffer.flip();
+        messagesRead = 0;
+        ProtocolException[] bad = new ProtocolException[1];
+        decoder.feed(buffer, m -> {
+            if (bad[0] == null) {
+                try {
+                    onMessage(m);
+                } catch (ProtocolException e) {
+                    bad[0] = e;
+                }
+            }
+        });
+        counters.messagesIn.add(messagesRead);
+        if (bad[0] != null) {
+            throw bad[0];
+        }
+        return true;
+    }
+
+    private void onMessage(Message m) throws ProtocolException {
+        messagesRead++;
+        Link.State state = link.state();
+        if (state == Link.State.CLOSED) {
+            return; // refused, or BYE: what came after it in the same read is not taken
+        }
+        if (state == Link.State.HANDSHAKE) {
+            handshake.take(m);
+            return;
+        }
+        Command c = m.command();
+        if (c == Command.ACK) {
+            acknowledged(m.dataBuffer().getLong());
+        } else if (c == Command.PING) {
+            writer.sendImmediate(Packed.make(m.sequence(), Command.PONG, name, m.from(), m.data()));
+        } else if (c == Command.PONG) {
+            return;
+        } else if (c == Command.BYE) {
+            link.sendAck();
+            listener.saidBye(link);
+            link.closeWith(new LinkException(ErrorCode.SHUTTING_DOWN, link.peerName() + " said BYE"));
+        } else if (c == Command.HELLO || c == Command.WELCOME) {
+            throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
+        } else if (listener.receive(m, link)) {
+            acks.received(m.encodedLength());
+        }
+    }
+
+    /** An ACK: the peer has received {@code count} counted messages on this link. */
+    private void acknowledged(long count) {
+        SendQueue q = writer.queue();
+        if (q == null) {
+            return;
+        }
+        long delta = acks.peerAcknowledged(count);
+        if (delta <= 0) {
+            return;
+        }
+        if (acks.firstWork()) {
+            listener.linkWorked(link);
+        }
+        q.acknowledge(link, delta);
+    }
+}

@@ -1,0 +1,364 @@
+package io.gma.internal.link;
+
+import io.gma.wire.ErrorCode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A link's output: what is to be written, in what order, by which thread, and when.
+ *
+ * <p>Whoever has something to send calls {@link #flush()}, which writes at once, without blocking, from the
+ * calling thread; what the socket does not take waits for the I/O thread to finish it when the socket is
+ * writable. A send after a pause thus costs no thread hop. Sends in a stream are left to the I/O thread
+ * instead ({@link #send}), which writes them in batches while the senders go on packing the next messages.
+ *
+ * <p>Order: immediate messages first (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR: uncounted, they
+ * never wait behind data), then the runs of the {@link SendQueue} the link carries. Messages are copied into one
+ * direct buffer: one system call carries many small ones, and a large one goes out in pieces without a
+ * temporary copy of it all.
+ *
+ * <p>Threads: the output state is under one lock, {@code out}. The one piece of I/O done under it is a write to a
+ * non-blocking channel, which cannot block; a thread that finds the lock taken leaves a flag ({@code dirty}),
+ * and the holder writes again before it lets go. With TLS, every wrap is under it too.
+ */
+final class LinkWriter {
+    /**
+     * Sends this close together (on average, since the clock is read once in {@link #CLOCK_EVERY} sends in a
+     * stream) are a stream: the I/O thread writes them in batches, and lingers this long for more before it
+     * writes a batch that is not full.
+     */
+    static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** In a stream, the clock is read once in this many sends. */
+    private static final int CLOCK_EVERY = 16;
+    /**
+     * A batch is full, and the I/O thread writes it without lingering, once this many bytes wait, or a quarter
+     * of the peer's queue if that is less: one system call for many messages.
+     */
+    static final long BATCH_BYTES = 64 * 1024;
+    /** The output buffer once the link is open; until then, {@link Link#HANDSHAKE_BUFFER_BYTES}. */
+    private static final int OUTPUT_BYTES = 128 * 1024;
+    /** Uncounted messages (ACK, PONG, ...) a peer that does not read may make us hold, at most. */
+    static final long MAX_IMMEDIATE_BYTES = 4L << 20;
+
+    private final Link link;
+    private final Transport transport;
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final LinkCounters counters;
+
+    // output, guarded by out
+    private final ReentrantLock out = new ReentrantLock();
+    private final AtomicBoolean dirty = new AtomicBoolean();
+    /** The I/O thread has been asked to write what is queued. */
+    private final AtomicBoolean flushRequested = new AtomicBoolean();
+    /** The I/O thread is in, or about to enter, select: a flush request must wake it. */
+    private volatile boolean selecting;
+    /** A full batch waits: the I/O thread writes it without lingering. */
+    private volatile boolean batchFull;
+    /**
+     * Sends come in a stream (a heuristic, so plain fields, shared by the sending threads: a stale value costs
+     * one write from the sender or one linger of the I/O thread): when the clock was last read, and the sends
+     * since.
+     */
+    private boolean streaming;
+    private long clockedAt;
+    private int sendsUnclocked;
+    private volatile Thread ioThread;
+    private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
+    private long immediateBytes;
+    /** Bytes copied from messages and not yet written, in fill mode; small until the link opens. */
+    private ByteBuffer output;
+    /**
+     * What is being copied into output: an immediate message, or a run of messages taken from the queue (in
+     * flight); run.offset and run.length move on as it is copied, and nothing else starts before it is all.
+     */
+    private final SendQueue.Run run = new SendQueue.Run();
+    /** The queue whose messages this link writes when it carries it; null: none (yet). */
+    private volatile SendQueue queue;
+    /**
+     * {@link #BATCH_BYTES}, or a quarter of the peer's queue if less: a queue smaller than a batch must not wait
+     * for the I/O thread's linger. Set with the queue.
+     */
+    private volatile long batchBytes = BATCH_BYTES;
+    private volatile long lastWriteAt = System.nanoTime();
+
+    LinkWriter(Link link, Transport transport, SocketChannel channel, Selector selector, LinkCounters counters) {
+        this.link = link;
+        this.transport = transport;
+        this.channel = channel;
+        this.selector = selector;
+        this.counters = counters;
+        this.output = transport.outputBuffer(Link.HANDSHAKE_BUFFER_BYTES);
+    }
+
+    /** The link may write {@code q}'s messages (when the queue says it carries it). */
+    void carry(SendQueue q) {
+        batchBytes = Math.min(BATCH_BYTES, q.maxBytes() / 4);
+        queue = q;
+    }
+
+    /** The queue the link may carry, or null. */
+    SendQueue queue() {
+        return queue;
+    }
+
+    /** On the I/O thread, as it starts: sends from it write at once, as they cannot wait for it. */
+    void ioThreadStarted() {
+        ioThread = Thread.currentThread();
+    }
+
+    /** When something was last written in full (System.nanoTime), or a PING was queued. */
+    long lastWriteAt() {
+        return lastWriteAt;
+    }
+
+    /** A PING is queued at {@code now}: the link is not idle. */
+    void pinged(long now) {
+        lastWriteAt = now;
+    }
+
+    /** Queues an uncounted message (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR) ahead of all else. */
+    void sendImmediate(byte[] packed) {
+        boolean tooMuch;
+        out.lock();
+        try {
+            immediate.addLast(packed);
+            immediateBytes += packed.length;
+            tooMuch = immediateBytes > MAX_IMMEDIATE_BYTES;
+        } finally {
+            out.unlock();
+        }
+        if (tooMuch) {
+            // a peer that sends PINGs (or anything we must answer at once) but never reads
+            link.fail(new LinkException(ErrorCode.TOO_LARGE, link.describe() + " does not read: over "
+                    + MAX_IMMEDIATE_BYTES + " bytes of ACK and PONG wait for it"));
+            return;
+        }
+        flush();
+    }
+
+    /**
+     * Sends what is queued, {@code unsentBytes} of it. A send after a pause is written at once from the
+     * calling thread (no thread hop, for latency). Sends in a stream are left to the I/O thread, which writes
+     * them in batches while the senders go on packing the next messages: one system call (and, with TLS, one
+     * run of encryption) for many messages, on a thread of its own. It writes a full batch
+     * ({@link #BATCH_BYTES}) at once, and lingers {@link #COALESCE_NANOS} for more before it writes less.
+     */
+    void send(long unsentBytes) {
+        if (Thread.currentThread() == ioThread) {
+            flush();
+            return;
+        }
+        // in a stream the clock (24 ns a read here) is read every CLOCK_EVERY sends only: a 64 B send then costs
+        // about 40 ns, so a pause is still seen within microseconds
+        int sends = sendsUnclocked + 1;
+        if (!streaming || sends >= CLOCK_EVERY) {
+            long now = System.nanoTime();
+            streaming = now - clockedAt < sends * COALESCE_NANOS;
+            clockedAt = now;
+            sendsUnclocked = 0;
+            if (!streaming) {
+                flush();
+                return;
+            }
+        } else {
+            sendsUnclocked = sends;
+        }
+        if (unsentBytes >= batchBytes && !batchFull) {
+            batchFull = true;
+        }
+        // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
+        if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
+            selector.wakeup();
+        }
+    }
+
+    /**
+     * On the I/O thread, before it selects: from now until {@link #selected()}, a flush request wakes it.
+     *
+     * @return whether a flush was requested already, so that it must not block
+     */
+    boolean aboutToSelect() {
+        selecting = true;
+        return flushRequested.get();
+    }
+
+    /** On the I/O thread, after it selected. */
+    void selected() {
+        selecting = false;
+    }
+
+    /**
+     * On the I/O thread: writes what senders in a stream left to it, if they did, after lingering for more
+     * unless a full batch waits already.
+     */
+    void writeRequested() {
+        if (flushRequested.getAndSet(false)) {
+            if (!batchFull) {
+                LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
+            }
+            batchFull = false;
+            flush();
+            streaming = false; // the next send reads the clock: after a pause, it writes at once
+        }
+    }
+
+    /**
+     * Writes what is waiting, from the calling thread, without blocking. Callers that find another thread
+     * writing leave it a flag: the writer loops until nobody has asked for more.
+     */
+    void flush() {
+        dirty.set(true);
+        while (dirty.get() && !link.isClosed()) {
+            if (!out.tryLock()) {
+                return; // the holder re-checks dirty before it lets go
+            }
+            try {
+                dirty.set(false);
+                writeSome();
+            } catch (IOException e) {
+                link.fail(new LinkException(ErrorCode.INTERNAL, "writing to " + link.peerName() + " failed: "
+                        + e.getMessage(), e));
+                return;
+            } finally {
+                out.unlock();
+            }
+        }
+    }
+
+    /**
+     * Under out: writes the output buffer, refilling it from the immediate messages and then the send queue,
+     * until the socket takes no more or nothing is left.
+     */
+    private void writeSome() throws IOException {
+        if (transport.handshaking()) {
+            return; // nothing of GMA before TLS is up: the I/O thread flushes when it is
+        }
+        while (true) {
+            fill();
+            if (output.position() == 0 && !transport.pendingOutput()) {
+                wantWrite(false);
+                return;
+            }
+            output.flip();
+            int n = transport.write(output);
+            output.compact();
+            counters.bytesOut.add(n);
+            if (output.position() > 0 || transport.pendingOutput()) {
+                wantWrite(true); // the socket is full; the I/O thread goes on when it is writable
+                return;
+            }
+            lastWriteAt = System.nanoTime();
+        }
+    }
+
+    /** Under out: copies into the output buffer what fits of the run being written and those after it. */
+    private void fill() {
+        while (output.hasRemaining()) {
+            if (run.length == 0 && !nextRun()) {
+                return;
+            }
+            int n = Math.min(run.length, output.remaining());
+            output.put(run.bytes, run.offset, n);
+            run.offset += n;
+            run.length -= n;
+            if (run.length == 0) {
+                run.bytes = null; // copied: a large message's array, or a segment, need not wait for the next run
+            }
+        }
+    }
+
+    /** Under out: makes run the next thing to write, an immediate message first, else the queue's next run. */
+    private boolean nextRun() {
+        byte[] b = immediate.pollFirst();
+        if (b != null) {
+            immediateBytes -= b.length;
+            run.bytes = b;
+            run.offset = 0;
+            run.length = b.length;
+            return true;
+        }
+        SendQueue q = queue;
+        int taken = q != null && link.isOpen() ? q.next(link, run) : 0;
+        if (taken == 0) {
+            return false;
+        }
+        counters.messagesOut.add(taken);
+        return true;
+    }
+
+    /** Whether the I/O thread should wake when the socket is writable (the socket was full). */
+    void wantWrite(boolean on) {
+        SelectionKey key = channel.keyFor(selector);
+        if (key == null || !key.isValid()) {
+            return;
+        }
+        int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+        try {
+            if (key.interestOps() != ops) {
+                key.interestOps(ops);
+                if (on) {
+                    selector.wakeup();
+                }
+            }
+        } catch (CancelledKeyException closing) {
+            // the link is closing; its I/O thread will report it
+        }
+    }
+
+    /** On the I/O thread: one step of the TLS handshake, under out; whether it waits for the socket to be writable. */
+    boolean tlsHandshakeStep() throws IOException {
+        out.lock();
+        try {
+            return transport.handshake();
+        } finally {
+            out.unlock();
+        }
+    }
+
+    /**
+     * On the I/O thread, as the link opens: the output buffer becomes a stream's, carrying over what it held,
+     * and the transport's buffers too.
+     */
+    void openStream() {
+        ByteBuffer bigger = transport.outputBuffer(OUTPUT_BYTES);
+        out.lock();
+        try {
+            output.flip();
+            bigger.put(output);
+            output = bigger;
+            transport.opened();
+        } finally {
+            out.unlock();
+        }
+    }
+
+    /** Queues the end of TLS output (close_notify); whether there is one to write. */
+    boolean closeOutbound() {
+        out.lock();
+        try {
+            return transport.closeOutbound();
+        } finally {
+            out.unlock();
+        }
+    }
+
+    /** Whether anything waits to be written: in the buffer, being copied, immediate, or in the transport. */
+    boolean hasUnwritten() {
+        out.lock();
+        try {
+            return output.position() > 0 || run.length > 0 || !immediate.isEmpty() || transport.pendingOutput();
+        } finally {
+            out.unlock();
+        }
+    }
+}
