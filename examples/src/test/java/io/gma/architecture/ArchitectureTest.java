@@ -39,6 +39,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheClientAndThePcServletUseTheLinkInternals() {
+        noClasses().that().resideOutsideOfPackages("io.gma.client..", "io.gma.pcservlet..", "io.gma.internal..")
+                .should().dependOnClassesThat().resideInAPackage("io.gma.internal..")
+                .because("io.gma.internal.link is internal to them, not an API (docs/ARCHITECTURE.md)").check(gma);
+    }
+
+    @Test
     void wireDependsOnNothingOfOurs() {
         classes().that().resideInAPackage("io.gma.wire..").should().onlyDependOnClassesThat()
                 .resideInAnyPackage("io.gma.wire..", "java..").check(gma);
