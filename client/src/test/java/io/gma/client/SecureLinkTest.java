@@ -79,11 +79,21 @@ class SecureLinkTest {
     }
 
     /** The send fails with {@code code} and a message holding {@code sentence}; nothing reaches the inbox. */
+    /**
+     * The send to {@code to} fails with {@code code} and {@code sentence}: through its future, or at once when the
+     * refusal came first and closed the queue (an uplink is connected when its endpoint starts, so a PC servlet
+     * may refuse it before the first send).
+     */
     static EndpointException refused(Producer p, String to, ErrorCode code, String sentence) throws Exception {
-        Sent sent = p.send(to, "must not arrive".getBytes(UTF_8));
-        ExecutionException e = assertThrows(ExecutionException.class, () -> sent.acknowledged().get(15,
-                TimeUnit.SECONDS));
-        EndpointException why = (EndpointException) e.getCause();
+        EndpointException why;
+        try {
+            Sent sent = p.send(to, "must not arrive".getBytes(UTF_8));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> sent.acknowledged().get(15,
+                    TimeUnit.SECONDS));
+            why = (EndpointException) e.getCause();
+        } catch (EndpointException atOnce) {
+            why = atOnce;
+        }
         assertEquals(code, why.code(), why.getMessage());
         assertTrue(why.getMessage().contains(sentence), why.getMessage());
         return why;
