@@ -46,6 +46,15 @@ public final class Packed {
     }
 
     /**
+     * The message's packed bytes themselves, not a copy: for a router that forwards a message as it came (a PC
+     * servlet hands what it decoded from a POST to an endpoint's send queue, which keeps the array). The caller
+     * must never change them; a message is immutable only while nobody does.
+     */
+    public static byte[] shared(Message message) {
+        return message.packed();
+    }
+
+    /**
      * Checks a packed array from anywhere and makes a Message of it (the array is copied). Applies no size
      * limit beyond the array's own length; streams from peers use a {@link WireCodec}'s limit instead.
      *

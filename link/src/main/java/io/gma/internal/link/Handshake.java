@@ -145,7 +145,7 @@ final class Handshake {
                 hello.from(), code, sentence);
         writer.sendImmediate(Packed.make(0, Command.ERROR, config.name(), hello.from(),
                 new ErrorText(code, sentence).toBytes()));
-        link.closeWith(new LinkException(code, sentence)); // the ERROR was written at once: the socket is empty
+        link.closeAfterRefusal(new LinkException(code, sentence));
     }
 
     /**

@@ -73,6 +73,8 @@ public final class Link implements Runnable {
     private volatile String identity;
     private volatile LinkException failure;
     private volatile boolean byeRequested;
+    /** Closed by a refusal whose ERROR must reach the peer: {@link #closeAfterRefusal}. */
+    private boolean lingerOnClose;
     /** Work of the listener's to run on the I/O thread. */
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
@@ -237,6 +239,16 @@ public final class Link implements Runnable {
         state = State.CLOSED;
     }
 
+    /**
+     * As {@link #closeWith}, after an ERROR that refused the peer: before the socket closes, what was written is
+     * drained and the peer's input is read until it closes (within BYE_DRAIN_MILLIS), so that the peer reads the
+     * ERROR; closing on unread input would make the kernel answer with a reset, which can destroy it.
+     */
+    void closeAfterRefusal(LinkException why) {
+        lingerOnClose = true;
+        closeWith(why);
+    }
+
     // ---------------------------------------------------------------- the I/O thread
 
     @Override
@@ -277,6 +289,9 @@ public final class Link implements Runnable {
                 }
                 selector.selectedKeys().clear();
                 timers();
+            }
+            if (lingerOnClose) {
+                goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
             }
         } catch (TlsTransport.PlaintextPeerException e) {
             handshake.plaintextPeer(channel);

@@ -61,15 +61,29 @@ public final class SendQueue {
     /** The link messages go out on, by identity; only it may take messages in flight or acknowledge them. */
     private Object carrier;
 
+    /** Told, outside the lock, when an ACK freed room (null: nobody); for a queue whose producer does not wait. */
+    private final Runnable roomFreed;
+
     /**
      * @param maxBytes maxQueuedBytes: data queued and not acknowledged, at most
      * @param maxMessages maxQueuedMessages, likewise
      * @param counters where waits, drops and refusals are counted
      */
     public SendQueue(long maxBytes, int maxMessages, LinkCounters counters) {
+        this(maxBytes, maxMessages, counters, null);
+    }
+
+    /**
+     * A queue that says when an ACK frees room: for an owner that does not block on {@link #offerData} but holds
+     * messages back until there is room (a PC servlet's queue for an endpoint of its domain).
+     *
+     * @param roomFreed run on the acknowledging link's I/O thread, outside the queue's lock
+     */
+    public SendQueue(long maxBytes, int maxMessages, LinkCounters counters, Runnable roomFreed) {
         this.maxBytes = maxBytes;
         this.maxMessages = maxMessages;
         this.counters = counters;
+        this.roomFreed = roomFreed;
     }
 
     /** maxQueuedBytes: data queued and not acknowledged, at most. */
@@ -312,12 +326,14 @@ public final class SendQueue {
      */
     void acknowledge(Object link, long count) {
         List<QueuedMessage> done;
+        boolean freed;
         lock.lock();
         try {
             if (link != carrier) {
                 return;
             }
-            if (lanes.release(count) > 0) {
+            freed = lanes.release(count) > 0;
+            if (freed) {
                 room.signalAll();
             }
             done = watch.passedBy(lanes.dataAcked);
@@ -325,6 +341,9 @@ public final class SendQueue {
             lock.unlock();
         }
         AckWatch.acknowledge(done);
+        if (freed && roomFreed != null) {
+            roomFreed.run();
+        }
     }
 
     /**
