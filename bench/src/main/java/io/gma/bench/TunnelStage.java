@@ -4,7 +4,7 @@ import io.gma.bench.tunnel.TunnelBench;
 import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.security.NoDelaySocketFactory;
 import java.util.List;
 import okhttp3.OkHttpClient;
@@ -27,8 +27,8 @@ final class TunnelStage {
         progress.stage("fig 7 sockets vs HTTP", plan.tunnelSizes().length * 4 + plan.tunnelStreamSizes().length * 2);
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
         String registry = peers.registry.url();
-        try (PcServlet east = PcServlet.builder("east", registry).start();
-                PcServlet west = PcServlet.builder("west", registry).start();
+        try (PcServer east = PcServer.builder("east", registry).start();
+                PcServer west = PcServer.builder("west", registry).start();
                 Producer pong = Pong.start(registry, "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry, "west", west.uplink());
                 TunnelBench.Echo echo = new TunnelBench.Echo()) {

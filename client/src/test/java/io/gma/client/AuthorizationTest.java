@@ -3,7 +3,6 @@ package io.gma.client;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.api.Kind;
@@ -22,7 +21,6 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
@@ -31,7 +29,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The {@code send} rules: who may send to whom, on direct links and through a PC servlet's uplinks. */
+/**
+ * The {@code send} rules: who may send to whom, on direct links (through uplinks: the PC servlet's
+ * UplinkAuthorizationTest).
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AuthorizationTest {
     private final Path keys = TestKeys.main();
@@ -60,7 +61,7 @@ class AuthorizationTest {
 
     private static void forbidden(Producer from, String identity, Consumer to, LinkedBlockingQueue<Incoming> at)
             throws Exception {
-        SecureLinkTest.refused(from, to.name(), ErrorCode.FORBIDDEN, "refused the link: FORBIDDEN \"" + identity
+        Probes.refused(from, to.name(), ErrorCode.FORBIDDEN, "refused the link: FORBIDDEN \"" + identity
                 + "\" may not send to \"" + to.name() + "\": no send rule in test rules allows it");
         assertNull(at.poll(200, TimeUnit.MILLISECONDS));
     }
@@ -145,41 +146,5 @@ class AuthorizationTest {
             });
         }
         return got;
-    }
-
-    @Test
-    void aPcServletRoutesOnlyWhatTheRulesAllowEachUplink() throws Exception {
-        RecordingRouter router = new RecordingRouter();
-        LinkedBlockingQueue<Message> routed = router.routed;
-        String rules = "send alice *@east\nsend bob *@north\nregister alice,bob *@west";
-        Security west = TestKeys.security(keys, "west", rules);
-        try (Gateway pc = Gateway.builder("west", router).security(west).registry(RegistryClient.builder(
-                fixture.registryUrl()).security(west).build()).build().start()) {
-            String uplink = "127.0.0.1:" + pc.address().getPort();
-            try (Producer alice = fixture.producer("alice").domain("west").pcServlet(uplink)
-                    .security(TestKeys.security(keys, "alice", rules)).build();
-                    Producer bob = fixture.producer("bob").domain("west").pcServlet(uplink)
-                            .security(TestKeys.security(keys, "bob", rules)).build()) {
-                alice.send("x-aaaaaa@east", "allowed".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
-                Message m = routed.poll(10, TimeUnit.SECONDS);
-                assertEquals(alice.name(), m.from());
-                assertEquals("x-aaaaaa@east", m.to());
-
-                ExecutionException e = assertThrows(ExecutionException.class, () -> bob.requestAsync("x-aaaaaa@east",
-                        "denied".getBytes(UTF_8)).get(10, TimeUnit.SECONDS));
-                EndpointException why = (EndpointException) e.getCause();
-                assertEquals(ErrorCode.FORBIDDEN, why.code(), why.getMessage());
-                assertEquals("pc@west answered ERROR FORBIDDEN \"bob\" may not send to \"x-aaaaaa@east\": no send rule"
-                        + " in test rules allows it", why.getMessage());
-                assertNull(routed.poll(200, TimeUnit.MILLISECONDS));
-
-                bob.send("y-aaaaaa@north", "allowed".getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
-                assertEquals(bob.name(), routed.poll(10, TimeUnit.SECONDS).from());
-                ExecutionException e2 = assertThrows(ExecutionException.class, () -> alice.requestAsync(
-                        "y-aaaaaa@north", "denied".getBytes(UTF_8)).get(10, TimeUnit.SECONDS));
-                assertEquals(ErrorCode.FORBIDDEN, ((EndpointException) e2.getCause()).code());
-                assertNull(routed.poll(200, TimeUnit.MILLISECONDS));
-            }
-        }
     }
 }

@@ -7,22 +7,23 @@ import java.time.Duration;
 
 /**
  * Both endpoints in one domain, talking over a direct TCP link; a real registry on an ephemeral port: plaintext,
- * or over TLS with test keys (for endpoints with security, which show their credentials over TLS only).
+ * or over TLS with test keys (for endpoints with security, which show their credentials over TLS only). Public
+ * for the PC servlet's tests, in this module's test jar.
  */
-final class DirectFixture implements Fixture {
+public final class DirectFixture implements Fixture {
     private final Registry registry;
     private final boolean owned;
     /** A client that may look every endpoint up: plaintext, or alice's over TLS. */
     private final RegistryClient lookups;
 
-    DirectFixture() throws Exception {
+    public DirectFixture() throws Exception {
         registry = Registry.builder().port(0).build().start();
         owned = true;
         lookups = RegistryClient.create(registry.url());
     }
 
     /** With a registry over TLS, with the keys in {@code keys} and rules that allow everything. */
-    DirectFixture(Path keys) throws Exception {
+    public DirectFixture(Path keys) throws Exception {
         registry = TestKeys.registry(keys);
         owned = true;
         lookups = lookupsOf(registry, keys);
@@ -39,7 +40,7 @@ final class DirectFixture implements Fixture {
         lookups = lookupsOf(registry, keys);
     }
 
-    String registryUrl() {
+    public String registryUrl() {
         return registry.url();
     }
 

@@ -3,7 +3,6 @@ package io.gma.client;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.internal.link.Link;
@@ -24,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
@@ -79,29 +77,9 @@ class SecureLinkTest {
     }
 
     /** The send fails with {@code code} and a message holding {@code sentence}; nothing reaches the inbox. */
-    /**
-     * The send to {@code to} fails with {@code code} and {@code sentence}: through its future, or at once when the
-     * refusal came first and closed the queue (an uplink is connected when its endpoint starts, so a PC servlet
-     * may refuse it before the first send).
-     */
-    static EndpointException refused(Producer p, String to, ErrorCode code, String sentence) throws Exception {
-        EndpointException why;
-        try {
-            Sent sent = p.send(to, "must not arrive".getBytes(UTF_8));
-            ExecutionException e = assertThrows(ExecutionException.class, () -> sent.acknowledged().get(15,
-                    TimeUnit.SECONDS));
-            why = (EndpointException) e.getCause();
-        } catch (EndpointException atOnce) {
-            why = atOnce;
-        }
-        assertEquals(code, why.code(), why.getMessage());
-        assertTrue(why.getMessage().contains(sentence), why.getMessage());
-        return why;
-    }
-
     private void refused(Producer p, ErrorCode code, String sentence) throws Exception {
         try (p) {
-            refused(p, inbox.name(), code, sentence);
+            Probes.refused(p, inbox.name(), code, sentence);
         }
         assertNull(delivered.poll(200, TimeUnit.MILLISECONDS));
     }
@@ -224,8 +202,8 @@ class SecureLinkTest {
                 Consumer foreign = fixture.consumer("foreign").security(foreignSide).onMessage(atForeign::add).build();
                 Producer alice = fixture.producer("alice").security(TestKeys.security(keys, "alice", RULES))
                         .build()) {
-            EndpointException e = refused(alice, foreign.name(), ErrorCode.UNAUTHORIZED, "TLS with " + foreign.name()
-                    + " failed: ");
+            EndpointException e = Probes.refused(alice, foreign.name(), ErrorCode.UNAUTHORIZED, "TLS with "
+                    + foreign.name() + " failed: ");
             assertTrue(e.getMessage().contains("PKIX path"), e.getMessage());
             assertNull(atForeign.poll(200, TimeUnit.MILLISECONDS));
         }
@@ -245,7 +223,8 @@ class SecureLinkTest {
                 .onMessage(atStrict::add).build();
                 Producer stranger = fixture.producer("stranger").security(Security.builder().tls(foreignCert)
                         .tokens(registryOnly()).build()).build()) {
-            refused(stranger, strict.name(), ErrorCode.UNAUTHORIZED, "TLS with " + strict.name() + " failed: ");
+            Probes.refused(stranger, strict.name(), ErrorCode.UNAUTHORIZED, "TLS with " + strict.name()
+                    + " failed: ");
             assertNull(atStrict.poll(200, TimeUnit.MILLISECONDS));
         }
         stillServes();
@@ -264,8 +243,8 @@ class SecureLinkTest {
                         .build();
                 Producer client = fixture.producer("client").security(sec).build()) {
             // registered as 127.0.0.1, which its certificate does not name
-            EndpointException e = refused(client, byIp.name(), ErrorCode.UNAUTHORIZED, "TLS with " + byIp.name()
-                    + " failed: ");
+            EndpointException e = Probes.refused(client, byIp.name(), ErrorCode.UNAUTHORIZED, "TLS with "
+                    + byIp.name() + " failed: ");
             assertTrue(e.getMessage().contains("127.0.0.1"), e.getMessage());
             assertNull(at.poll(200, TimeUnit.MILLISECONDS));
             // the same certificate, registered as localhost: accepted
@@ -303,8 +282,8 @@ class SecureLinkTest {
             mirror(RegistryClient.builder(fixture.registryUrl()).security(TestKeys.security(keys, "alice", RULES))
                     .build(), plain.name(), RegistryClient.create(plainFixture.registryUrl()).lookup(plain.name())
                     .port());
-            refused(alice, plain.name(), ErrorCode.UNAUTHORIZED, plain.name() + " answered in plaintext GMA: it does"
-                    + " not speak TLS");
+            Probes.refused(alice, plain.name(), ErrorCode.UNAUTHORIZED, plain.name() + " answered in plaintext GMA:"
+                    + " it does not speak TLS");
             assertNull(atPlain.poll(200, TimeUnit.MILLISECONDS));
         }
         stillServes();

@@ -15,9 +15,9 @@ import java.util.stream.Stream;
 
 /**
  * Certificates, signing keys and trust files made at test time (Keys.make, a few seconds of keytool), once per
- * test JVM and deleted when it exits: nothing secret is checked in.
+ * test JVM and deleted when it exits: nothing secret is checked in. Public for the PC servlet's tests.
  */
-final class TestKeys {
+public final class TestKeys {
     private static Path main;
     private static Path foreign;
     private static Path localhostOnly;
@@ -29,7 +29,7 @@ final class TestKeys {
      * A CA, a server certificate and alice's and bob's, all naming localhost and 127.0.0.1; signing keys for
      * alice, bob, mallory and the domains east and west, in one trust file.
      */
-    static synchronized Path main() {
+    public static synchronized Path main() {
         if (main == null) {
             main = make("main", List.of("localhost", "127.0.0.1"), List.of("alice", "bob"));
             try {
@@ -86,7 +86,7 @@ final class TestKeys {
     }
 
     /** {@code identity}'s security from {@code dir}: TLS asking for client certificates, tokens, the rules. */
-    static Security security(Path dir, String identity, String rules) {
+    public static Security security(Path dir, String identity, String rules) {
         return builder(dir, identity, Tls.ClientAuth.WANT).rules(Rules.parse(rules, "test rules")).build();
     }
 

@@ -46,6 +46,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void theClientAndThePcServletMeetOnlyOnTheWire() {
+        noClasses().that().resideInAPackage("io.gma.pcservlet..").should().dependOnClassesThat()
+                .resideInAPackage("io.gma.client..")
+                .because("the uplink side of a PC servlet is the PC servlet's, on the link module, not the"
+                        + " client's (issue 19)").check(gma);
+    }
+
+    @Test
     void wireDependsOnNothingOfOurs() {
         classes().that().resideInAPackage("io.gma.wire..").should().onlyDependOnClassesThat()
                 .resideInAnyPackage("io.gma.wire..", "java..").check(gma);

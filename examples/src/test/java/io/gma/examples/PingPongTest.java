@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Producer;
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -34,8 +34,8 @@ class PingPongTest {
     @Test
     void pingReachesPongInAnotherDomainThroughTheirPcServlets() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).start();
+                PcServer east = PcServer.builder("east", registry.url()).start();
+                PcServer west = PcServer.builder("west", registry.url()).start();
                 Producer pong = Pong.start(registry.url(), "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry.url(), "west", west.uplink())) {
             for (boolean blocking : new boolean[] {true, false}) {

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The outbound send queue for one destination domain (PROTOCOL.md section 6): messages waiting for a POST,
+ * The outbound send queue for one destination domain (protocol.md section 6): messages waiting for a POST,
  * and the batch being posted, which stays until the destination accepts or refuses it.
  *
  * <pre>
@@ -30,6 +30,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * messages may fill a quarter of the queue at most, so that one stuck endpoint does not fill it for the rest.
  */
 final class DomainQueue {
+    /** What became of a message offered. */
+    enum Offer {
+        TAKEN,
+        /** No room now. */
+        FULL,
+        /** Retired or drained: it takes nothing more, and a new queue serves the domain. */
+        RETIRED
+    }
+
     final String domain;
     private final long maxBytes;
     private final int maxMessages;
@@ -66,23 +75,23 @@ final class DomainQueue {
      * Queues a message if it fits, or whatever the bounds with {@code force} (the caller checked
      * {@link #hasRoom} for a whole batch, or must not wait, for an ERROR). An empty queue takes any message.
      *
-     * @return whether it was queued; null when the queue was retired, and took nothing
+     * @return TAKEN, FULL, or RETIRED when the queue was retired or drained, and took nothing
      */
-    Boolean offer(Message m, boolean force) {
+    Offer offer(Message m, boolean force) {
         lock.lock();
         try {
             if (retired || closed) {
-                return null;
+                return Offer.RETIRED;
             }
             if (!force && messages > 0 && !withinBounds(m.encodedLength(), 1)) {
-                return false;
+                return Offer.FULL;
             }
             boolean data = !control(m);
             boolean heldNow = data && held(m.to(), System.nanoTime());
             if (!force && heldNow) {
                 long[] share = queuedFor.get(m.to());
                 if (share != null && (share[0] + 1 > maxMessages / 4 || share[1] + m.encodedLength() > maxBytes / 4)) {
-                    return false; // a held endpoint's share is capped: the rest of the domain keeps its room
+                    return Offer.FULL; // a held endpoint's share is capped: the rest of the domain keeps its room
                 }
             }
             if (data) {
@@ -98,7 +107,7 @@ final class DomainQueue {
             if (!heldNow) {
                 arrived.signal(); // a held endpoint's message makes no batch: the forwarder need not look
             }
-            return true;
+            return Offer.TAKEN;
         } finally {
             lock.unlock();
         }

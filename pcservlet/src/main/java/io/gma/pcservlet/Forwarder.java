@@ -10,17 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import okhttp3.MediaType;
-import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts one destination domain's queue, a batch at a time, and acts on each answer as PROTOCOL.md section 6
+ * Posts one destination domain's queue, a batch at a time, and acts on each answer as protocol.md section 6
  * says:
  *
  * <pre>
@@ -30,24 +26,32 @@ import org.slf4j.LoggerFactory;
  *   other, or no answer unknown: the batch is kept, and posted again after a capped, jittered back-off
  * </pre>
  *
- * A retried batch may arrive twice (OkHttp also retries on its own); receivers drop what they delivered
- * already by (from, sequence).
+ * A batch for a domain that polls this one (outbound-only, via this domain) is handed to its relay queue
+ * instead, once that has room. A retried batch may arrive twice (OkHttp also retries on its own); receivers drop
+ * what they delivered already by (from, sequence).
  */
 final class Forwarder implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
-    static final MediaType GMA = MediaType.get("application/x-gma");
     /** After a failed post, the first retry waits 100 to 200 ms; the back-off grows to 2.5 to 5 s. */
     static final Duration MIN_BACKOFF = Duration.ofMillis(100);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     static final long MAX_RETRY_AFTER_SECONDS = 60;
-    /** How soon a batch for a full relay queue is offered again (polls free room; no wake-up is sent). */
-    static final long RELAY_RETRY_MILLIS = 50;
+    /** How long a batch for a full relay queue waits for room before the forwarder looks at its queue again. */
+    static final long RELAY_WAIT_MILLIS = 1000;
     /** The longest refusal text read from an answer. */
     private static final int MAX_TEXT = 4096;
 
-    private final PcCore core;
     private final DomainQueue queue;
-    private final OkHttpClient http;
+    private final Outbound owner;
+    private final Settings settings;
+    private final Routes routes;
+    private final Relay relay;
+    private final TunnelClient tunnel;
+    private final BatchCodec codec;
+    private final Router router;
+    private final RoomSignal room;
+    private final Metrics metrics;
+    private final String domain;
     /** Failed posts in a row, and the delay before the next. */
     private final Backoff failures = new Backoff(MIN_BACKOFF, MAX_BACKOFF);
     /** The last look-up found no such domain. */
@@ -55,47 +59,61 @@ final class Forwarder implements Runnable {
     /** The last URL refused for want of TLS, logged once (null: none). */
     private String refusedUrl;
 
-    Forwarder(PcCore core, DomainQueue queue, OkHttpClient http) {
-        this.core = core;
+    /**
+     * @param queue what it posts
+     * @param owner told when the queue is retired, and whether the queues are closed
+     * @param router where ERRORs for the senders go
+     * @param room told when a batch is done with; waited on while a relay queue is full
+     */
+    Forwarder(DomainQueue queue, Outbound owner, Settings settings, Routes routes, Relay relay, TunnelClient tunnel,
+            BatchCodec codec, Router router, RoomSignal room, Metrics metrics) {
         this.queue = queue;
-        this.http = http;
+        this.owner = owner;
+        this.settings = settings;
+        this.routes = routes;
+        this.relay = relay;
+        this.tunnel = tunnel;
+        this.codec = codec;
+        this.router = router;
+        this.room = room;
+        this.metrics = metrics;
+        this.domain = settings.domain();
     }
 
     @Override
     public void run() {
-        long linger = core.settings().linger().toNanos();
+        long linger = settings.linger().toNanos();
         try {
             while (true) {
-                List<Message> batch = queue.nextBatch(core.settings().maxBatchBytes(), linger,
-                        TimeUnit.SECONDS.toNanos(1));
+                List<Message> batch = queue.nextBatch(settings.maxBatchBytes(), linger, TimeUnit.SECONDS.toNanos(1));
                 if (batch.isEmpty()) {
-                    if (core.isClosed()) {
+                    if (owner.isClosed()) {
                         return;
                     }
                     // a domain the registry does not know goes at once: names from endpoints make no threads
-                    if (queue.retireIfIdle(unknownDomain ? 0 : core.settings().idleQueue().toNanos())) {
-                        core.retired(queue);
+                    if (queue.retireIfIdle(unknownDomain ? 0 : settings.idleQueue().toNanos())) {
+                        owner.retired(queue);
                         return;
                     }
                     continue;
                 }
                 long pause = post(batch);
                 if (pause > 0) {
-                    Thread.sleep(pause);
+                    Thread.sleep(pause); // a back-off or a Retry-After: a delay asked for, not a wait for news
                 }
             }
         } catch (InterruptedException stopped) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.error("{}: the forwarder to {} failed", core.domain(), queue.domain, e);
+            LOG.error("{}: the forwarder to {} failed", domain, queue.domain, e);
         }
     }
 
     /** Posts the batch once; returns how long to wait before the next attempt (0: go on at once). */
-    private long post(List<Message> batch) {
+    private long post(List<Message> batch) throws InterruptedException {
         Routes.Target target;
         try {
-            target = core.routes().target(queue.domain);
+            target = routes.target(queue.domain);
         } catch (Routes.RouteException e) {
             if (e.code == ErrorCode.NO_ROUTE) {
                 unknownDomain = true;
@@ -107,71 +125,85 @@ final class Forwarder implements Runnable {
         }
         unknownDomain = false;
         if (target.relayedHere()) {
-            // it polls us: hand the batch over, within the bounds of its relay queue
-            long size = batch.stream().mapToLong(Message::encodedLength).sum();
-            if (!core.relay().queue(queue.domain).hasRoom(size, batch.size())) {
-                return RELAY_RETRY_MILLIS;
-            }
-            core.relay().addAll(queue.domain, batch);
-            finish(batch, null, null);
+            toRelay(batch);
             return 0;
         }
-        Request.Builder authorized;
+        long start = System.nanoTime();
+        Response answer;
         try {
-            authorized = core.authorized(new Request.Builder(), target.domain(), target.url());
+            answer = tunnel.post(target.domain(), target.url(), BatchCodec.requestBody(batch));
         } catch (IllegalArgumentException plaintext) {
             // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once
             if (!target.url().equals(refusedUrl)) {
                 refusedUrl = target.url();
-                LOG.error("{}: {}", core.domain(), plaintext.getMessage());
+                LOG.error("{}: {}", domain, plaintext.getMessage());
             }
-            core.metrics().refused.increment();
-            finish(batch, ErrorCode.UNAUTHORIZED, core.domain() + " did not send to " + plaintext.getMessage());
+            metrics.refused.increment();
+            finish(batch, ErrorCode.UNAUTHORIZED, domain + " did not send to " + plaintext.getMessage());
+            return 0;
+        } catch (IOException e) {
+            return unanswered(target, start, e);
+        }
+        try (answer) {
+            metrics.postTook(System.nanoTime() - start);
+            return answered(batch, answer);
+        } catch (IOException e) {
+            return unanswered(target, start, e);
+        }
+    }
+
+    /** No answer, or one cut short: the batch is kept, and posted again after the back-off. */
+    private long unanswered(Routes.Target target, long start, IOException e) {
+        metrics.postTook(System.nanoTime() - start);
+        routes.forget(queue.domain);
+        return backoff("posting to domain " + queue.domain + " at " + target.url() + ": " + e.getMessage());
+    }
+
+    /** The domain polls this one: the batch goes to its relay queue once that has room for it. */
+    private void toRelay(List<Message> batch) throws InterruptedException {
+        DomainQueue q = relay.queue(queue.domain);
+        if (Outbound.fits(q, batch) == null || room.await(() -> Outbound.fits(q, batch) == null,
+                Boolean::booleanValue, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RELAY_WAIT_MILLIS))) {
+            relay.addAll(queue.domain, batch);
+            finish(batch, null, null);
+        }
+        // else still full: the batch stays in flight, and is offered again by the next round
+    }
+
+    /** Acts on a POST's answer; how long to wait before the next attempt. */
+    private long answered(List<Message> batch, Response answer) throws IOException {
+        int status = answer.code();
+        if (status == 200) {
+            metrics.batchesSent.increment();
+            metrics.messagesSent.add(batch.size());
+            List<Message> errors = codec.decodeErrors(answer.body(), batch.size());
+            finish(batch, null, null);
+            errors.forEach(router::routeOwn);
             return 0;
         }
-        Request request = authorized.url(target.url() + PcCore.MESSAGES_PATH)
-                .header(PcCore.DOMAIN_HEADER, core.domain()).post(RequestBody.create(PcCore.encodeAll(batch), GMA))
-                .build();
-        long start = System.nanoTime();
-        try (Response answer = http.newCall(request).execute()) {
-            core.metrics().postTook(System.nanoTime() - start);
-            int status = answer.code();
-            if (status == 200) {
-                core.metrics().batchesSent.increment();
-                core.metrics().messagesSent.add(batch.size());
-                List<Message> errors = core.decodeErrors(answer.body(), batch.size());
-                finish(batch, null, null);
-                errors.forEach(core::routeOwn);
+        String text = text(answer.body());
+        if (status == 429 || status == 503) {
+            metrics.throttledReceived.increment();
+            failures.reset();
+            long wait = retryAfterMillis(answer.header("Retry-After"));
+            List<String> full = fullEndpoints(answer.header(Tunnel.FULL_HEADER), batch);
+            if (status == 429 && !full.isEmpty()) {
+                // only these endpoints are full: hold their messages back, post the others at once
+                queue.holdBack(full, TimeUnit.MILLISECONDS.toNanos(wait));
                 return 0;
             }
-            String text = text(answer.body());
-            if (status == 429 || status == 503) {
-                core.metrics().throttledReceived.increment();
-                failures.reset();
-                long wait = retryAfterMillis(answer.header("Retry-After"));
-                List<String> full = fullEndpoints(answer.header(PcCore.FULL_HEADER), batch);
-                if (status == 429 && !full.isEmpty()) {
-                    // only these endpoints are full: hold their messages back, post the others at once
-                    queue.holdBack(full, TimeUnit.MILLISECONDS.toNanos(wait));
-                    return 0;
-                }
-                return wait;
-            }
-            if (status == 400 || status == 401 || status == 403 || status == 413) {
-                core.metrics().refused.increment();
-                ErrorCode code = codeOf(text, status);
-                LOG.warn("{}: domain {} refused a batch of {} messages with {}: {}", core.domain(), queue.domain,
-                        batch.size(), status, text);
-                finish(batch, code, "domain " + queue.domain + " refused the batch (" + status + "): " + text);
-                return 0;
-            }
-            core.routes().forget(queue.domain);
-            return backoff("domain " + queue.domain + " answered " + status + ": " + text);
-        } catch (IOException e) {
-            core.metrics().postTook(System.nanoTime() - start);
-            core.routes().forget(queue.domain);
-            return backoff("posting to domain " + queue.domain + " at " + target.url() + ": " + e.getMessage());
+            return wait;
         }
+        if (status == 400 || status == 401 || status == 403 || status == 413) {
+            metrics.refused.increment();
+            ErrorCode code = codeOf(text, status);
+            LOG.warn("{}: domain {} refused a batch of {} messages with {}: {}", domain, queue.domain,
+                    batch.size(), status, text);
+            finish(batch, code, "domain " + queue.domain + " refused the batch (" + status + "): " + text);
+            return 0;
+        }
+        routes.forget(queue.domain);
+        return backoff("domain " + queue.domain + " answered " + status + ": " + text);
     }
 
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
@@ -179,17 +211,17 @@ final class Forwarder implements Runnable {
         failures.reset();
         if (code != null) {
             for (Message m : batch) {
-                core.answer(m, code, reason);
+                router.answer(m, code, reason);
             }
         }
         queue.done();
-        core.roomFreed();
+        room.freed();
     }
 
     private long backoff(String why) {
-        core.metrics().retries.increment();
+        metrics.retries.increment();
         long delay = failures.failed();
-        LOG.debug("{}: {}; retrying in {} ms", core.domain(), why, delay);
+        LOG.debug("{}: {}; retrying in {} ms", domain, why, delay);
         return delay;
     }
 

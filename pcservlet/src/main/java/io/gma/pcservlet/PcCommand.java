@@ -102,7 +102,7 @@ public final class PcCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PcServlet pc = configured().start();
+        PcServer pc = configured().start();
         spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
                 : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
         Running.until(duration.seconds(), null, pc);
@@ -114,12 +114,12 @@ public final class PcCommand implements Callable<Integer> {
      *
      * @throws CommandLine.ParameterException naming the option or value that is wrong
      */
-    PcServlet.Builder configured() {
+    PcServer.Builder configured() {
         Cli.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         Security secure = security.security(spec, domain, host);
         registry.requireSecure(spec, secure);
         try {
-            PcServlet.Builder b = PcServlet.builder(domain, registry.url()).host(host).httpPort(httpPort)
+            PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))

@@ -16,11 +16,11 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * A domain's PC servlet, embedded: the {@link TunnelServlet} on Jetty 12 and the TCP listener for its
- * endpoints' uplinks, in one call.
+ * A domain's PC servlet, embedded and started in one call: the server that runs its {@link TunnelServlet} on
+ * Jetty 12 and the TCP listener for its endpoints' uplinks, over one {@link PcNode}.
  *
  * <pre>{@code
- * try (PcServlet pc = PcServlet.builder("east", registryUrl).start()) {
+ * try (PcServer pc = PcServer.builder("east", registryUrl).start()) {
  *     Producer p = Producer.builder().registry(registryUrl).domain("east").pcServlet(pc.uplink())...
  * }
  * }</pre>
@@ -28,14 +28,14 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * <p>Standalone: {@code java -jar pcservlet/target/gma-pcservlet.jar --domain east --registry URL} (see
  * {@link #main}).
  */
-public final class PcServlet implements AutoCloseable {
+public final class PcServer implements AutoCloseable {
     private final Settings settings;
-    private PcCore core;
+    private PcNode node;
     private Server server;
     private String url;
     private int httpPort;
 
-    private PcServlet(Settings settings) {
+    private PcServer(Settings settings) {
         this.settings = settings;
     }
 
@@ -52,8 +52,8 @@ public final class PcServlet implements AutoCloseable {
         PcCommand.main(args);
     }
 
-    private PcServlet start() throws Exception {
-        core = new PcCore(settings);
+    private PcServer start() throws Exception {
+        node = new PcNode(settings);
         QueuedThreadPool threads = new QueuedThreadPool(64, 4);
         threads.setName("gma-pc-" + settings.domain() + "-http");
         Server s = new Server(threads);
@@ -64,7 +64,7 @@ public final class PcServlet implements AutoCloseable {
         connector.setPort(settings.httpPort());
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(core)), "/*");
+        context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(node)), "/*");
         context.addServlet(new ServletHolder("dashboard", new DashboardServlet(TunnelServlet.REGISTRY_QUERY)),
                 "/dashboard/*");
         s.setHandler(context);
@@ -74,9 +74,9 @@ public final class PcServlet implements AutoCloseable {
             String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
             url = settings.publicUrl() != null ? settings.publicUrl()
                     : Https.scheme(settings.security()) + "://" + host + ":" + httpPort;
-            core.start(settings.via() == null ? url : null);
+            node.start(settings.via() == null ? url : null);
         } catch (Exception e) {
-            core.shutdown();
+            node.shutdown();
             s.stop();
             throw e;
         }
@@ -99,13 +99,13 @@ public final class PcServlet implements AutoCloseable {
 
     /** The uplink address, {@code host:port}, as {@code EndpointBuilder.pcServlet} takes it. */
     public String uplink() {
-        InetSocketAddress a = core.gateway().address();
+        InetSocketAddress a = node.uplinks().address();
         String host = a.getHostString().contains(":") ? "[" + a.getHostString() + "]" : a.getHostString();
         return host + ":" + a.getPort();
     }
 
     public int uplinkPort() {
-        return core.gateway().address().getPort();
+        return node.uplinks().address().getPort();
     }
 
     /**
@@ -115,7 +115,7 @@ public final class PcServlet implements AutoCloseable {
      * @return how many messages could not be delivered
      */
     public int stop() throws Exception {
-        int left = core.shutdown();
+        int left = node.shutdown();
         server.stop();
         return left;
     }
@@ -297,13 +297,13 @@ public final class PcServlet implements AutoCloseable {
          * @throws IllegalArgumentException with security on, if the registry URL or the {@link #publicUrl} is
          *     not https: credentials would cross the network in plaintext (nothing was sent)
          */
-        public PcServlet start() throws Exception {
+        public PcServer start() throws Exception {
             Settings settings = settings();
             if (publicUrl != null) {
                 // other domains would post their credentials to it in plaintext (and refuse to: Forwarder)
                 settings.security().requireSecureUrl(publicUrl, "publicUrl");
             }
-            return new PcServlet(settings).start();
+            return new PcServer(settings).start();
         }
 
         private static int port(int port, String name) {

@@ -4,41 +4,65 @@ import io.gma.internal.link.Backoff;
 import io.gma.wire.Message;
 import java.io.IOException;
 import java.util.List;
-import okhttp3.HttpUrl;
-import okhttp3.OkHttpClient;
-import okhttp3.Request;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import okhttp3.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * How an outbound-only domain receives: a long poll to its via domain's PC servlet, again and again
- * (PROTOCOL.md section 6). A batch is acknowledged, in the next poll, only once it is queued here whole; until
+ * (protocol.md section 6). A batch is acknowledged, in the next poll, only once it is queued here whole; until
  * then the relay keeps it and answers it again.
  */
 final class Poller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
     static final int WAIT_SECONDS = 30;
+    /** How long a polled batch with no room here waits for room before it is polled again. */
+    static final long ROOM_WAIT_MILLIS = 1000;
 
-    private final PcCore core;
-    private final OkHttpClient http;
+    private final String domain;
+    private final String via;
+    private final Routes routes;
+    private final TunnelClient tunnel;
+    private final BatchCodec codec;
+    private final Inbound inbound;
+    private final RoomSignal room;
+    private final Metrics metrics;
+    private final BooleanSupplier stopping;
     private String ack = "";
     /** Failed polls in a row, and the delay before the next: as the forwarder's. */
     private final Backoff failures = new Backoff(Forwarder.MIN_BACKOFF, Forwarder.MAX_BACKOFF);
     /** The last URL refused for want of TLS, logged once (null: none). */
     private String refusedUrl;
 
-    Poller(PcCore core) {
-        this.core = core;
-        this.http = core.http();
+    /**
+     * @param inbound where a polled batch is queued, whole or not at all
+     * @param room waited on while a polled batch finds no room
+     * @param stopping whether the PC servlet is stopping: polling ends
+     */
+    Poller(Settings settings, Routes routes, TunnelClient tunnel, BatchCodec codec, Inbound inbound, RoomSignal room,
+            Metrics metrics, BooleanSupplier stopping) {
+        this.domain = settings.domain();
+        this.via = settings.via();
+        this.routes = routes;
+        this.tunnel = tunnel;
+        this.codec = codec;
+        this.inbound = inbound;
+        this.room = room;
+        this.metrics = metrics;
+        this.stopping = stopping;
     }
 
     @Override
     public void run() {
-        String via = core.settings().via();
-        while (!core.isStopping() && !Thread.currentThread().isInterrupted()) {
+        while (!stopping.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
             try {
-                Thread.sleep(pollOnce(via));
+                long pause = pollOnce();
+                if (pause > 0) {
+                    Thread.sleep(pause); // a back-off or a Retry-After: a delay asked for, not a wait for news
+                }
             } catch (InterruptedException stopped) {
                 return;
             }
@@ -46,62 +70,68 @@ final class Poller implements Runnable {
     }
 
     /** One poll; the pause before the next (0: at once). */
-    private long pollOnce(String via) {
+    private long pollOnce() throws InterruptedException {
         String base;
         try {
-            base = core.routes().target(via).url(); // an outbound-only domain's target is its via's PC servlet
+            base = routes.target(via).url(); // an outbound-only domain's target is its via's PC servlet
         } catch (Routes.RouteException e) {
             return backoff("looking up the via domain " + via + ": " + e.getMessage());
         }
-        HttpUrl url = HttpUrl.get(base + PcCore.MESSAGES_PATH).newBuilder()
-                .addQueryParameter("domain", core.domain()).addQueryParameter("wait", Integer.toString(WAIT_SECONDS))
-                .addQueryParameter("ack", ack).build();
-        Request.Builder authorized;
+        Response answer;
         try {
-            authorized = core.authorized(new Request.Builder(), via, base);
+            answer = tunnel.poll(via, base, WAIT_SECONDS, ack);
         } catch (IllegalArgumentException plaintext) {
             if (!base.equals(refusedUrl)) {
                 refusedUrl = base;
-                LOG.error("{}: not polling: {}", core.domain(), plaintext.getMessage());
+                LOG.error("{}: not polling: {}", domain, plaintext.getMessage());
             }
             return backoff(plaintext.getMessage());
-        }
-        Request request = authorized.url(url).header(PcCore.DOMAIN_HEADER, core.domain()).get().build();
-        try (Response answer = http.newCall(request).execute()) {
-            if (answer.code() == 204) {
-                failures.reset();
-                return 0;
-            }
-            if (answer.code() == 429 || answer.code() == 503) {
-                return Forwarder.retryAfterMillis(answer.header("Retry-After"));
-            }
-            if (answer.code() != 200) {
-                return backoff("via " + via + " answered " + answer.code() + " to a poll");
-            }
-            String id = answer.header(PcCore.BATCH_HEADER);
-            if (id == null) {
-                return backoff("via " + via + " answered a poll without " + PcCore.BATCH_HEADER);
-            }
-            List<Message> batch = core.decodeBatch(answer.body());
-            if (batch == null) {
-                return backoff("via " + via + " answered a batch that cannot be read whole");
-            }
-            failures.reset();
-            if (core.admitPolled(batch)) {
-                ack = id;
-                return 0;
-            }
-            return 200; // no room here yet: poll again soon, without the ack, and get the same batch
         } catch (IOException e) {
-            core.routes().forget(via);
-            return backoff("polling via " + via + ": " + e.getMessage());
+            return unanswered(e);
+        }
+        try (answer) {
+            return answered(answer);
         }
     }
 
+    /** Acts on a poll's answer; the pause before the next poll. */
+    private long answered(Response answer) throws InterruptedException {
+        if (answer.code() == 204) {
+            failures.reset();
+            return 0;
+        }
+        if (answer.code() == 429 || answer.code() == 503) {
+            return Forwarder.retryAfterMillis(answer.header("Retry-After"));
+        }
+        if (answer.code() != 200) {
+            return backoff("via " + via + " answered " + answer.code() + " to a poll");
+        }
+        String id = answer.header(Tunnel.BATCH_HEADER);
+        if (id == null) {
+            return backoff("via " + via + " answered a poll without " + Tunnel.BATCH_HEADER);
+        }
+        Optional<List<Message>> batch = codec.decodeBatch(answer.body());
+        if (batch.isEmpty()) {
+            return backoff("via " + via + " answered a batch that cannot be read whole");
+        }
+        failures.reset();
+        // no room here yet: wait for some, then poll again without the ack, and get the same batch
+        if (room.await(() -> inbound.admitPolled(batch.get()), Boolean::booleanValue,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ROOM_WAIT_MILLIS))) {
+            ack = id;
+        }
+        return 0;
+    }
+
+    private long unanswered(IOException e) {
+        routes.forget(via);
+        return backoff("polling via " + via + ": " + e.getMessage());
+    }
+
     private long backoff(String why) {
-        core.metrics().retries.increment();
+        metrics.retries.increment();
         long delay = failures.failed();
-        LOG.debug("{}: {}; polling again in {} ms", core.domain(), why, delay);
+        LOG.debug("{}: {}; polling again in {} ms", domain, why, delay);
         return delay;
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What waits for the outbound-only domains that this PC servlet relays for (they registered with {@code via}
- * this domain): one bounded queue each, taken by their long polls (PROTOCOL.md section 6).
+ * this domain): one bounded queue each, taken by their long polls (protocol.md section 6).
  *
  * <pre>
  *   GET /gma/v1/messages?domain=D&amp;wait=30&amp;ack=17
@@ -87,6 +87,16 @@ final class Relay {
 
     Map<String, DomainQueue> queues() {
         return queues;
+    }
+
+    /** Whether every relay queue is empty (each relayed domain acknowledged all it was handed). */
+    boolean isEmpty() {
+        for (DomainQueue q : queues.values()) {
+            if (!q.isEmpty()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Empties every queue for good, polls waiting returning at once; what was in them. */

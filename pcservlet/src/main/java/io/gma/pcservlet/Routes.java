@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where a domain's traffic goes, and whether an endpoint exists, as the registry says, remembered for a few
- * seconds (PROTOCOL.md section 3: clients cache resolutions and drop them when a connection fails).
+ * seconds (protocol.md section 3: clients cache resolutions and drop them when a connection fails).
  *
  * <pre>
  *   destination domain D, registered with   this PC servlet posts to

@@ -4,7 +4,7 @@ import io.gma.security.Security;
 import java.time.Duration;
 
 /**
- * What a PC servlet is told; {@link PcServlet.Builder} checks each value.
+ * What a PC servlet is told; {@link PcServer.Builder} checks each value.
  *
  * @param domain the domain it serves
  * @param registry the registry's base URL

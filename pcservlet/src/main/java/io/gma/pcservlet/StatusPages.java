@@ -3,8 +3,7 @@ package io.gma.pcservlet;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gma.client.EndpointStats;
-import io.gma.client.Gateway;
+import io.gma.internal.link.LinkCounters;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -20,14 +19,14 @@ final class StatusPages {
      * An SQL query from the dashboard, relayed to the registry under this PC servlet's identity; its answer in
      * the registry's own JSON. Only while security is off: {@link TunnelServlet} refuses the call before.
      */
-    static PcCore.Answer registryQuery(PcCore core, java.io.InputStream body) throws java.io.IOException {
+    static Answer registryQuery(PcNode node, java.io.InputStream body) throws java.io.IOException {
         byte[] sql = body.readNBytes(MAX_SQL_BYTES + 1);
         if (sql.length > MAX_SQL_BYTES) {
             return json(413, JSON.createObjectNode().put("error", "TOO_LARGE").put("message", "a query of more"
                     + " than " + MAX_SQL_BYTES + " bytes"));
         }
         try {
-            io.gma.registry.api.QueryResult r = core.registry().query(new String(sql,
+            io.gma.registry.api.QueryResult r = node.registry().query(new String(sql,
                     java.nio.charset.StandardCharsets.UTF_8));
             ObjectNode root = JSON.createObjectNode();
             ArrayNode columns = root.putArray("columns");
@@ -42,23 +41,23 @@ final class StatusPages {
         }
     }
 
-    private static PcCore.Answer json(int status, ObjectNode body) throws java.io.IOException {
-        return new PcCore.Answer(status, "application/json", JSON.writeValueAsBytes(body), 0, null);
+    private static Answer json(int status, ObjectNode body) throws java.io.IOException {
+        return new Answer(status, "application/json", JSON.writeValueAsBytes(body), 0, null);
     }
 
-    static byte[] status(PcCore core) throws java.io.IOException {
+    static byte[] status(PcNode node) throws java.io.IOException {
         ObjectNode root = JSON.createObjectNode();
-        root.put("domain", core.domain()).put("version", PcCore.VERSION).put("url", core.url())
-                .put("via", core.settings().via()).put("uplink", hostPort(core.gateway()))
-                .put("stopping", core.isStopping());
+        root.put("domain", node.domain()).put("version", Tunnel.VERSION).put("url", node.url())
+                .put("via", node.settings().via()).put("uplink", hostPort(node.uplinks()))
+                .put("stopping", node.isStopping());
         ArrayNode clients = root.putArray("clients");
-        for (Gateway.QueueInfo q : core.gateway().queues()) {
+        for (LocalQueues.QueueInfo q : node.local().queues()) {
             clients.addObject().put("name", q.endpoint()).put("connected", q.connected())
                     .put("queuedMessages", q.messages()).put("queuedBytes", q.bytes());
         }
-        queues(root.putArray("outbound"), core.outboundQueues());
-        queues(root.putArray("relayed"), core.relay().queues());
-        Metrics m = core.metrics();
+        queues(root.putArray("outbound"), node.outbound().queues());
+        queues(root.putArray("relayed"), node.relay().queues());
+        Metrics m = node.metrics();
         ObjectNode counters = root.putObject("counters").put("batchesSent", m.batchesSent.sum())
                 .put("messagesSent", m.messagesSent.sum())
                 .put("batchesReceived", m.batchesReceived.sum()).put("messagesReceived", m.messagesReceived.sum())
@@ -66,7 +65,7 @@ final class StatusPages {
                 .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
                 .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum());
         ObjectNode uplinkRefused = counters.putObject("uplinkRefused");
-        uplinkRefusals(core.gateway().stats()).forEach((reason, n) -> uplinkRefused.put(camelCase(reason), n));
+        uplinkRefusals(node.uplinks().counters()).forEach((reason, n) -> uplinkRefused.put(camelCase(reason), n));
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     }
 
@@ -75,7 +74,7 @@ final class StatusPages {
      * {@code gma_pc_uplink_refused_total}, and in camelCase the keys of the status page's
      * {@code counters.uplinkRefused}.
      */
-    static Map<String, Long> uplinkRefusals(EndpointStats s) {
+    static Map<String, Long> uplinkRefusals(LinkCounters s) {
         Map<String, Long> byReason = new java.util.LinkedHashMap<>();
         byReason.put("over_cap", s.connectionsOverCap());
         byReason.put("unauthorized", s.handshakesUnauthorized());
@@ -98,25 +97,25 @@ final class StatusPages {
         }
     }
 
-    private static String hostPort(Gateway g) {
+    private static String hostPort(UplinkServer g) {
         return g.address().getHostString() + ":" + g.address().getPort();
     }
 
-    static String metrics(PcCore core) {
+    static String metrics(PcNode node) {
         StringBuilder out = new StringBuilder(4096);
-        domainGauges(out, "gma_pc_outbound_queue", "queued for each destination domain", core.outboundQueues());
+        domainGauges(out, "gma_pc_outbound_queue", "queued for each destination domain", node.outbound().queues());
         domainGauges(out, "gma_pc_relay_queue", "queued for each outbound-only domain that polls this one",
-                core.relay().queues());
+                node.relay().queues());
         Metrics.metric(out, "gma_pc_endpoint_queue_bytes", "gauge", "Bytes queued for each endpoint of this domain");
-        for (Gateway.QueueInfo q : core.gateway().queues()) {
+        for (LocalQueues.QueueInfo q : node.local().queues()) {
             Metrics.sample(out, "gma_pc_endpoint_queue_bytes", Metrics.label("endpoint", q.endpoint()), q.bytes());
         }
         Metrics.metric(out, "gma_pc_endpoint_queue_messages", "gauge", "Messages queued for each endpoint");
-        for (Gateway.QueueInfo q : core.gateway().queues()) {
+        for (LocalQueues.QueueInfo q : node.local().queues()) {
             Metrics.sample(out, "gma_pc_endpoint_queue_messages", Metrics.label("endpoint", q.endpoint()),
                     q.messages());
         }
-        Metrics m = core.metrics();
+        Metrics m = node.metrics();
         counter(out, "gma_pc_batches_sent_total", "Batches posted to other domains and answered 200", m.batchesSent
                 .sum());
         counter(out, "gma_pc_messages_sent_total", "Messages in those batches", m.messagesSent.sum());
@@ -130,7 +129,7 @@ final class StatusPages {
         counter(out, "gma_pc_drops_total", "Messages that could not be delivered", m.drops.sum());
         counter(out, "gma_pc_delivered_total", "Messages queued for this domain's endpoints", m.delivered.sum());
         counter(out, "gma_pc_relayed_total", "Messages relayed for outbound-only domains", m.relayed.sum());
-        EndpointStats uplinks = core.gateway().stats();
+        LinkCounters uplinks = node.uplinks().counters();
         counter(out, "gma_pc_uplink_messages_in_total", "Messages read from uplinks", uplinks.messagesIn());
         counter(out, "gma_pc_uplink_messages_out_total", "Messages written to uplinks", uplinks.messagesOut());
         Metrics.metric(out, "gma_pc_uplink_refused_total", "counter", "Uplink connections refused before they"

@@ -17,16 +17,16 @@ import java.nio.charset.StandardCharsets;
  * The PC servlet's HTTP side, a plain Jakarta Servlet 6:
  *
  * <pre>
- *   POST /gma/v1/messages                      a batch from another domain (PROTOCOL.md section 6)
+ *   POST /gma/v1/messages                      a batch from another domain (protocol.md section 6)
  *   GET  /gma/v1/messages?domain=&amp;wait=&amp;ack=    a long poll from an outbound-only domain we relay for
  *   GET  /gma/v1/status                        JSON: domain, clients, queues, counters
  *   GET  /metrics                              Prometheus text format
  *   POST /gma/v1/registry/query                an SQL query, relayed to the registry (for the dashboard; off with
  *                                              security on)
- *   GET  /dashboard/                           the dashboard (embedded PcServlet)
+ *   GET  /dashboard/                           the dashboard (embedded PcServer)
  * </pre>
  *
- * Embedded, {@link PcServlet} hands it its engine. Deployed in a container (mapped to {@code /*}), it builds
+ * Embedded, {@link PcServer} hands it its engine. Deployed in a container (mapped to {@code /*}), it builds
  * one from its init parameters: {@code domain}, {@code registry}, {@code url} (how other domains reach it;
  * absent with {@code via}), {@code via}, {@code uplinkHost}, {@code uplinkPort}.
  */
@@ -37,24 +37,24 @@ public final class TunnelServlet extends HttpServlet {
     /** Why the relay refuses every call while security is on. */
     static final String RELAY_OFF = "the registry relay is off while security is on: query the registry itself,"
             + " with your own credentials";
-    private transient PcCore core;
+    private transient PcNode node;
     private transient boolean owned;
 
     /** For a container: the engine is built from init parameters. */
     public TunnelServlet() {
     }
 
-    TunnelServlet(PcCore core) {
-        this.core = core;
+    TunnelServlet(PcNode node) {
+        this.node = node;
     }
 
     @Override
     public void init() throws ServletException {
-        if (core != null) {
+        if (node != null) {
             return;
         }
         try {
-            PcServlet.Builder b = PcServlet.builder(param("domain", true), param("registry", true));
+            PcServer.Builder b = PcServer.builder(param("domain", true), param("registry", true));
             String via = param("via", false);
             if (via != null) {
                 b.via(via);
@@ -68,8 +68,8 @@ public final class TunnelServlet extends HttpServlet {
                 b.uplinkPort(Integer.parseInt(uplinkPort));
             }
             String url = param("url", via == null);
-            core = new PcCore(b.settings());
-            core.start(url);
+            node = new PcNode(b.settings());
+            node.start(url);
             owned = true;
         } catch (IOException | RuntimeException e) {
             throw new ServletException("the PC servlet cannot start: " + e.getMessage(), e);
@@ -87,7 +87,7 @@ public final class TunnelServlet extends HttpServlet {
     @Override
     public void destroy() {
         if (owned) {
-            core.shutdown();
+            node.shutdown();
         }
     }
 
@@ -105,34 +105,35 @@ public final class TunnelServlet extends HttpServlet {
      *       faces other domains; the registry may not).</li>
      * </ul>
      */
-    private PcCore.Answer refusal(HttpServletRequest req, String path, String method) throws IOException {
-        Security security = core.security();
+    private Answer refusal(HttpServletRequest req, String path, String method) throws IOException {
+        Security security = node.security();
         boolean local = InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress();
         try {
-            if (path.equals(PcCore.MESSAGES_PATH)) {
-                String identity = Https.caller(req, security, core.domain());
-                String domain = method.equals("GET") ? req.getParameter("domain") : req.getHeader(PcCore.DOMAIN_HEADER);
+            if (path.equals(Tunnel.MESSAGES_PATH)) {
+                String identity = Https.caller(req, security, node.domain());
+                String domain = method.equals("GET") ? req.getParameter("domain")
+                        : req.getHeader(Tunnel.DOMAIN_HEADER);
                 security.authorize(identity, Rules.Verb.POST, domain == null ? "" : domain);
             } else if (path.equals(REGISTRY_QUERY)) {
                 if (security.authenticates()) {
-                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, RELAY_OFF);
+                    return Answer.text(403, ErrorCode.FORBIDDEN, RELAY_OFF);
                 }
                 if (!local) {
-                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, "the registry relay answers this machine"
+                    return Answer.text(403, ErrorCode.FORBIDDEN, "the registry relay answers this machine"
                             + " only, not " + req.getRemoteAddr());
                 }
             } else if (!local) {
                 if (!security.authenticates()) {
-                    return PcCore.Answer.text(403, ErrorCode.FORBIDDEN, path + " answers this machine only, not "
+                    return Answer.text(403, ErrorCode.FORBIDDEN, path + " answers this machine only, not "
                             + req.getRemoteAddr() + ", while no authentication is configured");
                 }
-                Https.caller(req, security, core.domain());
+                Https.caller(req, security, node.domain());
             }
             return null;
         } catch (AuthException e) {
             ErrorCode code = e.kind() == AuthException.Kind.UNAUTHORIZED ? ErrorCode.UNAUTHORIZED
                     : ErrorCode.FORBIDDEN;
-            return PcCore.Answer.text(e.kind().status(), code, e.getMessage());
+            return Answer.text(e.kind().status(), code, e.getMessage());
         }
     }
 
@@ -140,7 +141,7 @@ public final class TunnelServlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getRequestURI().substring(req.getContextPath().length());
         String method = req.getMethod();
-        PcCore.Answer answer;
+        Answer answer;
         try {
             answer = refusal(req, path, method);
             if (answer != null) {
@@ -148,29 +149,30 @@ public final class TunnelServlet extends HttpServlet {
                 if (answer.status() == 401) {
                     resp.setHeader("WWW-Authenticate", "Bearer");
                 }
-            } else if (path.equals(PcCore.MESSAGES_PATH) && method.equals("POST")) {
-                answer = core.accept(req.getHeader(PcCore.DOMAIN_HEADER), req.getContentLengthLong(),
+            } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
+                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), req.getContentLengthLong(),
                         req.getInputStream());
-            } else if (path.equals(PcCore.MESSAGES_PATH) && method.equals("GET")) {
-                answer = core.poll(req.getParameter("domain"), req.getParameter("wait"), req.getParameter("ack"));
+            } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
+                answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
+                        req.getParameter("ack"));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
-                answer = new PcCore.Answer(200, "application/json", StatusPages.status(core), 0, null);
-                if (!core.security().authenticates()) {
+                answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
+                if (!node.security().authenticates()) {
                     // the dashboard of another server reads it; with security on, a page from anywhere must not
                     resp.setHeader("Access-Control-Allow-Origin", "*");
                 }
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
-                answer = StatusPages.registryQuery(core, req.getInputStream());
+                answer = StatusPages.registryQuery(node, req.getInputStream());
             } else if (path.equals("/metrics") && method.equals("GET")) {
-                answer = new PcCore.Answer(200, "text/plain; version=0.0.4; charset=utf-8",
-                        StatusPages.metrics(core).getBytes(StandardCharsets.UTF_8), 0, null);
+                answer = new Answer(200, "text/plain; version=0.0.4; charset=utf-8",
+                        StatusPages.metrics(node).getBytes(StandardCharsets.UTF_8), 0, null);
             } else {
-                answer = PcCore.Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path
+                answer = Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path
                         + " is not an endpoint of this PC servlet");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            answer = PcCore.Answer.text(503, ErrorCode.SHUTTING_DOWN, "interrupted");
+            answer = Answer.text(503, ErrorCode.SHUTTING_DOWN, "interrupted");
         }
         resp.setStatus(answer.status());
         if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413)) {
@@ -181,10 +183,10 @@ public final class TunnelServlet extends HttpServlet {
             resp.setHeader("Retry-After", Long.toString(answer.retryAfterSeconds()));
         }
         if (answer.batchId() != null) {
-            resp.setHeader(PcCore.BATCH_HEADER, answer.batchId());
+            resp.setHeader(Tunnel.BATCH_HEADER, answer.batchId());
         }
         if (answer.full() != null) {
-            resp.setHeader(PcCore.FULL_HEADER, answer.full());
+            resp.setHeader(Tunnel.FULL_HEADER, answer.full());
         }
         if (answer.contentType() != null) {
             resp.setContentType(answer.contentType());

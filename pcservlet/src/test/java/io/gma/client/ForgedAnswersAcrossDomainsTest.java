@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import io.gma.registry.api.Kind;
 import io.gma.registry.api.Registration;
@@ -77,8 +77,8 @@ class ForgedAnswersAcrossDomainsTest {
         LinkedBlockingQueue<Incoming> asked = new LinkedBlockingQueue<>();
         Security mallory = as("mallory");
         try (Registry registry = Registry.builder().port(0).security(as("registry")).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).security(as("east")).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).security(as("west")).start();
+                PcServer east = PcServer.builder("east", registry.url()).security(as("east")).start();
+                PcServer west = PcServer.builder("west", registry.url()).security(as("west")).start();
                 Consumer asink = Consumer.builder().registry(registry.url()).domain("west").label("asink")
                         .pcServlet(west.uplink()).security(as("consumer")).onMessage(asked::add).build();
                 Producer breq = Producer.builder().registry(registry.url()).domain("east").label("breq")

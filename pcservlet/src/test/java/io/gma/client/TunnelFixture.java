@@ -1,6 +1,6 @@
 package io.gma.client;
 
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import io.gma.security.Keys;
 import io.gma.security.Security;
@@ -20,9 +20,9 @@ import java.util.List;
  */
 final class TunnelFixture implements Fixture {
     final Registry registry;
-    final PcServlet east;
-    final PcServlet west;
-    final PcServlet hub;
+    final PcServer east;
+    final PcServer west;
+    final PcServer hub;
 
     /** Which domains sit behind firewalls that allow no inbound connection. */
     enum Firewalls { NONE, EAST, BOTH }
@@ -41,9 +41,9 @@ final class TunnelFixture implements Fixture {
         this.keys = keys;
         registry = Registry.builder().port(0).security(security("registry")).build().start();
         hub = firewalls != Firewalls.NONE ? pc("hub").start() : null;
-        PcServlet.Builder e = pc("east");
+        PcServer.Builder e = pc("east");
         east = (firewalls != Firewalls.NONE ? e.via("hub") : e).start();
-        PcServlet.Builder w = pc("west");
+        PcServer.Builder w = pc("west");
         west = (firewalls == Firewalls.BOTH ? w.via("hub") : w).start();
     }
 
@@ -76,8 +76,8 @@ final class TunnelFixture implements Fixture {
                 : Security.fromDirectory(keys, identity, Tls.ClientAuth.WANT).build();
     }
 
-    private PcServlet.Builder pc(String domain) throws IOException {
-        return PcServlet.builder(domain, registry.url()).security(security(domain));
+    private PcServer.Builder pc(String domain) throws IOException {
+        return PcServer.builder(domain, registry.url()).security(security(domain));
     }
 
     @Override

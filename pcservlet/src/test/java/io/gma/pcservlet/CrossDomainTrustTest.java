@@ -38,9 +38,9 @@ class CrossDomainTrustTest {
     @TempDir
     static Path keys;
     private static Registry registry;
-    private static PcServlet east;
-    private static PcServlet west;
-    private static PcServlet north;
+    private static PcServer east;
+    private static PcServer west;
+    private static PcServer north;
     private static OkHttpClient http;
 
     @BeforeAll
@@ -54,9 +54,9 @@ class CrossDomainTrustTest {
                 send    *                *
                 """);
         registry = Registry.builder().port(0).security(as("registry")).build().start();
-        east = PcServlet.builder("east", registry.url()).security(as("east")).start();
-        west = PcServlet.builder("west", registry.url()).security(as("west")).start();
-        north = PcServlet.builder("north", registry.url()).security(as("north")).start();
+        east = PcServer.builder("east", registry.url()).security(as("east")).start();
+        west = PcServer.builder("west", registry.url()).security(as("west")).start();
+        north = PcServer.builder("north", registry.url()).security(as("north")).start();
         char[] pass = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
         Security trustOnly = Security.builder().tls(Tls.builder().trustStore(keys.resolve("truststore.p12"), pass)
                 .build()).token(() -> null).build();
@@ -80,9 +80,9 @@ class CrossDomainTrustTest {
     }
 
     /** The status and body of a POST of one message to {@code pc} as domain east, showing {@code token}. */
-    private static String post(PcServlet pc, String token) throws IOException {
+    private static String post(PcServer pc, String token) throws IOException {
         byte[] batch = Packed.make(1, Command.DATA, "src@east", "nobody@" + pc.url().hashCode(), new byte[1]);
-        Request r = new Request.Builder().url(pc.url() + PcCore.MESSAGES_PATH).header(PcCore.DOMAIN_HEADER, "east")
+        Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).header(Tunnel.DOMAIN_HEADER, "east")
                 .header("Authorization", "Bearer " + token)
                 .post(RequestBody.create(batch, MediaType.get("application/x-gma"))).build();
         try (Response answer = http.newCall(r).execute()) {

@@ -20,8 +20,8 @@ class DrainTest {
         CountDownLatch never = new CountDownLatch(1);
         CountDownLatch first = new CountDownLatch(1);
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).start()) {
-            PcServlet west = PcServlet.builder("west", registry.url()).drainTimeout(Duration.ofMillis(700))
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
+            PcServer west = PcServer.builder("west", registry.url()).drainTimeout(Duration.ofMillis(700))
                     .start();
             try (Consumer stuck = Consumer.builder().registry(registry.url()).domain("west")
                     .pcServlet(west.uplink()).label("stuck").onMessage(m -> {
@@ -49,7 +49,7 @@ class DrainTest {
         }
     }
 
-    private static long queuedAtWest(PcServlet west) throws Exception {
+    private static long queuedAtWest(PcServer west) throws Exception {
         String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 java.net.URI.create(west.url() + "/gma/v1/status")).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();

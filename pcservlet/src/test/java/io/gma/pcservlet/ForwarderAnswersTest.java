@@ -50,7 +50,7 @@ class ForwarderAnswersTest {
     private final OkHttpClient http = new OkHttpClient();
     private Server fakeServer;
     private Registry registry;
-    private PcServlet east;
+    private PcServer east;
     private Producer producer;
 
     /** One POST the fake received: when (System.nanoTime), its X-Gma-Domain and Content-Type, its body. */
@@ -106,7 +106,7 @@ class ForwarderAnswersTest {
 
         registry = Registry.builder().port(0).build().start();
         RegistryClient.create(registry.url()).registerDomain("west", fakeUrl, null, Duration.ofSeconds(30));
-        east = PcServlet.builder("east", registry.url()).start();
+        east = PcServer.builder("east", registry.url()).start();
         producer = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink()).label("src")
                 .requestTimeout(Duration.ofSeconds(10)).build();
     }

@@ -24,7 +24,7 @@ class FullHeaderTest {
     void aBatchForManyFullEndpointsIsAnswered429() throws Exception {
         OkHttpClient http = new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(20)).build();
         Registry registry = Registry.builder().port(0).build().start();
-        try (PcServlet west = PcServlet.builder("west", registry.url()).maxEndpointBytes(1024)
+        try (PcServer west = PcServer.builder("west", registry.url()).maxEndpointBytes(1024)
                 .drainTimeout(Duration.ofMillis(200)).start()) {
             registry.close(); // endpoints cannot be checked: their messages are queued, checked later
             ByteArrayOutputStream batch = new ByteArrayOutputStream();
@@ -38,7 +38,7 @@ class FullHeaderTest {
                 assertEquals(200, first.code(), "empty queues take any share");
             }
             try (Response second = post(http, west, body)) {
-                String full = second.header(PcCore.FULL_HEADER);
+                String full = second.header(Tunnel.FULL_HEADER);
                 System.out.println("REVIEW second answer " + second.code() + ", X-Gma-Full "
                         + (full == null ? "absent" : full.length() + " characters"));
                 assertEquals(429, second.code(), second.body().string());
@@ -46,9 +46,9 @@ class FullHeaderTest {
         }
     }
 
-    private static Response post(OkHttpClient http, PcServlet pc, byte[] body) throws Exception {
-        return http.newCall(new Request.Builder().url(pc.url() + PcCore.MESSAGES_PATH)
-                .header(PcCore.DOMAIN_HEADER, "east")
+    private static Response post(OkHttpClient http, PcServer pc, byte[] body) throws Exception {
+        return http.newCall(new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH)
+                .header(Tunnel.DOMAIN_HEADER, "east")
                 .post(RequestBody.create(body, MediaType.get("application/x-gma"))).build()).execute();
     }
 }

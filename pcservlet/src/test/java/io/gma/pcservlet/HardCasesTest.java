@@ -31,7 +31,7 @@ class HardCasesTest {
     @Test
     void unknownDomainsLeaveNoForwarderThreads() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).start();
+                PcServer east = PcServer.builder("east", registry.url()).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").build()) {
             for (int i = 0; i < 300; i++) {
@@ -49,7 +49,7 @@ class HardCasesTest {
     void relayQueueFilledFromUplinksKeepsItsBound() throws Exception {
         long bound = 64 * 1024;
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet hub = PcServlet.builder("hub", registry.url()).maxQueuedBytes(bound)
+                PcServer hub = PcServer.builder("hub", registry.url()).maxQueuedBytes(bound)
                         .drainTimeout(Duration.ofMillis(200)).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("hub").pcServlet(hub.uplink())
                         .label("p").build()) {
@@ -81,9 +81,9 @@ class HardCasesTest {
         AtomicInteger toA = new AtomicInteger();
         AtomicInteger toB = new AtomicInteger();
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).maxQueuedBytes(16 * 1024)
+                PcServer east = PcServer.builder("east", registry.url()).maxQueuedBytes(16 * 1024)
                         .maxEndpointBytes(16 * 1024).drainTimeout(Duration.ofMillis(200)).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).start();
+                PcServer west = PcServer.builder("west", registry.url()).start();
                 Consumer a = Consumer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("a").onMessage(m -> toA.incrementAndGet()).build();
                 Consumer b = Consumer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
@@ -119,12 +119,12 @@ class HardCasesTest {
     void aPostThatOutlivesTheDrainIsRefused() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             RegistryClient.create(registry.url()).registerDomain("far", null, "hub", Duration.ofMinutes(5));
-            PcCore core = new PcCore(PcServlet.builder("hub", registry.url()).drainTimeout(Duration.ZERO)
+            PcNode node = new PcNode(PcServer.builder("hub", registry.url()).drainTimeout(Duration.ZERO)
                     .settings());
-            core.start("http://127.0.0.1:1");
+            node.start("http://127.0.0.1:1");
             Message m = Message.of(Command.DATA, "x-aaaaaa@east", "y-aaaaaa@far", 1, new byte[10]);
             ByteBuffer buf = ByteBuffer.allocate(m.encodedLength());
-            PcCore.CODEC.encode(m, buf);
+            BatchCodec.CODEC.encode(m, buf);
             CountDownLatch stopped = new CountDownLatch(1);
             InputStream slowBody = new InputStream() {
                 final InputStream rest = new ByteArrayInputStream(buf.array());
@@ -148,21 +148,21 @@ class HardCasesTest {
                     return rest.read(b, off, len);
                 }
             };
-            PcCore.Answer[] answer = new PcCore.Answer[1];
+            Answer[] answer = new Answer[1];
             Thread post = new Thread(() -> {
                 try {
-                    answer[0] = core.accept("east", -1, slowBody);
+                    answer[0] = node.inbound().accept("east", -1, slowBody);
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
             post.start();
             Thread.sleep(200);
-            int left = core.shutdown();
+            int left = node.shutdown();
             stopped.countDown();
             post.join();
             assertTrue(answer[0].status() != 200, "answered " + answer[0].status() + " after the drain (left="
-                    + left + ", now in the closed relay queue: " + core.relay().queue("far").messages() + ")");
+                    + left + ", now in the closed relay queue: " + node.relay().queue("far").messages() + ")");
         }
     }
 
@@ -170,9 +170,9 @@ class HardCasesTest {
     @Test
     void errorsLargerThanTheBatchAllReachTheirSenders() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).maxBatchBytes(1024)
+                PcServer east = PcServer.builder("east", registry.url()).maxBatchBytes(1024)
                         .linger(Duration.ofMillis(300)).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).start();
+                PcServer west = PcServer.builder("west", registry.url()).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").requestTimeout(Duration.ofSeconds(4)).build()) {
             java.util.List<java.util.concurrent.CompletableFuture<byte[]>> replies = new java.util.ArrayList<>();

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static io.gma.pcservlet.DomainQueue.Offer.TAKEN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,7 +24,7 @@ class HoldBackTest {
 
     /** Holds X: X's message goes out in a batch that is answered 429 naming X. */
     private static void holdX(DomainQueue q) throws InterruptedException {
-        assertEquals(Boolean.TRUE, q.offer(Message.of(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
+        assertEquals(TAKEN, q.offer(Message.of(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
         assertEquals(1, q.nextBatch(1 << 20, 0, 0).size());
         q.holdBack(List.of("x@west"), TimeUnit.SECONDS.toNanos(60));
     }
@@ -34,7 +35,7 @@ class HoldBackTest {
         holdX(q);
         // x's data queue at west is full, but a REPLY goes in its control lane there, never refused
         Message reply = Message.of(Command.REPLY, "s@east", "x@west", 7, new byte[10]);
-        assertEquals(Boolean.TRUE, q.offer(reply, false), "a REPLY from an uplink is refused (its uplink parks)");
+        assertEquals(TAKEN, q.offer(reply, false), "a REPLY from an uplink is refused (its uplink parks)");
         List<Message> batch = q.nextBatch(1 << 20, 0, TimeUnit.MILLISECONDS.toNanos(200));
         assertTrue(batch.contains(reply), "the REPLY waits for x's hold (Retry-After, up to 60 s): " + batch);
     }
@@ -43,16 +44,18 @@ class HoldBackTest {
     void aReplyToAHeldEndpointAtItsCapIsTakenFromTheUplink() throws Exception {
         DomainQueue q = queue();
         holdX(q);
-        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 2, new byte[4096]), false); i++) {
+        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 2, new byte[4096]), false) == TAKEN;
+                i++) {
             // a producer's stream to x fills x's quarter
         }
-        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 1000, new byte[10]), false); i++) {
+        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 1000, new byte[10]), false) == TAKEN;
+                i++) {
             // to the byte
         }
         // a server in east answers a request of x's: refused, so the server's whole uplink parks until x's hold
         // ends, and again at every 429 while x is stuck
         Message reply = Message.of(Command.REPLY, "s@east", "x@west", 7, new byte[10]);
-        assertEquals(Boolean.TRUE, q.offer(reply, false), "a REPLY to a held endpoint is refused: its sender's"
+        assertEquals(TAKEN, q.offer(reply, false), "a REPLY to a held endpoint is refused: its sender's"
                 + " uplink parks behind x's data");
     }
 
@@ -61,13 +64,13 @@ class HoldBackTest {
         DomainQueue q = queue();
         holdX(q);
         int held = 0;
-        while (q.offer(Message.of(Command.DATA, "p@east", "x@west", held + 2, new byte[0]), false)) {
+        while (q.offer(Message.of(Command.DATA, "p@east", "x@west", held + 2, new byte[0]), false) == TAKEN) {
             held++;
         }
         // the cap is a quarter of the bytes, but nothing of the messages: 2 MiB of 32-byte messages is 65,536
         int neighbour = 0;
         while (neighbour < 1000 && q.offer(Message.of(Command.DATA, "p@east", "y@west", neighbour + 1,
-                new byte[0]), false)) {
+                new byte[0]), false) == TAKEN) {
             neighbour++;
         }
         assertEquals(1000, neighbour, "x holds " + held + " messages of " + MAX_MESSAGES + "; y gets room for "

@@ -24,7 +24,7 @@ class IdleQueueTest {
     @Test
     void anIdleDestinationIsRetiredAndServedAgainLater() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).idleQueue(Duration.ofMillis(200))
+                PcServer east = PcServer.builder("east", registry.url()).idleQueue(Duration.ofMillis(200))
                         .start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").requestTimeout(Duration.ofSeconds(10)).build()) {
@@ -48,7 +48,7 @@ class IdleQueueTest {
                 .count();
     }
 
-    private static JsonNode outbound(PcServlet pc) throws Exception {
+    private static JsonNode outbound(PcServer pc) throws Exception {
         String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url()
                 + "/gma/v1/status")).build(), HttpResponse.BodyHandlers.ofString()).body();
         return new ObjectMapper().readTree(body).path("outbound");

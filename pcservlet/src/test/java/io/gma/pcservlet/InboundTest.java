@@ -62,7 +62,7 @@ class InboundTest {
     /** Holds a consumer's handler in the throttling test; released at the latest when the test ends. */
     private final CountDownLatch release = new CountDownLatch(1);
     private Registry registry;
-    private PcServlet pc;
+    private PcServer pc;
     private Consumer sink;
     private long sequence;
 
@@ -97,8 +97,8 @@ class InboundTest {
         serve(b -> b.maxBatchBytes(MAX_BATCH), received::add);
     }
 
-    private void serve(UnaryOperator<PcServlet.Builder> options, MessageHandler handler) throws Exception {
-        pc = options.apply(PcServlet.builder("west", registry.url())).start();
+    private void serve(UnaryOperator<PcServer.Builder> options, MessageHandler handler) throws Exception {
+        pc = options.apply(PcServer.builder("west", registry.url())).start();
         sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(pc.uplink()).label("sink")
                 .onMessage(handler).build();
     }
@@ -118,9 +118,9 @@ class InboundTest {
     }
 
     private Answer post(String domain, RequestBody body) throws IOException {
-        Request.Builder r = new Request.Builder().url(pc.url() + PcCore.MESSAGES_PATH).post(body);
+        Request.Builder r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).post(body);
         if (domain != null) {
-            r.header(PcCore.DOMAIN_HEADER, domain);
+            r.header(Tunnel.DOMAIN_HEADER, domain);
         }
         try (Response response = http.newCall(r.build()).execute()) {
             return new Answer(response.code(), response.header("Content-Type"), response.header("Retry-After"),
@@ -197,7 +197,7 @@ class InboundTest {
         Answer a = rawPost("Content-Length: " + announced, new byte[0]); // and the body never comes
         assertEquals(413, a.status(), a.text());
         assertEquals("TOO_LARGE a batch of " + announced + " bytes exceeds maxBatchBytes " + MAX_BATCH
-                + " plus one message (" + (MAX_BATCH + PcCore.MAX_ENCODED_MESSAGE) + " in all)", a.text());
+                + " plus one message (" + (MAX_BATCH + BatchCodec.MAX_ENCODED_MESSAGE) + " in all)", a.text());
         assertStillServes();
     }
 
@@ -438,7 +438,7 @@ class InboundTest {
         try (Socket s = new Socket(u.getHost(), u.getPort())) {
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
-            out.write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: " + u.getAuthority()
+            out.write(("POST " + Tunnel.MESSAGES_PATH + " HTTP/1.1\r\nHost: " + u.getAuthority()
                     + "\r\nX-Gma-Domain: east\r\nContent-Type: application/x-gma\r\n" + framing + "\r\n\r\n")
                     .getBytes(UTF_8));
             out.write(body);

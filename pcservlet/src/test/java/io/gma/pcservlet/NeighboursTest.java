@@ -29,9 +29,9 @@ class NeighboursTest {
         LinkedBlockingQueue<String> fastGot = new LinkedBlockingQueue<>();
         int n = 150;
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).drainTimeout(Duration.ofMillis(500))
+                PcServer east = PcServer.builder("east", registry.url()).drainTimeout(Duration.ofMillis(500))
                         .start();
-                PcServlet west = PcServlet.builder("west", registry.url()).maxEndpointBytes(16 * 1024)
+                PcServer west = PcServer.builder("west", registry.url()).maxEndpointBytes(16 * 1024)
                         .drainTimeout(Duration.ofMillis(500)).start();
                 Consumer slow = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
                         .label("slow").onMessage(m -> {

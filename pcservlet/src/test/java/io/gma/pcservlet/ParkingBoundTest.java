@@ -1,7 +1,11 @@
-package io.gma.client;
+package io.gma.pcservlet;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.client.DirectFixture;
+import io.gma.client.EndpointStats;
+import io.gma.client.Producer;
+import io.gma.internal.link.LinkCounters;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Threads;
@@ -10,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The gateway's parking of uplinks past its bound, as a review found it. */
+/** The parking of uplinks past its bound, as a review found it. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ParkingBoundTest {
     /**
@@ -25,7 +29,7 @@ class ParkingBoundTest {
         AtomicInteger tokens = new AtomicInteger();
         AtomicInteger routed = new AtomicInteger();
         java.util.List<String> seqs = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        Gateway.Router router = new Gateway.Router() {
+        UplinkServer.Upstream router = new UplinkServer.Upstream() {
             @Override
             public boolean route(Message m) {
                 if (tokens.getAndUpdate(t -> t > 0 ? t - 1 : t) > 0) {
@@ -37,17 +41,18 @@ class ParkingBoundTest {
             }
 
             @Override
-            public void undeliverable(Message m, ErrorCode code, String reason) {
+            public void undeliverable(byte[] packed, ErrorCode code, String reason) {
             }
         };
         int n = 100;
         try (DirectFixture f = new DirectFixture();
-                Gateway g = Gateway.builder("lan", router).maxParkedBytes(16 * (4096 + 200)).build().start();
-                Producer p = f.producer("p").pcServlet("127.0.0.1:" + g.address().getPort()).build()) {
-            // the router's queue frees room for one message every 20 ms
+                TestUplinks g = TestUplinks.parkingAtMost("lan", router, 16 * (4096 + 200));
+                Producer p = f.producer("p").pcServlet(g.uplink()).build()) {
+            // the router's queue frees room for one message every 20 ms, and says so, as the node's queues do
             Thread drain = Threads.start("router-drain", () -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     tokens.incrementAndGet();
+                    g.room.freed();
                     try {
                         Thread.sleep(20);
                     } catch (InterruptedException e) {
@@ -63,7 +68,7 @@ class ParkingBoundTest {
                 Thread.sleep(20);
             }
             drain.interrupt();
-            EndpointStats gs = g.stats();
+            LinkCounters gs = g.server.counters();
             EndpointStats ps = p.stats();
             long duplicates = seqs.size() - seqs.stream().map(x -> x.substring(0, x.indexOf('@'))).distinct().count();
             assertTrue(routed.get() >= n, "routed " + routed.get());

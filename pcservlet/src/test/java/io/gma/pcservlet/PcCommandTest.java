@@ -167,7 +167,7 @@ class PcCommandTest {
     @Test
     void theDefaultsShownAreTheBuilders() {
         Settings shown = parse("--domain", "east", "--registry", DEAD_REGISTRY).configured().settings();
-        Settings builder = PcServlet.builder("east", DEAD_REGISTRY).settings();
+        Settings builder = PcServer.builder("east", DEAD_REGISTRY).settings();
         assertEquals(8081, shown.httpPort());
         assertEquals(8082, shown.uplinkPort());
         assertEquals(builder.host(), shown.host());

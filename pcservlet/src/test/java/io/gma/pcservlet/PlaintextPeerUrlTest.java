@@ -103,7 +103,7 @@ class PlaintextPeerUrlTest {
                 + " credentials must not cross the network in plaintext)";
     }
 
-    private static Producer producer(Registry registry, PcServlet east, Security security) throws EndpointException {
+    private static Producer producer(Registry registry, PcServer east, Security security) throws EndpointException {
         return Producer.builder().registry(registry.url()).domain("east").label("sender").pcServlet(east.uplink())
                 .security(security).requestTimeout(WAIT).build();
     }
@@ -113,7 +113,7 @@ class PlaintextPeerUrlTest {
         EndpointException refused;
         String reported;
         try (Registry registry = Registry.builder().port(0).security(secure("registry")).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).security(secure("east")).start()) {
+                PcServer east = PcServer.builder("east", registry.url()).security(secure("east")).start()) {
             registerWestAtTheSniffer(registry, secure("west"));
             try (Producer p = producer(registry, east, secure("producer"))) {
                 refused = assertThrows(EndpointException.class, () -> p.request("y@west", "ping".getBytes(UTF_8),
@@ -138,7 +138,7 @@ class PlaintextPeerUrlTest {
         long retries;
         try (Registry registry = Registry.builder().port(0).security(secure("registry")).build().start()) {
             registerWestAtTheSniffer(registry, secure("west"));
-            try (PcServlet east = PcServlet.builder("east", registry.url()).via("west").security(secure("east"))
+            try (PcServer east = PcServer.builder("east", registry.url()).via("west").security(secure("east"))
                     .start()) {
                 // each refused poll backs off and counts a retry: 100 ms doubling, so four take about 1.5 s
                 OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), secure("west")).build();
@@ -158,7 +158,7 @@ class PlaintextPeerUrlTest {
     @Test
     void anInsecurePcServletPostsToTheSameUrlAndTheListenerSeesIt() throws Exception {
         try (Registry registry = Registry.builder().port(0).security(Security.insecure()).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).security(Security.insecure())
+                PcServer east = PcServer.builder("east", registry.url()).security(Security.insecure())
                         .drainTimeout(Duration.ZERO).start()) {
             registerWestAtTheSniffer(registry, Security.insecure());
             try (Producer p = producer(registry, east, Security.insecure())) {
@@ -174,7 +174,7 @@ class PlaintextPeerUrlTest {
     void anInsecureOutboundOnlyPcServletPollsTheSameUrlAndTheListenerSeesIt() throws Exception {
         try (Registry registry = Registry.builder().port(0).security(Security.insecure()).build().start()) {
             registerWestAtTheSniffer(registry, Security.insecure());
-            try (PcServlet east = PcServlet.builder("east", registry.url()).via("west").security(Security.insecure())
+            try (PcServer east = PcServer.builder("east", registry.url()).via("west").security(Security.insecure())
                     .start()) {
                 assertTrue(sniffer.awaitReceived("GET /gma/v1/messages?domain=east&wait=", WAIT), sniffer.received());
             }
@@ -183,7 +183,7 @@ class PlaintextPeerUrlTest {
     }
 
     /** gma_pc_retries_total from the PC servlet's /metrics (answered to this machine without credentials). */
-    private static long retries(OkHttpClient http, PcServlet pc) throws IOException {
+    private static long retries(OkHttpClient http, PcServer pc) throws IOException {
         try (Response r = http.newCall(new Request.Builder().url(pc.url() + "/metrics").build()).execute()) {
             String body = r.body().string();
             assertEquals(200, r.code(), body);

@@ -97,7 +97,7 @@ class PlaintextRegistryUrlTest {
     @Test
     void aSecuredPcServletRefusesAnHttpRegistryBeforeConnecting() throws Exception {
         Exception e = assertThrows(Exception.class,
-                () -> PcServlet.builder("east", sniffer.url()).security(secure("east")).start().close());
+                () -> PcServer.builder("east", sniffer.url()).security(secure("east")).start().close());
         sniffer.assertNothingReceived(QUIET);
         assertInstanceOf(IllegalArgumentException.class, e);
         assertEquals(refusal(), e.getMessage());
@@ -106,7 +106,7 @@ class PlaintextRegistryUrlTest {
     /** Other domains would post their credentials to such a URL: a secured PC servlet does not register one. */
     @Test
     void aSecuredPcServletRefusesToRegisterAnHttpUrlForItsDomain() throws Exception {
-        Exception e = assertThrows(Exception.class, () -> PcServlet.builder("east", "https://127.0.0.1:1")
+        Exception e = assertThrows(Exception.class, () -> PcServer.builder("east", "https://127.0.0.1:1")
                 .publicUrl(sniffer.url()).security(secure("east")).start().close());
         assertInstanceOf(IllegalArgumentException.class, e);
         assertEquals("publicUrl " + sniffer.url() + ": expected scheme 'https' but was 'http' (security is on:"
@@ -127,7 +127,7 @@ class PlaintextRegistryUrlTest {
     @Test
     void anInsecurePcServletCallsTheSameUrlAndTheListenerSeesIt() throws Exception {
         RegistryException e = assertThrows(RegistryException.class,
-                () -> PcServlet.builder("east", sniffer.url()).security(Security.insecure()).start().close());
+                () -> PcServer.builder("east", sniffer.url()).security(Security.insecure()).start().close());
         assertTrue(e.getMessage().startsWith("registry at " + sniffer.url() + "/registry/v1 did not answer POST"
                 + " /registry/v1/domains"), e.getMessage());
         assertTrue(sniffer.awaitReceived("POST /registry/v1/domains HTTP/1.1", ARRIVAL), sniffer.received());

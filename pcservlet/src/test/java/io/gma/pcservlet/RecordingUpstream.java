@@ -1,11 +1,12 @@
-package io.gma.client;
+package io.gma.pcservlet;
 
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import io.gma.wire.Packed;
 import java.util.concurrent.LinkedBlockingQueue;
 
-/** A gateway's router for tests: takes every message, and keeps what it routed and what was undeliverable. */
-final class RecordingRouter implements Gateway.Router {
+/** An uplink server's upstream for tests: takes every message, and keeps what it routed and what was undeliverable. */
+final class RecordingUpstream implements UplinkServer.Upstream {
     final LinkedBlockingQueue<Message> routed = new LinkedBlockingQueue<>();
     /** "destination CODE" of each undeliverable message. */
     final LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
@@ -17,7 +18,7 @@ final class RecordingRouter implements Gateway.Router {
     }
 
     @Override
-    public void undeliverable(Message m, ErrorCode code, String reason) {
-        lost.add(m.to() + " " + code);
+    public void undeliverable(byte[] packed, ErrorCode code, String reason) {
+        lost.add(Packed.to(packed) + " " + code);
     }
 }

@@ -17,8 +17,8 @@ class RegistrationTest {
     @Test
     void theDomainStaysRegisteredPastItsLease() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet hub = PcServlet.builder("hub", registry.url()).lease(Duration.ofSeconds(1)).start();
-                PcServlet edge = PcServlet.builder("edge", registry.url()).via("hub").lease(Duration.ofSeconds(1))
+                PcServer hub = PcServer.builder("hub", registry.url()).lease(Duration.ofSeconds(1)).start();
+                PcServer edge = PcServer.builder("edge", registry.url()).via("hub").lease(Duration.ofSeconds(1))
                         .start()) {
             Thread.sleep(2_500); // past two leases: only renewal keeps them
             RegistryClient client = RegistryClient.create(registry.url());

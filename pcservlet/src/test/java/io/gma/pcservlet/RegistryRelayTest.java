@@ -72,7 +72,7 @@ class RegistryRelayTest {
         Authorizer noting = (identity, action, target) -> asked.add(identity + " " + action + " " + target);
         try (Registry registry = Registry.builder().port(0).security(Security.fromDirectory(keys, "registry",
                 Tls.ClientAuth.NONE).build()).authorizer(noting).build().start();
-                PcServlet swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys,
+                PcServer swansea = PcServer.builder("swansea", registry.url()).security(Security.fromDirectory(keys,
                         "swansea", Tls.ClientAuth.WANT).build()).start()) {
             Security cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
             OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), cardiff)
@@ -117,7 +117,7 @@ class RegistryRelayTest {
     void withoutSecurityTheRelayAnswersThisMachinesQuery() throws Exception {
         Authorizer noting = (identity, action, target) -> asked.add(identity + " " + action + " " + target);
         try (Registry registry = Registry.builder().port(0).authorizer(noting).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).start()) {
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
             Lease sensor = RegistryClient.create(registry.url()).register(Registration.builder(Kind.PRODUCER,
                     "sensor", "east").host("127.0.0.1").port(7000).build());
             OkHttpClient http = new OkHttpClient();

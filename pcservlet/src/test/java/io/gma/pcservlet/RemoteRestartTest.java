@@ -26,8 +26,8 @@ class RemoteRestartTest {
         int n = 20_000;
         List<Integer> got = new ArrayList<>();
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).start()) {
-            PcServlet west = PcServlet.builder("west", registry.url()).start();
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
+            PcServer west = PcServer.builder("west", registry.url()).start();
             int httpPort = west.httpPort();
             int uplinkPort = west.uplinkPort();
             try (Consumer sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
@@ -57,7 +57,7 @@ class RemoteRestartTest {
                 int before = size(got);
                 Thread.sleep(5_000);
                 assertTrue(size(got) - before < 100, "west is down, yet " + (size(got) - before) + " arrived");
-                west = PcServlet.builder("west", registry.url()).httpPort(httpPort).uplinkPort(uplinkPort).start();
+                west = PcServer.builder("west", registry.url()).httpPort(httpPort).uplinkPort(uplinkPort).start();
                 waitFor(got, n);
                 sender.join();
                 assertEquals(null, failed.get());

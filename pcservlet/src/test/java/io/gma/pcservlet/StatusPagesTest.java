@@ -46,8 +46,8 @@ class StatusPagesTest {
     private final OkHttpClient http = new OkHttpClient();
     private final LinkedBlockingQueue<Incoming> received = new LinkedBlockingQueue<>();
     private Registry registry;
-    private PcServlet east;
-    private PcServlet west;
+    private PcServer east;
+    private PcServer west;
     private Producer producer;
     private Consumer consumer;
 
@@ -58,8 +58,8 @@ class StatusPagesTest {
     @BeforeEach
     void startAndSend() throws Exception {
         registry = Registry.builder().port(0).build().start();
-        east = PcServlet.builder("east", registry.url()).start();
-        west = PcServlet.builder("west", registry.url()).start();
+        east = PcServer.builder("east", registry.url()).start();
+        west = PcServer.builder("west", registry.url()).start();
         producer = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                 .label("sensor").build();
         consumer = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
@@ -77,7 +77,7 @@ class StatusPagesTest {
         awaitCounter(west, "delivered");
     }
 
-    private void awaitCounter(PcServlet pc, String counter) throws Exception {
+    private void awaitCounter(PcServer pc, String counter) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (status(pc).get("counters").get(counter).asLong() < SENT && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -109,7 +109,7 @@ class StatusPagesTest {
         }
     }
 
-    private JsonNode status(PcServlet pc) throws IOException {
+    private JsonNode status(PcServer pc) throws IOException {
         Page p = get(pc.url() + "/gma/v1/status");
         assertEquals(200, p.status(), p.text());
         assertNotNull(p.contentType());
@@ -130,7 +130,7 @@ class StatusPagesTest {
     void statusOfTheSendingSide() throws Exception {
         JsonNode s = status(east);
         assertEquals("east", s.get("domain").asText());
-        assertEquals(PcCore.VERSION, s.get("version").asText());
+        assertEquals(Tunnel.VERSION, s.get("version").asText());
         assertEquals(east.url(), s.get("url").asText());
         assertEquals(east.uplink(), s.get("uplink").asText());
         assertFalse(s.get("stopping").asBoolean());

@@ -40,9 +40,9 @@ class ThrottlingTest {
         CountDownLatch reading = new CountDownLatch(1);
         Map<String, List<Integer>> got = new HashMap<>();
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).maxQueuedBytes(EAST_QUEUE)
+                PcServer east = PcServer.builder("east", registry.url()).maxQueuedBytes(EAST_QUEUE)
                         .maxBatchBytes(BATCH).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).maxEndpointBytes(WEST_ENDPOINT_QUEUE)
+                PcServer west = PcServer.builder("west", registry.url()).maxEndpointBytes(WEST_ENDPOINT_QUEUE)
                         .maxBatchBytes(BATCH).start();
                 Consumer slow = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
                         .label("slow").onMessage(m -> {
@@ -65,8 +65,8 @@ class ThrottlingTest {
             assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(400), "BLOCK did not wait");
             assertTrue(blocking.stats().waits() > 0);
 
-            PcCoreView eastView = new PcCoreView(east);
-            PcCoreView westView = new PcCoreView(west);
+            MetricsPage eastView = new MetricsPage(east);
+            MetricsPage westView = new MetricsPage(west);
             assertTrue(westView.counter("gma_pc_throttled_sent_total") > 0, "west never answered 429");
             assertTrue(eastView.counter("gma_pc_throttled_received_total") > 0, "east never got 429");
             double eastQueued = eastView.gauge("gma_pc_outbound_queue_bytes{domain=\"west\"}");
@@ -87,7 +87,7 @@ class ThrottlingTest {
         }
     }
 
-    private static Producer producer(Registry registry, PcServlet pc, String label, FullQueuePolicy policy)
+    private static Producer producer(Registry registry, PcServer pc, String label, FullQueuePolicy policy)
             throws EndpointException {
         return Producer.builder().registry(registry.url()).domain("east").pcServlet(pc.uplink()).label(label)
                 .maxQueuedBytes(EAST_QUEUE).fullQueuePolicy(policy).blockTimeout(Duration.ofMillis(500)).build();
@@ -148,10 +148,10 @@ class ThrottlingTest {
     }
 
     /** Reads a PC servlet's /metrics page. */
-    private static final class PcCoreView {
+    private static final class MetricsPage {
         private final String text;
 
-        PcCoreView(PcServlet pc) throws Exception {
+        MetricsPage(PcServer pc) throws Exception {
             java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
                     java.net.http.HttpRequest.newBuilder(java.net.URI.create(pc.url() + "/metrics")).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());

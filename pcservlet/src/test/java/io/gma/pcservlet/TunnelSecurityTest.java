@@ -53,7 +53,7 @@ class TunnelSecurityTest {
     @TempDir
     static Path foreign;
     private static Registry registry;
-    private static PcServlet swansea;
+    private static PcServer swansea;
     private static Security cardiff;
     /** Shows cardiff's client certificate when asked (fromDirectory takes client-cardiff.p12). */
     private static OkHttpClient http;
@@ -72,7 +72,7 @@ class TunnelSecurityTest {
                 """);
         registry = Registry.builder().port(0).security(Security.fromDirectory(keys, "registry",
                 Tls.ClientAuth.NONE).build()).build().start();
-        swansea = PcServlet.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
+        swansea = PcServer.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
                 Tls.ClientAuth.WANT).build()).start();
         cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
         http = HttpClients.configure(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
@@ -93,8 +93,8 @@ class TunnelSecurityTest {
     }
 
     private static Response post(OkHttpClient client, String authorization, String domain) throws IOException {
-        Request.Builder b = new Request.Builder().url(swansea.url() + PcCore.MESSAGES_PATH)
-                .header(PcCore.DOMAIN_HEADER, domain).post(RequestBody.create(batch(), GMA));
+        Request.Builder b = new Request.Builder().url(swansea.url() + Tunnel.MESSAGES_PATH)
+                .header(Tunnel.DOMAIN_HEADER, domain).post(RequestBody.create(batch(), GMA));
         if (authorization != null) {
             b.header("Authorization", authorization);
         }
@@ -184,7 +184,7 @@ class TunnelSecurityTest {
                 other.bearer("swansea"), "cardiff").close());
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), swansea.httpPort())) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1"
+            s.getOutputStream().write(("POST " + Tunnel.MESSAGES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1"
                     + "\r\n\r\nx").getBytes(UTF_8));
             byte[] answer = s.getInputStream().readNBytes(64);
             assertFalse(new String(answer, UTF_8).startsWith("HTTP/1.1 200"), new String(answer, UTF_8));
@@ -201,7 +201,7 @@ class TunnelSecurityTest {
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
             // a 100 MB body is announced and never sent: the answer must come anyway
-            out.write(("POST " + PcCore.MESSAGES_PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+            out.write(("POST " + Tunnel.MESSAGES_PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                     + "application/x-gma\r\nX-Gma-Domain: cardiff\r\nContent-Length: 100000000\r\n\r\n")
                     .getBytes(UTF_8));
             out.flush();

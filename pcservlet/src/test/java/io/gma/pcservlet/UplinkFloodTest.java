@@ -84,10 +84,10 @@ class UplinkFloodTest {
         Security alice = Security.fromDirectory(keys, "alice", Tls.ClientAuth.WANT).build();
         try (Registry registry = Registry.builder().port(0).security(Security.fromDirectory(keys, "registry",
                 Tls.ClientAuth.NONE).build()).build().start();
-                ChildJvm west = ChildJvm.start(List.of("-Xmx64m"), PcServlet.class.getName(), List.of("--domain",
+                ChildJvm west = ChildJvm.start(List.of("-Xmx64m"), PcServer.class.getName(), List.of("--domain",
                         "west", "--registry", registry.url(), "--host", "127.0.0.1", "--http-port", "0",
                         "--uplink-port", "0", "--security", keys.toString(), "--identity", "west"));
-                PcServlet east = PcServlet.builder("east", registry.url())
+                PcServer east = PcServer.builder("east", registry.url())
                         .security(Security.fromDirectory(keys, "east", Tls.ClientAuth.WANT).build()).start();
                 PreAuthFlood flood = new PreAuthFlood()) {
             try {

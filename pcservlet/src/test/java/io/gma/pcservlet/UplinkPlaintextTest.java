@@ -1,6 +1,9 @@
-package io.gma.client;
+package io.gma.pcservlet;
 
-import io.gma.registry.api.RegistryClient;
+import io.gma.client.DirectFixture;
+import io.gma.client.Probes;
+import io.gma.client.Producer;
+import io.gma.client.TestKeys;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import java.nio.file.Path;
@@ -23,11 +26,9 @@ class UplinkPlaintextTest {
         Security west = TestKeys.security(keys, "west", RULES);
         try (DirectFixture secure = new DirectFixture(keys);
                 DirectFixture plain = new DirectFixture();
-                Gateway pc = Gateway.builder("west", new RecordingRouter()).security(west).registry(RegistryClient
-                        .builder(secure.registryUrl()).security(west).build()).build().start();
-                Producer p = plain.producer("plain").domain("west").pcServlet("127.0.0.1:" + pc.address().getPort())
-                        .build()) {
-            SecureLinkTest.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED,
+                TestUplinks pc = TestUplinks.start("west", new RecordingUpstream(), west, secure.registryUrl());
+                Producer p = plain.producer("plain").domain("west").pcServlet(pc.uplink()).build()) {
+            Probes.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED,
                     "refused the link: UNAUTHORIZED this port speaks TLS: connect with TLS");
         }
     }
@@ -35,10 +36,10 @@ class UplinkPlaintextTest {
     @Test
     void anEndpointWithSecurityRefusesAPlaintextUplink() throws Exception {
         try (DirectFixture secure = new DirectFixture(keys);
-                Gateway pc = Gateway.builder("lan", new RecordingRouter()).build().start();
-                Producer p = secure.producer("alice").pcServlet("127.0.0.1:" + pc.address().getPort())
+                TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream());
+                Producer p = secure.producer("alice").pcServlet(pc.uplink())
                         .security(TestKeys.security(keys, "alice", RULES)).build()) {
-            SecureLinkTest.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED, "answered in plaintext GMA: it does not"
+            Probes.refused(p, "x-aaaaaa@east", ErrorCode.UNAUTHORIZED, "answered in plaintext GMA: it does not"
                     + " speak TLS");
         }
     }

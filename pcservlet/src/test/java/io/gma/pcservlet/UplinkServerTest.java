@@ -1,8 +1,10 @@
-package io.gma.client;
+package io.gma.pcservlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.gma.client.DirectFixture;
+import io.gma.client.EndpointException;
+import io.gma.client.Producer;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
@@ -20,15 +22,15 @@ import org.junit.jupiter.api.Timeout;
 
 /** The uplink side of a PC servlet, alone: who may open an uplink, and all-or-nothing delivery. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayTest {
-    private final RecordingRouter router = new RecordingRouter();
+class UplinkServerTest {
+    private final RecordingUpstream router = new RecordingUpstream();
     private final LinkedBlockingQueue<Message> routed = router.routed;
     private final LinkedBlockingQueue<String> lost = router.lost;
 
     @Test
     void anEndpointOfAnotherDomainIsRefusedWithForbidden() throws Exception {
-        try (Gateway g = Gateway.builder("east", router).build().start();
-                Socket s = new Socket(g.address().getAddress(), g.address().getPort())) {
+        try (TestUplinks g = TestUplinks.start("east", router);
+                Socket s = new Socket("127.0.0.1", g.port())) {
             s.getOutputStream().write(Packed.make(0, Command.HELLO, "spy-aaaaaa@west", "", new byte[0]));
             List<Message> answer = readAll(s.getInputStream());
             assertEquals(1, answer.size(), answer.toString());
@@ -40,8 +42,8 @@ class GatewayTest {
 
     @Test
     void anEndpointPointedAtAnotherDomainsPcServletFailsItsMessagesWithForbidden() throws Exception {
-        try (DirectFixture f = new DirectFixture(); Gateway g = Gateway.builder("east", router).build().start();
-                Producer p = f.producer("lost").pcServlet("127.0.0.1:" + g.address().getPort()).build()) {
+        try (DirectFixture f = new DirectFixture(); TestUplinks g = TestUplinks.start("east", router);
+                Producer p = f.producer("lost").pcServlet(g.uplink()).build()) {
             ErrorCode first;
             try {
                 p.send("x-aaaaaa@north", new byte[1]).acknowledged().get(10, TimeUnit.SECONDS);
@@ -60,8 +62,8 @@ class GatewayTest {
 
     @Test
     void anEndpointOfItsDomainIsWelcomedAndWhatItSendsIsRouted() throws Exception {
-        try (Gateway g = Gateway.builder("east", router).build().start();
-                Socket s = new Socket(g.address().getAddress(), g.address().getPort())) {
+        try (TestUplinks g = TestUplinks.start("east", router);
+                Socket s = new Socket("127.0.0.1", g.port())) {
             s.getOutputStream().write(Packed.make(0, Command.HELLO, "cpu-aaaaaa@east", "", new byte[0]));
             s.getOutputStream().write(Packed.make(1, Command.DATA, "cpu-aaaaaa@east", "sink-bbbbbb@west",
                     new byte[] {7}));
@@ -73,17 +75,18 @@ class GatewayTest {
 
     @Test
     void deliveryIsAllOrNothingAndFailsToTheRouterWhenDropped() throws Exception {
-        try (Gateway g = Gateway.builder("east", router).maxQueuedBytes(1024).build().start()) {
+        try (TestUplinks g = TestUplinks.start("east", router, 1024)) {
             Message small = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 1, new byte[100]);
             Message big = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 2, new byte[2000]);
-            assertNull(g.deliverAll(List.of(small, big)), "empty queues take any batch");
+            assertEquals(Placement.PLACED, g.deliverAll(List.of(small, big)), "empty queues take any batch");
             Message more = Message.of(Command.DATA, "src-aaaaaa@west", "b-dddddd@east", 3, new byte[10]);
             Message other = Message.of(Command.DATA, "src-aaaaaa@west", "a-cccccc@east", 4, new byte[10]);
-            assertEquals("the queue for b-dddddd@east holds 1 messages, 2048 bytes (limits 65536, 1024); 1 more, 58"
-                    + " bytes, came", g.deliverAll(List.of(other, more)), "b's queue is over its bound");
-            assertEquals(1, g.queues().stream().filter(q -> q.endpoint().equals("a-cccccc@east"))
-                    .mapToLong(Gateway.QueueInfo::messages).sum(), "nothing of a refused batch is queued");
-            g.drop("b-dddddd@east", ErrorCode.NO_ROUTE, "gone");
+            assertEquals(new Placement.NoRoom("the queue for b-dddddd@east holds 1 messages, 2048 bytes (limits 65536,"
+                    + " 1024); 1 more, 58 bytes, came"), g.deliverAll(List.of(other, more)),
+                    "b's queue is over its bound");
+            assertEquals(1, g.local.queues().stream().filter(q -> q.endpoint().equals("a-cccccc@east"))
+                    .mapToLong(LocalQueues.QueueInfo::messages).sum(), "nothing of a refused batch is queued");
+            g.local.drop("b-dddddd@east", ErrorCode.NO_ROUTE, "gone", router);
             assertEquals("b-dddddd@east NO_ROUTE", lost.poll(5, TimeUnit.SECONDS));
         }
     }

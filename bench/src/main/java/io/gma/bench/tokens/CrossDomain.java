@@ -4,7 +4,7 @@ import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import io.gma.security.HttpClients;
 import io.gma.security.Security;
@@ -30,8 +30,8 @@ public final class CrossDomain implements AutoCloseable {
     private final Identities identities;
     private final List<AutoCloseable> started = new ArrayList<>();
     private final Registry registry;
-    private final PcServlet east;
-    private final PcServlet west;
+    private final PcServer east;
+    private final PcServer west;
     private final Producer pong;
     private final Ping ping;
     private final OkHttpClient http;
@@ -54,8 +54,8 @@ public final class CrossDomain implements AutoCloseable {
         this.identities = identities;
         try {
             registry = keep(Registry.builder().port(0).security(identities.of("registry")).build().start());
-            east = keep(PcServlet.builder("east", registry.url()).security(identities.of("east")).start());
-            west = keep(PcServlet.builder("west", registry.url()).security(identities.of("west")).start());
+            east = keep(PcServer.builder("east", registry.url()).security(identities.of("east")).start());
+            west = keep(PcServer.builder("west", registry.url()).security(identities.of("west")).start());
             pong = keep(Pong.start(registry.url(), "east", "pong", east.uplink(), identities.of("alice")));
             ping = keep(Ping.start(registry.url(), "west", west.uplink(), identities.of("bob")));
             http = HttpClients.configure(new OkHttpClient.Builder(), identities.of("bob")).build();

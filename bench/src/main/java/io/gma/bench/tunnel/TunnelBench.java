@@ -5,7 +5,7 @@ import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.examples.Ping;
 import io.gma.examples.Pong;
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import io.gma.security.NoDelaySocketFactory;
 import jakarta.servlet.http.HttpServlet;
@@ -54,8 +54,8 @@ public final class TunnelBench {
         Duration linger = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 0);
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServlet east = PcServlet.builder("east", registry.url()).linger(linger).start();
-                PcServlet west = PcServlet.builder("west", registry.url()).linger(linger).start();
+                PcServer east = PcServer.builder("east", registry.url()).linger(linger).start();
+                PcServer west = PcServer.builder("west", registry.url()).linger(linger).start();
                 Producer pong = Pong.start(registry.url(), "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry.url(), "west", west.uplink());
                 Echo echo = new Echo()) {
@@ -95,7 +95,7 @@ public final class TunnelBench {
     }
 
     /** Seconds from the first send to the last delivery of n messages from east to west. */
-    public static double stream(String registry, PcServlet east, PcServlet west, int size, int n) throws Exception {
+    public static double stream(String registry, PcServer east, PcServer west, int size, int n) throws Exception {
         AtomicLong received = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         try (Consumer sink = Consumer.builder().registry(registry).domain("west").pcServlet(west.uplink())

@@ -2,7 +2,7 @@ package io.gma.examples.cli;
 
 import io.gma.examples.agent.Agent;
 import io.gma.examples.agent.Collector;
-import io.gma.pcservlet.PcServlet;
+import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import io.gma.security.Keys;
 import io.gma.security.Security;
@@ -28,9 +28,9 @@ import java.util.List;
 public final class Demo implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
     private final Registry registry;
-    private final PcServlet cardiff;
-    private final PcServlet bangor;
-    private final PcServlet swansea;
+    private final PcServer cardiff;
+    private final PcServer bangor;
+    private final PcServer swansea;
     private final Collector collector;
 
     /** Where the keys are when every hop is secure, else null. */
@@ -75,8 +75,8 @@ public final class Demo implements AutoCloseable {
                 : Security.fromDirectory(keys, identity, Tls.ClientAuth.NONE).build();
     }
 
-    private PcServlet.Builder pc(String domain) throws IOException {
-        return PcServlet.builder(domain, registry.url()).security(security(domain));
+    private PcServer.Builder pc(String domain) throws IOException {
+        return PcServer.builder(domain, registry.url()).security(security(domain));
     }
 
     /** Starts everything, insecure (plaintext on loopback, logged); agents sample every {@code sampleEvery}. */

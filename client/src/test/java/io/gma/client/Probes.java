@@ -1,0 +1,103 @@
+package io.gma.client;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
+import io.gma.security.Security;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Packed;
+import io.gma.wire.StreamDecoder;
+import io.gma.wire.WireCodec;
+import java.io.InputStream;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * What the security tests ask of a listener, endpoint or PC servlet alike: a send that must be refused, a HELLO
+ * under another's name. Public for the PC servlet's tests, in this module's test jar.
+ */
+public final class Probes {
+    private Probes() {
+    }
+
+    /**
+     * The send to {@code to} fails with {@code code} and {@code sentence}: through its future, or at once when the
+     * refusal came first and closed the queue (an uplink is connected when its endpoint starts, so a PC servlet
+     * may refuse it before the first send).
+     */
+    public static EndpointException refused(Producer p, String to, ErrorCode code, String sentence)
+            throws Exception {
+        EndpointException why;
+        try {
+            Sent sent = p.send(to, "must not arrive".getBytes(UTF_8));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> sent.acknowledged().get(15,
+                    TimeUnit.SECONDS));
+            why = (EndpointException) e.getCause();
+        } catch (EndpointException atOnce) {
+            why = atOnce;
+        }
+        assertEquals(code, why.code(), why.getMessage());
+        assertTrue(why.getMessage().contains(sentence), why.getMessage());
+        return why;
+    }
+
+    /**
+     * HELLO as {@code name} with {@code security}'s token for {@code audience}, then a DATA from it, on a raw TLS
+     * connection; what came back until the peer closed or was silent.
+     */
+    public static List<Message> hello(Security security, int port, String name, String audience, String to)
+            throws Exception {
+        try (SSLSocket s = (SSLSocket) security.tls().socketFactory().createSocket("127.0.0.1", port)) {
+            s.setSoTimeout(3000);
+            s.getOutputStream().write(Packed.make(0, Command.HELLO, name, "", security.bearer(audience)
+                    .getBytes(UTF_8)));
+            s.getOutputStream().write(Packed.make(7, Command.DATA, name, to, "as another".getBytes(UTF_8)));
+            return readAll(s.getInputStream());
+        }
+    }
+
+    /** Registers {@code label} exactly in {@code domain} as {@code security}'s identity; the name. */
+    public static String registerExactly(String registryUrl, Security security, String label, String domain)
+            throws Exception {
+        return RegistryClient.builder(registryUrl).security(security).build().register(Registration.builder(
+                Kind.CONSUMER, label, domain).exact(true).port(1).build()).name();
+    }
+
+    /** What {@link #hello} got is the refusal {@code sentence}, and nothing was let in. */
+    public static void refusedAsAnother(List<Message> got, String sentence) {
+        assertTrue(got.stream().noneMatch(m -> m.command() == Command.WELCOME || m.command() == Command.DATA),
+                "a name of another identity was let in: " + got);
+        assertEquals(Command.ERROR, got.get(0).command(), "HELLO as another's name was answered " + got);
+        assertEquals(sentence, got.get(0).dataAsString());
+    }
+
+    /** What comes until the peer closes or is silent for the socket's timeout (ACK and PING skipped). */
+    private static List<Message> readAll(InputStream in) throws Exception {
+        List<Message> got = new ArrayList<>();
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        byte[] buf = new byte[8192];
+        try {
+            for (int r; (r = in.read(buf)) > 0;) {
+                decoder.feed(buf, 0, r, m -> {
+                    if (m.command() != Command.ACK && m.command() != Command.PING) {
+                        got.add(m);
+                    }
+                });
+            }
+        } catch (SocketTimeoutException | javax.net.ssl.SSLException quiet) {
+            // what came is all
+        }
+        return got;
+    }
+}

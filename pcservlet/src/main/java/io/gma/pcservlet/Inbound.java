@@ -1,0 +1,383 @@
+package io.gma.pcservlet;
+
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
+import io.gma.wire.Message;
+import io.gma.wire.Name;
+import io.gma.wire.ProtocolException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What comes in over the HTTP tunnel (protocol.md section 6): a POST of a batch from another domain, a batch a
+ * poll brought from the via domain, and the long polls of the outbound-only domains this one relays for. A
+ * batch is sorted by where each message goes, then queued whole or not at all:
+ *
+ * <pre>
+ *   to this domain                        -&gt; the endpoint's queue here (LocalQueues)
+ *   to a domain we relay for              -&gt; its relay queue, taken by its polls (Relay)
+ *   from a domain we relay for, elsewhere -&gt; that domain's queue (Outbound)
+ *   anything else                         -&gt; an ERROR for its sender, in the 200 answer
+ * </pre>
+ *
+ * A batch that finds no room waits a little for some ({@link RoomSignal}), then is answered 429.
+ */
+final class Inbound {
+    private static final Logger LOG = LoggerFactory.getLogger(Inbound.class);
+    /** How long a POST may wait for room before it is answered 429. */
+    static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The longest X-Gma-Full header, in characters. */
+    static final int MAX_FULL_HEADER = 4096;
+
+    private final Settings settings;
+    private final String domain;
+    private final String pcName;
+    private final Routes routes;
+    private final LocalQueues local;
+    private final Outbound outbound;
+    private final Relay relay;
+    private final Router router;
+    private final BatchCodec codec;
+    private final RoomSignal room;
+    private final Metrics metrics;
+    /** Held while a batch is checked and queued, and by {@link #close}. */
+    private final Object accepting = new Object();
+    /** KiB of POST bodies being read at once, at most. */
+    private final int inboundKib;
+    private final Semaphore reading;
+    private volatile boolean stopping;
+    private volatile boolean closed;
+
+    Inbound(Settings settings, Routes routes, LocalQueues local, Outbound outbound, Relay relay, Router router,
+            BatchCodec codec, RoomSignal room, Metrics metrics) {
+        this.settings = settings;
+        this.domain = settings.domain();
+        this.pcName = Name.pcServlet(domain);
+        this.routes = routes;
+        this.local = local;
+        this.outbound = outbound;
+        this.relay = relay;
+        this.router = router;
+        this.codec = codec;
+        this.room = room;
+        this.metrics = metrics;
+        this.inboundKib = (int) Math.max(1, settings.maxTotalBytes() / 1024);
+        this.reading = new Semaphore(inboundKib);
+    }
+
+    /** Stopping: POSTs are answered 503 from now on; polls go on (they are how the relay queues drain). */
+    void stop() {
+        stopping = true;
+    }
+
+    /** Closed for good: no POST is between its check and its queueing once this returns. */
+    void close() {
+        synchronized (accepting) {
+            closed = true;
+        }
+    }
+
+    // ---------------------------------------------------------------- POST
+
+    /**
+     * A POST of a batch from domain {@code fromDomain}: accepted whole, or refused whole. The body is read only
+     * up to maxBatchBytes.
+     */
+    Answer accept(String fromDomain, long contentLength, InputStream body) throws IOException {
+        if (!Name.isDomain(fromDomain)) {
+            return Answer.text(400, ErrorCode.MALFORMED, "header " + Tunnel.DOMAIN_HEADER + " \"" + fromDomain
+                    + "\" is missing or not " + Name.DOMAIN_RULE);
+        }
+        if (stopping) {
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        long limit = codec.bodyLimit();
+        if (contentLength > limit) {
+            return Answer.text(413, ErrorCode.TOO_LARGE, "a batch of " + contentLength + " bytes exceeds"
+                    + " maxBatchBytes " + settings.maxBatchBytes() + " plus one message (" + limit + " in all)");
+        }
+        // bodies being read hold memory: together within maxTotalBytes (one alone always fits)
+        int kib = (int) Math.min(inboundKib, ((contentLength >= 0 ? contentLength : limit) + 1023) / 1024);
+        try {
+            if (!reading.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                metrics.throttledSent.increment();
+                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
+                        + " KiB of other POSTs already");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        try {
+            List<Message> batch = new ArrayList<>();
+            try {
+                if (!codec.read(body, batch)) {
+                    return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
+                            + settings.maxBatchBytes() + " plus one message");
+                }
+            } catch (ProtocolException e) {
+                return Answer.text(400, e.code(), e.getMessage());
+            }
+            if (batch.isEmpty()) {
+                return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
+            }
+            metrics.batchesReceived.increment();
+            metrics.messagesReceived.add(batch.size());
+            return admit(fromDomain, batch);
+        } finally {
+            reading.release(kib);
+        }
+    }
+
+    /** Sorts a decoded batch by where it goes, then queues all of it or none. */
+    private Answer admit(String fromDomain, List<Message> batch) {
+        Sorted sorted = new Sorted();
+        try {
+            for (Message m : batch) {
+                String spoofed = settings.security().authenticates() ? impostor(fromDomain, m) : null;
+                if (spoofed != null) {
+                    // not answered: the ERROR would go to the name the sender forged
+                    LOG.info("{}: refused {} {} posted by {}: {}", domain, m.command(),
+                            Long.toUnsignedString(m.sequence()), fromDomain, spoofed);
+                    continue;
+                }
+                sorted.refuse(m, sort(fromDomain, m, sorted));
+            }
+        } catch (Routes.RouteException registryDown) {
+            // whether a domain is relayed here cannot be told now: the sender keeps the batch and tries again
+            return busy(503, ErrorCode.INTERNAL, registryDown.getMessage());
+        }
+        // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
+        Placement placed;
+        try {
+            placed = room.await(() -> admitted(sorted), p -> !(p instanceof Placement.NoRoom),
+                    System.nanoTime() + ADMIT_WAIT_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        if (placed instanceof Placement.Closed) {
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        if (placed instanceof Placement.NoRoom full) {
+            metrics.throttledSent.increment();
+            Answer busy = busy(429, ErrorCode.QUEUE_FULL, domain + " has no room for the whole batch of "
+                    + batch.size() + " messages now: " + full.why());
+            // when only endpoints' queues lack room, say which: the sender may post the others meanwhile
+            Set<String> endpoints = relayFits(sorted.relayed) == null && outbound.fits(sorted.onward) == null
+                    ? local.fullFor(sorted.local) : Set.of();
+            return endpoints.isEmpty() ? busy : busy.withFull(fullHeader(endpoints));
+        }
+        metrics.delivered.add(sorted.local.size());
+        sorted.relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
+        sorted.onward.values().forEach(ms -> metrics.relayed.add(ms.size()));
+        return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(sorted.errors), 0, null);
+    }
+
+    /**
+     * Why {@code m}, posted as domain {@code fromDomain}, may not be taken: its sender names a domain that is
+     * neither the poster's nor one the poster relays for (outbound-only via it); null when it may.
+     */
+    private String impostor(String fromDomain, Message m) throws Routes.RouteException {
+        String sender = Name.domainOf(m.from());
+        if (sender.equals(fromDomain)) {
+            return null;
+        }
+        if (Name.isDomain(sender)) {
+            try {
+                if (fromDomain.equals(routes.domain(sender).via())) {
+                    return null;
+                }
+            } catch (Routes.RouteException e) {
+                if (e.code != ErrorCode.NO_ROUTE) {
+                    throw e;
+                }
+            }
+        }
+        return "\"" + m.from() + "\" is not of domain " + fromDomain + " nor of a domain it relays for";
+    }
+
+    /** A batch sorted by where each message goes, and the ERRORs for those that go nowhere. */
+    private static final class Sorted {
+        final List<Message> local = new ArrayList<>();
+        final Map<String, List<Message>> relayed = new HashMap<>();
+        final Map<String, List<Message>> onward = new HashMap<>();
+        final List<Message> errors = new ArrayList<>();
+
+        /** With a refusal, adds the ERROR that answers {@code m} (none for an answer). */
+        void refuse(Message m, ErrorText refusal) {
+            if (refusal != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
+                errors.add(Message.error(m.to(), m.from(), m.sequence(), refusal.code(),
+                        Router.sentence(refusal.sentence())));
+            }
+        }
+    }
+
+    /** Puts {@code m} in the list it goes to and returns null; or returns why it cannot go anywhere. */
+    private ErrorText sort(String fromDomain, Message m, Sorted into) throws Routes.RouteException {
+        if (m.command().isStreamOnly()) {
+            return new ErrorText(ErrorCode.MALFORMED, m.command() + " belongs to a TCP stream, not to the HTTP tunnel");
+        }
+        String d = Name.domainOf(m.to());
+        if (d.equals(domain)) {
+            if (m.to().equals(pcName)) {
+                return new ErrorText(ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
+            }
+            try {
+                if (!routes.endpointExists(m.to())) {
+                    return new ErrorText(ErrorCode.NO_ROUTE, m.to() + " is not registered");
+                }
+            } catch (Routes.RouteException registryDown) {
+                // cannot tell now: hold it; the janitor fails it later if the endpoint is gone
+            }
+            into.local.add(m);
+        } else if (routes.relaysFor(d)) {
+            into.relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+        } else if (routes.relaysFor(fromDomain) && Name.isDomain(d)) {
+            into.onward.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+        } else {
+            return new ErrorText(ErrorCode.NO_ROUTE, "domain " + d + " is not served by " + domain
+                    + "'s PC servlet");
+        }
+        return null;
+    }
+
+    /** Queues the whole batch if every part of it has room, else nothing. */
+    private Placement admitted(Sorted sorted) {
+        synchronized (accepting) {
+            if (stopping) {
+                return new Placement.Closed(domain + " is shutting down");
+            }
+            String full = relayFits(sorted.relayed);
+            if (full == null) {
+                full = outbound.fits(sorted.onward);
+            }
+            if (full != null) {
+                return new Placement.NoRoom(full);
+            }
+            if (!sorted.local.isEmpty()) {
+                Placement delivered = local.deliverAll(sorted.local, router);
+                if (!delivered.placed()) {
+                    return delivered;
+                }
+            }
+            sorted.relayed.forEach(relay::addAll);
+            sorted.onward.forEach(router::forceAll);
+            return Placement.PLACED;
+        }
+    }
+
+    /** Null when every share fits its relay queue, else which one does not. */
+    private String relayFits(Map<String, List<Message>> wanted) {
+        for (Map.Entry<String, List<Message>> e : wanted.entrySet()) {
+            String full = Outbound.fits(relay.queue(e.getKey()), e.getValue());
+            if (full != null) {
+                return full;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The X-Gma-Full header: the full endpoints' names, as many as fit in MAX_FULL_HEADER characters (a
+     * header must stay small; holding back some of them still lets the others through).
+     */
+    static String fullHeader(Set<String> endpoints) {
+        StringBuilder b = new StringBuilder();
+        for (String e : endpoints) {
+            if (b.length() + 1 + e.length() > MAX_FULL_HEADER) {
+                break;
+            }
+            b.append(b.length() == 0 ? "" : " ").append(e);
+        }
+        return b.toString();
+    }
+
+    // ---------------------------------------------------------------- polls
+
+    /**
+     * A batch polled from the via domain: queued whole for this domain's endpoints, or not at all; what has
+     * no endpoint here gets its ERROR once the rest is queued.
+     *
+     * @return false when nothing was queued, for want of room: the batch is to be polled again
+     */
+    boolean admitPolled(List<Message> batch) {
+        Sorted sorted = new Sorted();
+        try {
+            for (Message m : batch) {
+                sorted.refuse(m, sort(settings.via(), m, sorted));
+            }
+        } catch (Routes.RouteException registryDown) {
+            LOG.debug("{}: a polled batch waits: {}", domain, registryDown.getMessage());
+            return false; // polled again, without the ack
+        }
+        // an outbound-only domain relays for nobody: what would go on from here has no route
+        ErrorText noRelay = new ErrorText(ErrorCode.NO_ROUTE, domain + " is outbound-only and relays for no domain");
+        sorted.relayed.values().forEach(ms -> ms.forEach(m -> sorted.refuse(m, noRelay)));
+        sorted.onward.values().forEach(ms -> ms.forEach(m -> sorted.refuse(m, noRelay)));
+        if (!sorted.local.isEmpty() && !local.deliverAll(sorted.local, router).placed()) {
+            metrics.throttledReceived.increment();
+            return false;
+        }
+        sorted.errors.forEach(router::routeOwn);
+        metrics.batchesReceived.increment();
+        metrics.messagesReceived.add(batch.size());
+        metrics.delivered.add(sorted.local.size());
+        return true;
+    }
+
+    /** A long poll from an outbound-only domain that registered with this one as its via. */
+    Answer poll(String from, String waitParam, String ackParam) throws InterruptedException {
+        if (!Name.isDomain(from)) {
+            return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + from + "\" is missing or not "
+                    + Name.DOMAIN_RULE);
+        }
+        long wait;
+        long ack;
+        try {
+            wait = waitParam == null ? 30 : Long.parseLong(waitParam);
+            ack = ackParam == null || ackParam.isEmpty() ? Long.MIN_VALUE : Long.parseLong(ackParam);
+        } catch (NumberFormatException e) {
+            return Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\" and ack \"" + ackParam
+                    + "\" must be whole numbers");
+        }
+        if (wait < 0 || wait > 60) {
+            return Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds");
+        }
+        boolean relayed;
+        try {
+            relayed = routes.relaysFor(from);
+        } catch (Routes.RouteException registryDown) {
+            return busy(503, ErrorCode.INTERNAL, registryDown.getMessage());
+        }
+        if (!relayed) {
+            return Answer.text(403, ErrorCode.FORBIDDEN, "domain " + from + " is not registered with via " + domain);
+        }
+        if (closed) {
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        // polls go on while stopping: they are how the relay queues drain
+        Relay.Batch batch = relay.poll(from, ack, TimeUnit.SECONDS.toNanos(wait));
+        if (batch == null) {
+            return new Answer(204, null, new byte[0], 0, null);
+        }
+        metrics.batchesSent.increment();
+        metrics.messagesSent.add(batch.messages().size());
+        return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(batch.messages()), 0,
+                Long.toString(batch.id()));
+    }
+
+    private Answer busy(int status, ErrorCode code, String sentence) {
+        return Answer.busy(status, code, sentence, settings.retryAfter().toSeconds());
+    }
+}

@@ -1,0 +1,214 @@
+package io.gma.pcservlet;
+
+import io.gma.internal.link.Link;
+import io.gma.internal.link.LinkCounters;
+import io.gma.internal.link.LinkException;
+import io.gma.internal.link.Peer;
+import io.gma.internal.link.SendQueue;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.Name;
+import io.gma.wire.Packed;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The queues of a PC servlet for the endpoints of its own domain: what came from other domains (by POST or
+ * poll) or from another endpoint's uplink, until the endpoint acknowledges it on its uplink. One bounded
+ * {@link SendQueue} per endpoint, so that a slow endpoint fills its own queue and no other's; a queue outlives
+ * the endpoint's uplinks, and goes when the registry forgets the endpoint ({@link #drop}).
+ *
+ * <p>Messages are queued as they were decoded: their packed bytes go to the endpoint unchanged.
+ */
+final class LocalQueues {
+    /** One endpoint's queue: whether its uplink is open now; messages and bytes queued, unwritten or unacked. */
+    record QueueInfo(String endpoint, boolean connected, long messages, long bytes) {
+    }
+
+    /** Where a message goes that will never reach its endpoint: its sender is told. */
+    interface Undeliverable {
+        void undeliverable(byte[] packed, ErrorCode code, String reason);
+    }
+
+    private final String domain;
+    private final String pcName;
+    private final long maxQueuedBytes;
+    private final int maxQueuedMessages;
+    private final LinkCounters counters;
+    private final RoomSignal room;
+    private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    /** Held while a batch is checked and queued, so that it goes in whole; and by close. */
+    private final Object delivering = new Object();
+    private boolean closed;
+
+    LocalQueues(String domain, long maxQueuedBytes, int maxQueuedMessages, LinkCounters counters, RoomSignal room) {
+        this.domain = domain;
+        this.pcName = Name.pcServlet(domain);
+        this.maxQueuedBytes = maxQueuedBytes;
+        this.maxQueuedMessages = maxQueuedMessages;
+        this.counters = counters;
+        this.room = room;
+    }
+
+    /**
+     * Queues each message for the endpoint of this domain it is addressed to, all of them or none: none when
+     * the data of any endpoint's share would overflow its queue (an empty queue takes any share). Answers
+     * (REPLY, ERROR) and UNSUBSCRIBE go in the control lane, which data never holds up; one that overflows even
+     * that goes to {@code failed}.
+     *
+     * @throws IllegalArgumentException if a message is not for an endpoint of this domain
+     */
+    Placement deliverAll(List<Message> messages, Undeliverable failed) {
+        for (Message m : messages) {
+            if (!Name.domainOf(m.to()).equals(domain) || m.to().equals(pcName)) {
+                throw new IllegalArgumentException(m.to() + " is not an endpoint of domain " + domain);
+            }
+        }
+        Map<String, long[]> shares = dataShares(messages);
+        Set<Peer> touched = new LinkedHashSet<>();
+        synchronized (delivering) {
+            if (closed) {
+                return new Placement.Closed(pcName + " is closed");
+            }
+            for (Map.Entry<String, long[]> e : shares.entrySet()) {
+                Peer p = peers.get(e.getKey());
+                if (lacksRoom(p, e.getValue())) {
+                    return new Placement.NoRoom("the queue for " + e.getKey() + " holds " + p.queue().messages()
+                            + " messages, " + p.queue().bytes() + " bytes (limits " + maxQueuedMessages + ", "
+                            + maxQueuedBytes + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes,"
+                            + " came");
+                }
+            }
+            for (Message m : messages) {
+                Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
+                byte[] packed = Packed.shared(m); // as decoded: the queue keeps the array, and nobody changes it
+                try {
+                    if (m.command().isControl()) {
+                        p.queue().offerControl(packed);
+                    } else {
+                        p.queue().addData(packed);
+                    }
+                    touched.add(p);
+                } catch (LinkException ex) {
+                    failed.undeliverable(packed, ex.code(), ex.getMessage());
+                }
+            }
+        }
+        for (Peer p : touched) {
+            p.kick();
+        }
+        return Placement.PLACED;
+    }
+
+    /**
+     * The endpoints among these messages' destinations whose queues have no room for their share of data now
+     * (advice for a sender, which may hold their messages back and send the others).
+     */
+    Set<String> fullFor(List<Message> messages) {
+        Set<String> full = new TreeSet<>();
+        dataShares(messages).forEach((endpoint, share) -> {
+            if (lacksRoom(peers.get(endpoint), share)) {
+                full.add(endpoint);
+            }
+        });
+        return full;
+    }
+
+    /** Each destination's data messages and bytes among these (answers are not bounded, so not counted). */
+    private static Map<String, long[]> dataShares(List<Message> messages) {
+        Map<String, long[]> shares = new HashMap<>();
+        for (Message m : messages) {
+            if (!m.command().isControl()) {
+                long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
+                share[0]++;
+                share[1] += m.encodedLength();
+            }
+        }
+        return shares;
+    }
+
+    private static boolean lacksRoom(Peer p, long[] share) {
+        return p != null && !p.queue().hasRoom(share[1], (int) share[0]);
+    }
+
+    private Peer newPeer(String endpoint) {
+        return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters, room::freed), null);
+    }
+
+    /** The endpoint's queue, made if need be, with {@code link} attached to carry it; the queue's peer. */
+    Peer attach(String endpoint, Link link) {
+        while (true) {
+            Peer p = peers.computeIfAbsent(endpoint, this::newPeer);
+            synchronized (p) {
+                if (peers.get(endpoint) == p) { // not dropped meanwhile
+                    p.attach(link);
+                    return p;
+                }
+            }
+        }
+    }
+
+    /**
+     * Forgets an endpoint that is gone (its lease expired, it unregistered): what was queued for it goes to
+     * {@code failed} with {@code code}. Does nothing while its uplink is open.
+     */
+    void drop(String endpoint, ErrorCode code, String reason, Undeliverable failed) {
+        Peer p = peers.get(endpoint);
+        if (p == null) {
+            return;
+        }
+        synchronized (delivering) {
+            synchronized (p) { // the monitor attach holds: no uplink can attach to it while it goes
+                if (p.active() != null) {
+                    return;
+                }
+                peers.remove(endpoint, p);
+            }
+        }
+        fail(p, new LinkException(code, reason), failed);
+        room.freed();
+    }
+
+    /** Closes every queue for good; what they held goes to {@code failed} as SHUTTING_DOWN. */
+    void close(Undeliverable failed) {
+        synchronized (delivering) {
+            closed = true;
+        }
+        LinkException shutdown = new LinkException(ErrorCode.SHUTTING_DOWN, pcName + " closed");
+        for (Peer p : peers.values()) {
+            fail(p, shutdown, failed);
+        }
+        peers.clear();
+    }
+
+    private static void fail(Peer p, LinkException why, Undeliverable failed) {
+        for (byte[] packed : p.queue().closeKeeping(why)) {
+            failed.undeliverable(packed, why.code(), why.getMessage());
+        }
+    }
+
+    /** The endpoints' queues, now. */
+    List<QueueInfo> queues() {
+        List<QueueInfo> all = new ArrayList<>();
+        for (Peer p : peers.values()) {
+            all.add(new QueueInfo(p.name(), p.active() != null, p.queue().messages(), p.queue().bytes()));
+        }
+        return all;
+    }
+
+    /** Whether every endpoint whose uplink is open has acknowledged all that was queued for it. */
+    boolean connectedDrained() {
+        for (Peer p : peers.values()) {
+            if (p.active() != null && p.queue().messages() > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,23 @@
+package io.gma.pcservlet;
+
+/**
+ * The HTTP tunnel's names (protocol.md section 6): its path, its headers and its media type, as both sides of
+ * it write them, the {@link TunnelServlet} that answers and the {@link Forwarder} and {@link Poller} that call.
+ */
+final class Tunnel {
+    /** POST a batch; GET a long poll of a relayed domain. */
+    static final String MESSAGES_PATH = "/gma/v1/messages";
+    /** The posting or polling domain. */
+    static final String DOMAIN_HEADER = "X-Gma-Domain";
+    /** The id of a poll's batch, which the next poll acknowledges. */
+    static final String BATCH_HEADER = "X-Gma-Batch";
+    /** On a 429: the endpoints whose queues are full (an addition to protocol.md section 6). */
+    static final String FULL_HEADER = "X-Gma-Full";
+    /** Batches, messages back to back. */
+    static final String MEDIA_TYPE = "application/x-gma";
+    /** This PC servlet's version, on its status page. */
+    static final String VERSION = "0.1.0";
+
+    private Tunnel() {
+    }
+}

@@ -1,0 +1,74 @@
+package io.gma.pcservlet;
+
+import io.gma.security.HttpClients;
+import io.gma.security.Security;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.ConnectionPool;
+import okhttp3.Dispatcher;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * The PC servlet's calls to other PC servlets over the HTTP tunnel: a {@link Forwarder}'s POSTs and a
+ * {@link Poller}'s long polls, on one OkHttp client (TCP_NODELAY, the PC servlet's TLS trust and certificate),
+ * each with the PC servlet's credentials for the domain it calls. The credentials never go to a URL that is not
+ * https while security is on: such a call is refused before anything is sent.
+ */
+final class TunnelClient {
+    private final String domain;
+    private final Security security;
+    private final OkHttpClient http;
+
+    TunnelClient(String domain, Security security) {
+        this.domain = domain;
+        this.security = security;
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.setMaxRequestsPerHost(4);
+        this.http = HttpClients.configure(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
+                .connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
+                .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
+                .writeTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /**
+     * POSTs a batch to domain {@code to}'s PC servlet at {@code baseUrl}; the caller closes the response.
+     *
+     * @throws IllegalArgumentException when security is on and the URL is not https (nothing is sent; the
+     *     sentence names the URL)
+     */
+    Response post(String to, String baseUrl, RequestBody batch) throws IOException {
+        return http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH).post(batch).build())
+                .execute();
+    }
+
+    /**
+     * A long poll of the via domain {@code via} at {@code baseUrl}, acknowledging batch {@code ack} (empty:
+     * none); the caller closes the response.
+     *
+     * @throws IllegalArgumentException as {@link #post}
+     */
+    Response poll(String via, String baseUrl, int waitSeconds, String ack) throws IOException {
+        HttpUrl url = HttpUrl.get(baseUrl + Tunnel.MESSAGES_PATH).newBuilder().addQueryParameter("domain", domain)
+                .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack).build();
+        return http.newCall(authorized(via, baseUrl).url(url).get().build()).execute();
+    }
+
+    /** A request from this domain with its credentials for {@code audience}, to a URL that may carry them. */
+    private Request.Builder authorized(String audience, String url) {
+        security.requireSecureUrl(url, "domain " + audience + "'s URL");
+        Request.Builder b = new Request.Builder().header(Tunnel.DOMAIN_HEADER, domain);
+        String bearer = security.bearer(audience);
+        return bearer == null ? b : b.header("Authorization", bearer);
+    }
+
+    /** Ends the client's threads and connections. */
+    void close() {
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+    }
+}

@@ -1,0 +1,69 @@
+package io.gma.pcservlet;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.gma.client.DirectFixture;
+import io.gma.client.Probes;
+import io.gma.client.TestKeys;
+import io.gma.security.Security;
+import io.gma.wire.Command;
+import io.gma.wire.Message;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The name an endpoint says in HELLO on an uplink must be one its identity may be, as on a direct link (the
+ * client's IdentityBindingTest): one the registry says it registered, never one inferred from its shape.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UplinkIdentityTest {
+    private final Path keys = TestKeys.main();
+
+    /** The registry lets bob register the exact label x-abc234, and mallory only x, as the case. */
+    private static final String RULES = "send * *\nregister bob x-abc234@east,x-abc234@lan\n"
+            + "register mallory x@east,x@lan\nregister alice,victim *";
+
+    private static Security as(Path keys, String identity) {
+        return TestKeys.security(keys, identity, RULES);
+    }
+
+    /**
+     * Alice may send to east; she is not the victim. She opens an uplink to west's PC servlet with her own valid
+     * token, saying HELLO as the victim's registered name, to be handed what waits for it.
+     */
+    @Test
+    void anUplinkMayNotTakeTheNameAnotherIdentityRegistered() throws Exception {
+        try (DirectFixture fixture = new DirectFixture(keys)) {
+            Security west = as(keys, "west");
+            Security alice = as(keys, "alice");
+            String victim = Probes.registerExactly(fixture.registryUrl(), as(keys, "bob"), "x-abc234", "lan");
+            try (TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream(), west, fixture.registryUrl())) {
+                assertEquals(Placement.PLACED, pc.deliverAll(List.of(Message.of(Command.DATA, "y-bbbbbb@east",
+                        victim, 1, "for the victim only".getBytes(UTF_8)))));
+                Probes.refusedAsAnother(Probes.hello(alice, pc.port(), victim, "lan", "y-bbbbbb@east"),
+                        "FORBIDDEN \"alice\" may not go by the name \"" + victim + "\": another identity"
+                                + " registered it");
+            }
+        }
+    }
+
+    /** The case: a suffix that looks like a nonce makes mallory's x@east no way into bob's x-abc234. */
+    @Test
+    void aNonceLikeSuffixGivesNoRightToANameOnTheUplink() throws Exception {
+        try (DirectFixture fixture = new DirectFixture(keys)) {
+            Security mallory = as(keys, "mallory");
+            String bobs = Probes.registerExactly(fixture.registryUrl(), as(keys, "bob"), "x-abc234", "lan");
+            assertEquals("x-abc234@lan", bobs);
+            String sentence = "FORBIDDEN \"mallory\" may not go by the name \"x-abc234@lan\": another identity"
+                    + " registered it";
+            try (TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream(), as(keys, "west"),
+                    fixture.registryUrl())) {
+                Probes.refusedAsAnother(Probes.hello(mallory, pc.port(), bobs, "lan", "y-bbbbbb@east"), sentence);
+            }
+        }
+    }
+}
