@@ -24,12 +24,8 @@ import org.junit.jupiter.api.Timeout;
 class IdentityBindingTest {
     private final Path keys = TestKeys.main();
 
-    /** The registry lets bob register the exact label x-abc234, and mallory only x, as the case. */
-    private static final String RULES = "send * *\nregister bob x-abc234@east,x-abc234@lan\n"
-            + "register mallory x@east,x@lan\nregister alice,victim *";
-
     private static Security as(Path keys, String identity) {
-        return TestKeys.security(keys, identity, RULES);
+        return TestKeys.security(keys, identity, Probes.NAME_RULES);
     }
 
     /** The case: a suffix that looks like a nonce makes mallory's x@east no way into bob's x-abc234. */

@@ -28,6 +28,13 @@ import javax.net.ssl.SSLSocket;
  * under another's name. Public for the PC servlet's tests, in this module's test jar.
  */
 public final class Probes {
+    /**
+     * Rules of the tests of names: the registry lets bob register the exact label x-abc234, and mallory only x,
+     * as issue 18's case.
+     */
+    public static final String NAME_RULES = "send * *\nregister bob x-abc234@east,x-abc234@lan\n"
+            + "register mallory x@east,x@lan\nregister alice,victim *";
+
     private Probes() {
     }
 

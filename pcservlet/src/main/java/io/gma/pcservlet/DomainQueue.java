@@ -330,6 +330,16 @@ final class DomainQueue {
         }
     }
 
+    /** Whether every one of {@code queues} is empty. */
+    static boolean allEmpty(Iterable<DomainQueue> queues) {
+        for (DomainQueue q : queues) {
+            if (!q.isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     boolean isEmpty() {
         lock.lock();
         try {

@@ -121,12 +121,7 @@ final class Outbound {
     }
 
     boolean isEmpty() {
-        for (DomainQueue q : queues.values()) {
-            if (!q.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        return DomainQueue.allEmpty(queues.values());
     }
 
     /** Closes every queue for good and stops the forwarders; how many messages were left in the queues. */

@@ -91,12 +91,7 @@ final class Relay {
 
     /** Whether every relay queue is empty (each relayed domain acknowledged all it was handed). */
     boolean isEmpty() {
-        for (DomainQueue q : queues.values()) {
-            if (!q.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        return DomainQueue.allEmpty(queues.values());
     }
 
     /** Empties every queue for good, polls waiting returning at once; what was in them. */
