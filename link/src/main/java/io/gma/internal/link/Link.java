@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP connection with a peer (PROTOCOL.md section 4), and the I/O thread that serves it: this class is the
+ * One TCP connection with a peer (protocol.md section 4), and the I/O thread that serves it: this class is the
  * thread's loop (select, read, timers, closing) and what the owner calls; the rest is in its parts.
  *
  * <pre>
@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Closing: {@link #bye()} acknowledges what arrived, says BYE and waits a little for it to be written;
  * {@link #fail} ends the link at once. Either way the listener hears {@link LinkListener#linkClosed} once.
+ *
+ * <p>What is left here, a little over 400 lines, is one thing: the link's state (HANDSHAKE, OPEN, CLOSED, why
+ * it failed) and the loop that moves it, which every part reads and only this class changes.
  */
 public final class Link implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Link.class);

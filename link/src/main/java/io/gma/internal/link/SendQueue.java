@@ -31,7 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The link that carries the queue is known by identity only ({@link #carriedBy}): the queue hands messages
  * to that link and takes ACKs from it, and from no other.
  *
- * <p>One lock; no I/O and no future completion under it.
+ * <p>One lock; no I/O and no future completion under it. That lock is why this is one class of a little over
+ * 400 lines: every operation here is a step under it, over {@link Lanes} and the {@link AckWatch}, which hold the
+ * state.
  */
 public final class SendQueue {
     /** Data messages this long or longer are packed into arrays of their own, before the lock is taken. */
@@ -57,12 +59,11 @@ public final class SendQueue {
     private final LinkCounters counters;
     private final Lanes lanes = new Lanes();
     private final AckWatch watch = new AckWatch();
+    /** Told, outside the lock, when an ACK freed room (null: nobody); for a queue whose producer does not wait. */
+    private final Runnable roomFreed;
     private LinkException closedBy;
     /** The link messages go out on, by identity; only it may take messages in flight or acknowledge them. */
     private Object carrier;
-
-    /** Told, outside the lock, when an ACK freed room (null: nobody); for a queue whose producer does not wait. */
-    private final Runnable roomFreed;
 
     /**
      * @param maxBytes maxQueuedBytes: data queued and not acknowledged, at most
