@@ -5,10 +5,10 @@ import io.gma.wire.Message;
 
 /** An {@link Incoming} over a received message, able to reply to its sender. */
 final class Delivery implements Incoming {
-    private final Endpoint endpoint;
+    private final EndpointCore endpoint;
     private final Message message;
 
-    Delivery(Endpoint endpoint, Message message) {
+    Delivery(EndpointCore endpoint, Message message) {
         this.endpoint = endpoint;
         this.message = message;
     }
