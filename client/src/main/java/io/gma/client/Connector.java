@@ -1,5 +1,7 @@
 package io.gma.client;
 
+import io.gma.internal.link.Acceptor;
+import io.gma.internal.link.HandshakeAdmission;
 import io.gma.internal.link.IoThreads;
 import io.gma.internal.link.Link;
 import io.gma.internal.link.LinkConfig;
@@ -17,8 +19,10 @@ import io.gma.security.Security;
 import io.gma.security.Tls;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import io.gma.wire.Threads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.Set;
@@ -33,14 +37,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An endpoint's links to its peers. It connects to a peer that has messages and no link (at the address the
- * registry gives, or the PC servlet's as configured), one attempt at a time, and after a failure schedules the
- * next after the peer's back-off ({@link Peer#failedAttempt}, the link module's {@code Backoff}); it starts the
- * links it makes and those the acceptor hands it, each on an I/O thread of its own; and it decides what a link
- * that opens or closes means for its peer: carry its messages, retry, or give up on a refusal.
+ * registry gives, or the PC servlet's as configured: the uplink, kept from the start), one attempt at a time, and
+ * after a failure schedules the next after the peer's back-off ({@link Peer#failedAttempt}, the link module's
+ * {@code Backoff}); it accepts peers' links on the endpoint's socket ({@link Acceptor}); it runs each link, made
+ * or accepted, on an I/O thread of its own; and it decides what a link that opens or closes means for its peer:
+ * carry its messages, retry, or give up on a refusal.
  *
  * <p>It makes no listener itself: {@code listeners} gives each link its own, and {@code unreachable} is told of
  * a peer the registry does not know. Connecting runs on the {@code connecting} pool, retries wait in the timer,
- * and the link events come on the links' I/O threads.
+ * accepting has its thread, and the link events come on the links' I/O threads.
  */
 final class Connector {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
@@ -87,6 +92,18 @@ final class Connector {
         this.unreachable = unreachable;
     }
 
+    /**
+     * Connects the uplink, if there is one, at once and for good (messages from other domains come over it), and
+     * accepts peers' links on {@code server}, on a thread of its own, until the endpoint closes.
+     */
+    void start(ServerSocketChannel server, HandshakeAdmission admission) {
+        if (uplink != null) {
+            connect(uplink);
+        }
+        Threads.start("gma-" + config.label + "-accept", new Acceptor(server, linkConfig, admission,
+                () -> listeners.apply(null), peers::closed, this::startLink));
+    }
+
     /** Connects to {@code peer} unless a link or an attempt is there, or its back-off has not passed. */
     void connect(Peer peer) {
         if (peers.closed() || !peer.startConnecting()) {
@@ -119,7 +136,7 @@ final class Connector {
     }
 
     /** Runs a new link, made here or accepted, on an I/O thread of its own; aborts it once closed. */
-    void startLink(Link link) {
+    private void startLink(Link link) {
         links.add(link);
         if (peers.closed()) {
             links.remove(link);
@@ -148,11 +165,11 @@ final class Connector {
     }
 
     /**
-     * A link finished its handshake: it carries its peer's messages, {@code peer}'s (null: an accepted link's,
-     * found by the name its peer said).
+     * A link finished its handshake: it carries the messages of {@code peer}, or of an accepted link's peer (null
+     * here), found by the name it said.
      *
-     * @return the peer the link carries; null for a peer without a name, which may send to this endpoint but
-     *     cannot be sent to
+     * @return the peer the link carries; {@code peer} as it was when the link's peer has no name (it may send to
+     *     this endpoint, but cannot be sent to)
      */
     Peer opened(Peer peer, Link link) {
         String peerName = link.peerName();

@@ -1,6 +1,5 @@
 package io.gma.client;
 
-import io.gma.internal.link.Acceptor;
 import io.gma.internal.link.HandshakeAdmission;
 import io.gma.internal.link.LinkConfig;
 import io.gma.internal.link.LinkListener;
@@ -52,8 +51,6 @@ final class EndpointCore implements AutoCloseable {
     private final String name;
     private final RegistryClient registry;
     private final ServerSocketChannel server;
-    /** What every link of this endpoint shares. */
-    private final LinkConfig linkConfig;
     private final Counters counters = new Counters();
     /** Lease renewal, request timeouts, reconnect back-off. */
     private final ScheduledThreadPoolExecutor timer;
@@ -78,9 +75,9 @@ final class EndpointCore implements AutoCloseable {
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.named(prefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         this.connecting = Executors.newCachedThreadPool(Threads.numbered(prefix + "-connect-"));
-        this.linkConfig = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
         this.peers = new Peers(name, config, counters.link);
-        this.connector = new Connector(config, linkConfig, registry, peers, counters, timer, connecting,
+        LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
+        this.connector = new Connector(config, links, registry, peers, counters, timer, connecting,
                 this::listenerFor, this::unreachable);
         this.outbox = new Outbox(config, peers, connector);
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
@@ -113,12 +110,7 @@ final class EndpointCore implements AutoCloseable {
             LOG.warn(warning);
         }
         EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease);
-        Peer uplink = e.peers.uplink();
-        if (uplink != null) {
-            e.connector.connect(uplink); // at once, and for good: messages from other domains come over it
-        }
-        Threads.start("gma-" + config.label + "-accept", new Acceptor(server, e.linkConfig, admission,
-                () -> e.listenerFor(null), e.peers::closed, e.connector::startLink));
+        e.connector.start(server, admission);
         // the renewal's HTTP call runs on the connecting pool, so a slow registry delays no request timeout
         lease.keep(e.timer, e.connecting);
         return e;

@@ -7,7 +7,7 @@ import java.util.function.Predicate;
 
 /**
  * A producer of monitoring events: it publishes to its subscribers, answers requests, and can send and
- * request like any endpoint.
+ * request like any {@link Endpoint}.
  *
  * <pre>{@code
  * try (Producer cpu = Producer.builder().registry(url).domain("dsg").label("cpu").build()) {
