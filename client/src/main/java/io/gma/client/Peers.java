@@ -32,8 +32,7 @@ final class Peers {
         this.config = config;
         this.counters = counters;
         if (config.pcServlet != null) {
-            uplink = new Peer(Name.pcServlet(config.domain), newQueue(), Envelope.of(name,
-                    Name.pcServlet(config.domain)));
+            uplink = newPeer(Name.pcServlet(config.domain));
             peers.put(uplink.name(), uplink);
         } else {
             uplink = null;
