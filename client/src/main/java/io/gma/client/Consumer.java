@@ -16,9 +16,9 @@ import java.nio.charset.StandardCharsets;
  * }
  * }</pre>
  */
-public final class Consumer extends GmaEndpoint {
-    private Consumer(Endpoint endpoint) {
-        super(endpoint);
+public final class Consumer extends Endpoint {
+    private Consumer(EndpointCore core) {
+        super(core);
     }
 
     /** Options for a consumer; {@link EndpointBuilder#build()} starts and registers it. */
@@ -32,12 +32,12 @@ public final class Consumer extends GmaEndpoint {
      * @param filter text the producer's application interprets (null for none)
      */
     public Sent subscribe(String producer, String filter) throws EndpointException {
-        return endpoint().send(producer, Command.SUBSCRIBE, filter == null ? new byte[0]
+        return core().send(producer, Command.SUBSCRIBE, filter == null ? new byte[0]
                 : filter.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Ends a subscription (a control message: it never waits behind data). */
     public void unsubscribe(String producer) throws EndpointException {
-        endpoint().sendControl(producer, Command.UNSUBSCRIBE, endpoint().nextSequence(), new byte[0]);
+        core().sendControl(producer, Command.UNSUBSCRIBE, core().nextSequence(), new byte[0]);
     }
 }

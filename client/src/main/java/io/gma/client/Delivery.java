@@ -5,11 +5,11 @@ import io.gma.wire.Message;
 
 /** An {@link Incoming} over a received message, able to reply to its sender. */
 final class Delivery implements Incoming {
-    private final Endpoint endpoint;
+    private final Outbox outbox;
     private final Message message;
 
-    Delivery(Endpoint endpoint, Message message) {
-        this.endpoint = endpoint;
+    Delivery(Outbox outbox, Message message) {
+        this.outbox = outbox;
         this.message = message;
     }
 
@@ -40,7 +40,7 @@ final class Delivery implements Incoming {
 
     @Override
     public void reply(byte[] data) throws EndpointException {
-        endpoint.sendControl(message.from(), Command.REPLY, message.sequence(), data);
+        outbox.sendControl(message.from(), Command.REPLY, message.sequence(), data);
     }
 
     @Override

@@ -25,7 +25,7 @@ import java.util.function.Function;
 public final class EndpointBuilder<T> {
 
     private final Kind kind;
-    private final Function<Endpoint, T> wrap;
+    private final Function<EndpointCore, T> wrap;
     String registry;
     String domain;
     String label;
@@ -46,7 +46,7 @@ public final class EndpointBuilder<T> {
     /** Null: none given, which is {@link Security#unlessExposed} of the host. */
     Security security;
 
-    EndpointBuilder(Kind kind, Function<Endpoint, T> wrap) {
+    EndpointBuilder(Kind kind, Function<EndpointCore, T> wrap) {
         this.kind = kind;
         this.wrap = wrap;
     }
@@ -251,7 +251,7 @@ public final class EndpointBuilder<T> {
             throw new IllegalStateException("security has TLS without a key store: an endpoint accepts links, so it"
                     + " needs a certificate of its own");
         }
-        return wrap.apply(Endpoint.start(this));
+        return wrap.apply(EndpointCore.start(this));
     }
 
     Kind kind() {

@@ -1,12 +1,14 @@
 package io.gma.client;
 
 import io.gma.internal.link.LinkException;
+import io.gma.registry.api.RegistryException;
+import io.gma.wire.ErrorCode;
 
 /**
- * Failures across the boundary with the link module: what a link or a send queue reports as a
- * {@link LinkException} reaches an application as an {@link EndpointException}, with the same code, message,
- * cause and stack trace; and a failure the endpoint decides (SHUTTING_DOWN, NO_ROUTE) is handed to a queue as a
- * LinkException.
+ * Failures across the client's boundaries. What a link or a send queue reports as a {@link LinkException}
+ * reaches an application as an {@link EndpointException}, with the same code, message, cause and stack trace;
+ * a failure the endpoint decides (SHUTTING_DOWN, NO_ROUTE) is handed to a queue as a LinkException; and a
+ * {@link RegistryException} becomes an EndpointException whose code says what the registry's status meant.
  */
 final class Failures {
     private Failures() {
@@ -24,5 +26,17 @@ final class Failures {
         LinkException internal = new LinkException(e.code(), e.getMessage(), e.getCause());
         internal.setStackTrace(e.getStackTrace());
         return internal;
+    }
+
+    /** A registry call that failed, {@code what} naming it: "{@code what}: {@code ex}'s message". */
+    static EndpointException fromRegistry(String what, RegistryException ex) {
+        ErrorCode code = switch (ex.status()) {
+            case 401 -> ErrorCode.UNAUTHORIZED;
+            case 403 -> ErrorCode.FORBIDDEN;
+            case 404 -> ErrorCode.NO_ROUTE;
+            case 0 -> ErrorCode.TIMEOUT;
+            default -> ErrorCode.INTERNAL;
+        };
+        return new EndpointException(code, what + ": " + ex.getMessage(), ex);
     }
 }

@@ -7,7 +7,7 @@ import java.util.function.Predicate;
 
 /**
  * A producer of monitoring events: it publishes to its subscribers, answers requests, and can send and
- * request like any endpoint().
+ * request like any {@link Endpoint}.
  *
  * <pre>{@code
  * try (Producer cpu = Producer.builder().registry(url).domain("dsg").label("cpu").build()) {
@@ -18,9 +18,9 @@ import java.util.function.Predicate;
  * <p>Consumers subscribe with SUBSCRIBE; the producer may also add subscribers itself. A subscriber whose name
  * the registry no longer knows is dropped.
  */
-public final class Producer extends GmaEndpoint {
-    private Producer(Endpoint endpoint) {
-        super(endpoint);
+public final class Producer extends Endpoint {
+    private Producer(EndpointCore core) {
+        super(core);
     }
 
     /** Options for a producer; {@link EndpointBuilder#build()} starts and registers it. */
@@ -30,7 +30,7 @@ public final class Producer extends GmaEndpoint {
 
     /** Sends DATA to every current subscriber. */
     public List<Sent> publish(byte[] data) {
-        return endpoint().publish(data, filter -> true);
+        return core().publish(data, filter -> true);
     }
 
     /**
@@ -38,21 +38,21 @@ public final class Producer extends GmaEndpoint {
      * accepts. A subscriber whose queue refuses the message gets a failed {@link Sent}; the others still get it.
      */
     public List<Sent> publish(byte[] data, Predicate<String> filter) {
-        return endpoint().publish(data, filter);
+        return core().publish(data, filter);
     }
 
     /** Adds a subscriber from this side, with an optional filter text (null for none). */
     public void addSubscriber(String consumer, String filter) {
-        endpoint().addSubscriber(consumer, filter);
+        core().addSubscriber(consumer, filter);
     }
 
     /** Stops publishing to a subscriber. */
     public void removeSubscriber(String consumer) {
-        endpoint().removeSubscriber(consumer);
+        core().removeSubscriber(consumer);
     }
 
     /** The current subscribers and their filter texts. */
     public Map<String, String> subscribers() {
-        return endpoint().subscribers();
+        return core().subscribers();
     }
 }

@@ -76,7 +76,7 @@ class DedupTest {
                 Thread.sleep(5);
             }
             for (int i = 0; i < 70_000; i++) {
-                asker.endpoint().nextSequence(); // messages to other peers
+                asker.core().nextSequence(); // messages to other peers
             }
             asker.request(echo.name(), "fast".getBytes(UTF_8), Duration.ofSeconds(5));
             slow.get().reply("late".getBytes(UTF_8));
@@ -92,7 +92,7 @@ class DedupTest {
                 Consumer c = f.consumer("c").build()) {
             Sent d = c.send(sink.name(), "old data".getBytes(UTF_8));
             for (int i = 0; i < 70_000; i++) {
-                c.endpoint().nextSequence();
+                c.core().nextSequence();
             }
             c.unsubscribe(sink.name()); // control lane, a much higher number, may go first
             d.acknowledged().get(10, TimeUnit.SECONDS);

@@ -73,7 +73,7 @@ class ForgedAnswersTest {
      * Sends {@code command} from {@code from} to {@code requester} for sequence numbers 1..32, waits until the
      * requester read them all, and checks it refused the one its request awaits.
      */
-    static void forge(SSLSocket s, String from, GmaEndpoint requester, Command command) throws Exception {
+    static void forge(SSLSocket s, String from, Endpoint requester, Command command) throws Exception {
         long read = requester.stats().messagesIn();
         long refused = requester.stats().refusedAnswers();
         for (long seq = 1; seq <= 32; seq++) {

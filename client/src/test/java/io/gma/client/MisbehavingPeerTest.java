@@ -168,7 +168,7 @@ class MisbehavingPeerTest {
             // back-off 50 ms doubling to 5 s: about 7 attempts in 2 s; one per send would be hundreds
             assertTrue(during <= 12, during + " connections in 2 s of sending");
             assertTrue(idle <= 4, idle + " connections in the next 2 s");
-            assertTrue(p.endpoint().timerTasks() < 5, p.endpoint().timerTasks() + " timer tasks");
+            assertTrue(p.core().timerTasks() < 5, p.core().timerTasks() + " timer tasks");
         }
     }
 

@@ -79,7 +79,7 @@ class ReliabilityTest {
                 source.send(sink.name(), number(i));
                 if (i % 40_000 == 20_000) {
                     // alternately cut at the sender and at the receiver, mid-stream
-                    ((i / 40_000) % 2 == 0 ? source.endpoint() : sink.endpoint()).severLinks();
+                    ((i / 40_000) % 2 == 0 ? source.core() : sink.core()).severLinks();
                 }
             }
             assertTrue(check.done.await(120, TimeUnit.SECONDS), "only " + check.next.get() + " of " + n
@@ -98,7 +98,7 @@ class ReliabilityTest {
                 Consumer asker = f.consumer("asker").build()) {
             for (int i = 0; i < 50; i++) {
                 if (i % 10 == 5) {
-                    asker.endpoint().severLinks();
+                    asker.core().severLinks();
                 }
                 byte[] reply = asker.request(echo.name(), ("q" + i).getBytes(UTF_8), java.time.Duration.ofSeconds(10));
                 assertEquals("q" + i, new String(reply, UTF_8));

@@ -18,7 +18,7 @@ class RequestTimerTest {
                 asker.request(echo.name(), new byte[64 * 1024], Duration.ofMinutes(5));
             }
             // each left behind would hold its 64 KiB reply for five minutes
-            int tasks = asker.endpoint().timerTasks();
+            int tasks = asker.core().timerTasks();
             assertTrue(tasks < 10, tasks + " tasks wait in the timer after 2,000 answered requests");
         }
     }

@@ -1,0 +1,243 @@
+package io.gma.client;
+
+import io.gma.internal.link.HandshakeAdmission;
+import io.gma.internal.link.LinkConfig;
+import io.gma.internal.link.LinkListener;
+import io.gma.internal.link.Peer;
+import io.gma.registry.api.QueryResult;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Threads;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one endpoint implementation under {@link Producer} and {@link Consumer}, as in jGMA; their {@link Endpoint}
+ * is its public face. It starts an endpoint (listening socket, registration), wires its parts, hands each call to
+ * the part that does it, and closes them in order:
+ *
+ * <ul>
+ *   <li>{@link LeaseKeeper}: registration, its renewal, registering again after a lost lease;
+ *   <li>{@link Peers}: the peers sent to, each with its send queue, and the uplink;
+ *   <li>{@link Connector}: their links, made, accepted, retried, and what a link that opens or closes means;
+ *   <li>{@link Outbox}: sending, into a peer's queue and onto its link;
+ *   <li>{@link Requests}: the replies awaited, and who may answer;
+ *   <li>{@link Subscribers}: a producer's subscribers, and publishing to them;
+ *   <li>{@link Inbox}: receiving, checking, deduplicating and delivering, each link through its
+ *       {@link PeerLink}.
+ * </ul>
+ *
+ * <p>They depend on each other one way, in that order (a part uses only parts listed above it), but for the two
+ * the connector is given: the listener of each link, {@link #listenerFor}, and what to do about a peer the
+ * registry does not know, {@link #unreachable}.
+ */
+final class EndpointCore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    private final EndpointBuilder<?> config;
+    private final String name;
+    private final RegistryClient registry;
+    private final ServerSocketChannel server;
+    private final Counters counters = new Counters();
+    /** Lease renewal, request timeouts, reconnect back-off. */
+    private final ScheduledThreadPoolExecutor timer;
+    /** Connection attempts, and the lease's calls to the registry. */
+    private final ExecutorService connecting;
+    private final LeaseKeeper lease;
+    private final Peers peers;
+    private final Connector connector;
+    private final Outbox outbox;
+    private final Requests requests;
+    private final Subscribers subscribers;
+    private final Inbox inbox;
+
+    private EndpointCore(EndpointBuilder<?> config, String name, RegistryClient registry, WireCodec codec,
+            ServerSocketChannel server, LeaseKeeper lease) {
+        this.config = config;
+        this.name = name;
+        this.registry = registry;
+        this.server = server;
+        this.lease = lease;
+        String prefix = "gma-" + config.label;
+        this.timer = new ScheduledThreadPoolExecutor(1, Threads.named(prefix + "-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        this.connecting = Executors.newCachedThreadPool(Threads.numbered(prefix + "-connect-"));
+        this.peers = new Peers(name, config, counters.link);
+        LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
+        this.connector = new Connector(config, links, registry, peers, counters, timer, connecting,
+                this::listenerFor, this::unreachable);
+        this.outbox = new Outbox(config, peers, connector);
+        this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
+        this.subscribers = new Subscribers(outbox);
+        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, subscribers, counters);
+    }
+
+    static EndpointCore start(EndpointBuilder<?> config) throws EndpointException {
+        HandshakeAdmission admission = HandshakeAdmission.process(); // first: a bad system property refuses to start
+        WireCodec codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
+        RegistryClient registry = RegistryClient.builder(config.registry).security(config.security).build();
+        ServerSocketChannel server;
+        try {
+            server = ServerSocketChannel.open();
+            server.bind(new InetSocketAddress(config.host, 0));
+        } catch (IOException ex) {
+            throw new EndpointException(ErrorCode.INTERNAL, "cannot listen on " + config.host + ": " + ex.getMessage(),
+                    ex);
+        }
+        LeaseKeeper lease = new LeaseKeeper(config, registry, server);
+        String name;
+        try {
+            name = lease.register();
+        } catch (EndpointException ex) {
+            close(server);
+            throw ex;
+        }
+        String warning = config.security.warning("endpoint " + name);
+        if (warning != null) {
+            LOG.warn(warning);
+        }
+        EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease);
+        e.connector.start(server, admission);
+        // the renewal's HTTP call runs on the connecting pool, so a slow registry delays no request timeout
+        lease.keep(e.timer, e.connecting);
+        return e;
+    }
+
+    /** The listener of a new link to {@code peer}; null: an accepted link, whose peer is known when it opens. */
+    private LinkListener listenerFor(Peer peer) {
+        return new PeerLink(peer, connector, inbox.reader());
+    }
+
+    /** The registry says the peer is gone: what was queued for it fails, and it stops being a subscriber. */
+    private void unreachable(Peer peer, EndpointException why) {
+        peers.forget(peer);
+        subscribers.remove(peer.name());
+        peer.queue().close(Failures.toLink(why));
+        requests.failTo(peer.name(), why);
+    }
+
+    String name() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /** Queues a message for {@code to}: data lane, under the full-queue policy. */
+    Sent send(String to, Command command, byte[] data) throws EndpointException {
+        return outbox.send(to, command, data);
+    }
+
+    /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
+    void sendControl(String to, Command command, long seq, byte[] data) throws EndpointException {
+        outbox.sendControl(to, command, seq, data);
+    }
+
+    /** A new sequence number, for a message this endpoint originates. */
+    long nextSequence() {
+        return outbox.nextSequence();
+    }
+
+    CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
+        return requests.requestAsync(to, data, timeout);
+    }
+
+    byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
+        return requests.request(to, data, timeout);
+    }
+
+    Duration requestTimeout() {
+        return config.requestTimeout;
+    }
+
+    // ---------------------------------------------------------------- subscribers
+
+    /** Sends DATA to every subscriber whose filter the predicate accepts; one slow subscriber fails alone. */
+    List<Sent> publish(byte[] data, Predicate<String> filter) {
+        return subscribers.publish(data, filter);
+    }
+
+    void addSubscriber(String consumer, String filter) {
+        subscribers.add(consumer, filter);
+    }
+
+    void removeSubscriber(String consumer) {
+        subscribers.remove(consumer);
+    }
+
+    Map<String, String> subscribers() {
+        return subscribers.snapshot();
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    QueryResult query(String sql) throws EndpointException {
+        try {
+            return registry.query(sql);
+        } catch (RegistryException ex) {
+            throw Failures.fromRegistry("query", ex);
+        }
+    }
+
+    EndpointStats stats() {
+        long queuedMessages = 0;
+        long queuedBytes = 0;
+        for (Peer p : peers.all()) {
+            queuedMessages += p.queue().messages();
+            queuedBytes += p.queue().bytes();
+        }
+        return counters.snapshot(queuedMessages, queuedBytes);
+    }
+
+    /**
+     * Cuts every link at once, without BYE, as a network failure would: for tests of resending. Queued and
+     * unacknowledged messages stay and go out again on the next link.
+     */
+    void severLinks() {
+        connector.severLinks();
+    }
+
+    /** Tasks waiting in the timer: lease renewal, back-offs, and requests not answered yet. */
+    int timerTasks() {
+        return timer.getQueue().size();
+    }
+
+    /** Unregisters, says BYE on every link, fails what is still queued with SHUTTING_DOWN. */
+    @Override
+    public void close() {
+        if (peers.closed()) {
+            return;
+        }
+        peers.close();
+        lease.close();
+        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
+        connector.sayBye();
+        for (Peer p : peers.all()) {
+            p.queue().close(Failures.toLink(shutdown));
+        }
+        requests.failAll(shutdown);
+        close(server);
+        timer.shutdownNow();
+        connecting.shutdownNow();
+    }
+
+    private static void close(ServerSocketChannel server) {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.gma.client;
+
+import io.gma.internal.link.Link;
+import io.gma.internal.link.Peer;
+import io.gma.security.Security;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
+import io.gma.wire.Message;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an endpoint receives, on the I/O thread of the link it came on. A message whose sender is not the peer
+ * that authenticated is refused (an impostor); one for another endpoint is answered NO_ROUTE; a duplicate is
+ * dropped ({@link Dedup}); a REPLY or an ERROR goes to the request it answers ({@link Requests}); SUBSCRIBE and
+ * UNSUBSCRIBE change the {@link Subscribers}; the rest is delivered to the message handler, on the link's thread
+ * or through the executor. What it must answer (an ERROR, a handler's REPLY) goes out through the
+ * {@link Outbox}.
+ *
+ * <p>One sender's messages reach the handler one at a time and in order: its {@link Dedup.Seen} record is held
+ * while a message is checked and delivered.
+ */
+final class Inbox {
+    private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    private final String name;
+    private final EndpointBuilder<?> config;
+    private final Security security;
+    /** This domain's PC servlet, or null: it sends in other endpoints' names. */
+    private final Peer uplink;
+    private final Outbox outbox;
+    private final Requests requests;
+    private final Subscribers subscribers;
+    private final Counters counters;
+    private final Dedup dedup = new Dedup();
+
+    /** @param config the handler and its executor, read as each message is delivered */
+    Inbox(String name, EndpointBuilder<?> config, Peer uplink, Outbox outbox, Requests requests,
+            Subscribers subscribers, Counters counters) {
+        this.name = name;
+        this.config = config;
+        this.security = config.security;
+        this.uplink = uplink;
+        this.outbox = outbox;
+        this.requests = requests;
+        this.subscribers = subscribers;
+        this.counters = counters;
+    }
+
+    /** A new link's reader. */
+    Reader reader() {
+        return new Reader();
+    }
+
+    /**
+     * The receiving side of one link, and what it remembers from one message to the next: a link's messages come
+     * from one sender to one destination, decoded to one String each, so a reference compare finds its dedup
+     * record and checks its destination, not a look-up. Its link's I/O thread's alone.
+     */
+    final class Reader {
+        /** The sender of the last message taken from this link, and its dedup record. */
+        private String lastSender;
+        private Dedup.Seen lastSeen;
+        /** The last destination taken from this link, and the name of this endpoint's that it matched. */
+        private String lastTo;
+        private String lastToWasOwn;
+
+        private Reader() {
+        }
+
+        /**
+         * A counted message arrived on {@code link}, which carries {@code from}'s messages (null: a peer without
+         * a name).
+         *
+         * @return true: an endpoint takes everything; dedup drops what it had
+         */
+        boolean receive(Message m, Link link, Peer from) {
+            if (security.authenticates() && from != uplink && !m.from().equals(link.peerName())) {
+                impostor(m, link);
+                return true;
+            }
+            take(m, from);
+            return true;
+        }
+
+        /**
+         * A peer said BYE, which an endpoint says only when it closes for good: it fails what it has not had
+         * acknowledged instead of resending it, so its dedup window can go, and a later run under the same exact
+         * name starts afresh.
+         */
+        void saidBye(Link link) {
+            String peerName = link.peerName();
+            if (peerName != null) {
+                dedup.forget(peerName);
+            }
+        }
+
+        private void take(Message m, Peer from) {
+            Command c = m.command();
+            boolean answer = c == Command.REPLY || c == Command.ERROR;
+            String own = name;
+            if (m.to() != lastTo || lastToWasOwn != own) {
+                // a stream repeats the String decoded once: a compare, not equals, unless this endpoint was renamed
+                if (!m.to().equals(own)) {
+                    if (!answer) {
+                        error(m, ErrorCode.NO_ROUTE, "this is " + own + ", not " + m.to() + "; an endpoint does not"
+                                + " route");
+                    }
+                    return;
+                }
+                lastTo = m.to();
+                lastToWasOwn = own;
+            }
+            if (answer) {
+                answer(m, from);
+                return;
+            }
+            // one sender's messages are delivered one at a time, in order, even while an old link still
+            // delivers what it had read and a new one delivers what was resent
+            Dedup.Seen seen = lastSeen;
+            if (seen == null || lastSender != m.from() || seen.forgotten) {
+                // a link's messages come from one sender, decoded to one String: a compare, not a look-up
+                seen = dedup.of(m.from());
+                lastSender = m.from();
+                lastSeen = seen;
+            }
+            synchronized (seen) {
+                if (!seen.add(m.sequence())) {
+                    counters.duplicates.increment();
+                    return;
+                }
+                dispatch(m);
+            }
+        }
+    }
+
+    /** A REPLY or an ERROR: it completes the request it answers, if it may. */
+    private void answer(Message m, Peer from) {
+        if (m.command() == Command.REPLY) {
+            if (requests.answered(m, from) instanceof Requests.Awaited a) {
+                a.reply().complete(m.data());
+            }
+            return;
+        }
+        Requests.Answer a = requests.answered(m, from);
+        if (a == Requests.Unmatched.REFUSED) {
+            return;
+        }
+        String text = m.dataAsString();
+        // an error code this version does not know: reported as INTERNAL, with the peer's text
+        EndpointException error = new EndpointException(ErrorText.parse(text).code(), m.from() + " answered ERROR "
+                + text);
+        if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from())) {
+            // a PC servlet found no way to a subscriber in another domain: it vanished
+            LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
+        }
+        if (a instanceof Requests.Awaited awaited) {
+            awaited.reply().completeExceptionally(error);
+        } else {
+            LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
+                    Long.toUnsignedString(m.sequence()), text);
+        }
+    }
+
+    /** A message on a direct link whose sender is not the peer that authenticated: refused, not delivered. */
+    private void impostor(Message m, Link link) {
+        String sentence = "\"" + m.from() + "\" is not the name this link's peer said in HELLO, \""
+                + link.peerName() + "\"";
+        LOG.info("{}: refused {} {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()), sentence);
+        if (link.peerName() == null || link.peerName().isEmpty() || m.command() == Command.REPLY
+                || m.command() == Command.ERROR) {
+            return; // nobody to tell, or an answer, which is never answered
+        }
+        error(link.peerName(), m.sequence(), ErrorCode.FORBIDDEN, sentence);
+    }
+
+    /** A sender's own message, delivered for the first time. */
+    private void dispatch(Message m) {
+        if (m.command() == Command.SUBSCRIBE) {
+            subscribers.add(m.from(), m.dataAsString());
+        } else if (m.command() == Command.UNSUBSCRIBE) {
+            subscribers.remove(m.from());
+        } else {
+            deliver(m);
+        }
+    }
+
+    private void deliver(Message m) {
+        MessageHandler handler = config.handler;
+        if (handler == null) {
+            if (m.replyExpected()) {
+                error(m, ErrorCode.INTERNAL, name + " has no message handler");
+            }
+            return;
+        }
+        if (config.executor == null) {
+            handle(handler, m); // on the I/O thread, without a task object per message
+            return;
+        }
+        try {
+            config.executor.execute(() -> handle(handler, m));
+        } catch (RejectedExecutionException ex) {
+            LOG.warn("{}: the handler executor refused {} from {}", name, m.command(), m.from());
+            if (m.replyExpected()) {
+                error(m, ErrorCode.QUEUE_FULL, "the handler executor of " + name + " refused the message");
+            }
+        }
+    }
+
+    private void handle(MessageHandler handler, Message m) {
+        try {
+            handler.onMessage(new Delivery(outbox, m));
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
+            // the handler's failure is this message's, not the link's: the link goes on
+            LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
+            if (m.replyExpected()) {
+                error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
+            }
+        }
+    }
+
+    /** Answers {@code m} with an ERROR. */
+    private void error(Message m, ErrorCode code, String sentence) {
+        error(m.from(), m.sequence(), code, sentence);
+    }
+
+    /** Tells {@code to} that its message {@code seq} failed; an ERROR that cannot be sent is logged. */
+    private void error(String to, long seq, ErrorCode code, String sentence) {
+        try {
+            outbox.sendControl(to, Command.ERROR, seq, new ErrorText(code, sentence).toBytes());
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not report {} to {}: {}", name, code, to, ex.getMessage());
+        }
+    }
+}
