@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Remembers, per sender, the highest 65,536 sequence numbers delivered (PROTOCOL.md section 4), so a message
+ * Remembers, per sender, the highest 65,536 sequence numbers delivered (protocol.md section 4), so a message
  * resent after a reconnect is delivered once.
  *
  * <p>A set of numbers, not a window of values: a sender numbers its messages across all its destinations,

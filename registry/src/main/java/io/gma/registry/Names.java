@@ -5,13 +5,13 @@ import java.security.SecureRandom;
 import java.util.regex.Pattern;
 
 /**
- * The name rules of PROTOCOL.md section 3 ({@link Name}) as the registry's API refuses them (400, the value
+ * The name rules of protocol.md section 3 ({@link Name}) as the registry's API refuses them (400, the value
  * quoted as JSON), the rule for attribute keys, and the nonces that make registered names unique. Whether a
  * name carries a nonce is known only from the registration that made it (the store keeps the label): it is
  * never guessed from the name's shape, since {@code x-abc234@east} may be the exact label {@code x-abc234}.
  */
 final class Names {
-    /** Attribute keys are the registry's own rule (PROTOCOL.md names none): the characters of a label. */
+    /** Attribute keys are the registry's own rule (protocol.md names none): the characters of a label. */
     private static final Pattern ATTRIBUTE_KEY = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final char[] NONCE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
     private static final SecureRandom RANDOM = new SecureRandom();

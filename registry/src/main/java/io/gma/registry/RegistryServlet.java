@@ -28,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The registry's HTTP API (PROTOCOL.md section 7), as a plain Jakarta Servlet 6. Map it to
+ * The registry's HTTP API (protocol.md section 7), as a plain Jakarta Servlet 6. Map it to
  * {@code /registry/v1/*}.
  *
  * <p>In a servlet container, the no-argument constructor reads init parameters: {@code jdbcUrl} (default: a
@@ -239,7 +239,7 @@ public class RegistryServlet extends HttpServlet {
         authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
         boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
         DomainInfo info = core.store.lookupDomain(d.domain());
-        // 201 either way, as PROTOCOL.md section 7 says; "created" tells a renewal from a new registration
+        // 201 either way, as protocol.md section 7 says; "created" tells a renewal from a new registration
         json(resp, 201, Json.MAPPER.createObjectNode().put("domain", info.domain()).put("created", created)
                 .put("expiresAt", info.expiresAt().toString()));
     }

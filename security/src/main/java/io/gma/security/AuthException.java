@@ -8,7 +8,7 @@ package io.gma.security;
 public final class AuthException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    /** The refusal's code, as PROTOCOL.md names it. */
+    /** The refusal's code, as protocol.md names it. */
     public enum Kind {
         UNAUTHORIZED(401), FORBIDDEN(403);
 

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
 public final class Security {
     /** The identity of every caller when authentication is off. */
     public static final String ANONYMOUS = "anonymous";
-    /** The prefix of HELLO data and of the Authorization header that carry a token (PROTOCOL.md section 5). */
+    /** The prefix of HELLO data and of the Authorization header that carry a token (protocol.md section 5). */
     public static final String BEARER = "Bearer ";
     /** The audience of tokens shown to the registry; a PC servlet's is its domain, an endpoint's its name. */
     public static final String REGISTRY_AUDIENCE = "registry";
@@ -248,7 +248,7 @@ public final class Security {
         if (authorization != null && !authorization.isEmpty()) {
             if (!authorization.startsWith(BEARER)) {
                 throw new AuthException(AuthException.Kind.UNAUTHORIZED,
-                        "credentials must be 'Bearer <token>' (PROTOCOL.md section 5)");
+                        "credentials must be 'Bearer <token>' (protocol.md section 5)");
             }
             return verify(authorization.substring(BEARER.length()).strip(), audience);
         }

@@ -1,7 +1,7 @@
 package io.gma.wire;
 
 /**
- * A message's command byte (PROTOCOL.md section 2): the twelve protocol commands as constants, and the
+ * A message's command byte (protocol.md section 2): the twelve protocol commands as constants, and the
  * application commands 0x40..0xFF as values from {@link #application(int)}.
  *
  * <p>There is exactly one instance per code, so commands compare with {@code ==} and looking one up
@@ -108,7 +108,7 @@ public final class Command {
 
     /**
      * Whether this is counted control traffic: REPLY, ERROR and UNSUBSCRIBE. A send queue never holds it up
-     * behind data and does not bound it like data (PROTOCOL.md section 4); ACKs count it as they count data.
+     * behind data and does not bound it like data (protocol.md section 4); ACKs count it as they count data.
      * The stream's own commands are not control in this sense: see {@link #isStreamOnly()}.
      */
     public boolean isControl() {
@@ -117,7 +117,7 @@ public final class Command {
 
     /**
      * Whether this command belongs to one TCP stream and is never forwarded: HELLO, WELCOME, ACK, PING, PONG
-     * and BYE. Every other command may travel end to end, through PC servlets and the HTTP tunnel (PROTOCOL.md
+     * and BYE. Every other command may travel end to end, through PC servlets and the HTTP tunnel (protocol.md
      * section 6), which refuses these with MALFORMED.
      */
     public boolean isStreamOnly() {

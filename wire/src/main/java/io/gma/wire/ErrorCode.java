@@ -1,7 +1,7 @@
 package io.gma.wire;
 
 /**
- * The error codes of PROTOCOL.md section 2. An ERROR message's data is the code's name, one space, and a
+ * The error codes of protocol.md section 2. An ERROR message's data is the code's name, one space, and a
  * sentence; HTTP answers from a PC servlet use the same words.
  */
 public enum ErrorCode {

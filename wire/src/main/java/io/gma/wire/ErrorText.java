@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@code CODE sentence}: the data of an ERROR message (PROTOCOL.md section 2), and the text body of a PC
+ * {@code CODE sentence}: the data of an ERROR message (protocol.md section 2), and the text body of a PC
  * servlet's refusal of a POST (section 6). The code's name, one space, then a human sentence, in UTF-8:
  *
  * <pre>

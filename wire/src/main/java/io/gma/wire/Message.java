@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One GMA/1 message: command, flags, from, to, sequence and data (PROTOCOL.md section 1). Immutable.
+ * One GMA/1 message: command, flags, from, to, sequence and data (protocol.md section 1). Immutable.
  *
  * <p>A message keeps its packed form, the exact bytes on the wire, so encoding it is a copy and a router
  * forwards it without re-encoding. The factories copy the caller's data; {@link #data()} returns a copy;

@@ -3,7 +3,7 @@ package io.gma.wire;
 import java.util.regex.Pattern;
 
 /**
- * The name grammar of PROTOCOL.md section 3, in one place. A registered name is a label the endpoint chose,
+ * The name grammar of protocol.md section 3, in one place. A registered name is a label the endpoint chose,
  * a nonce the registry added (none for an exact name) and the domain that routes it:
  *
  * <pre>

@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * {@code 20 + 255 + 255 + handshakeMaxDataBytes}.
  *
  * <p>Once {@link #feed} has thrown, the stream cannot be trusted: the decoder refuses every later call and
- * the connection should be closed (PROTOCOL.md section 1). Not thread-safe: one decoder per stream.
+ * the connection should be closed (protocol.md section 1). Not thread-safe: one decoder per stream.
  */
 public final class StreamDecoder {
     private final int maxMessageBytes;

@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Encodes and decodes GMA/1 messages (PROTOCOL.md sections 1 and 2): the front door of this module.
+ * Encodes and decodes GMA/1 messages (protocol.md sections 1 and 2): the front door of this module.
  *
  * <pre>{@code
  * WireCodec codec = WireCodec.standard();
@@ -113,7 +113,7 @@ public final class WireCodec {
 
     /**
      * A new incremental decoder for a stream whose peer has not authenticated yet (a link before HELLO and
-     * WELCOME, PROTOCOL.md section 4): until {@link StreamDecoder#endHandshake()} it refuses, with TOO_LARGE
+     * WELCOME, protocol.md section 4): until {@link StreamDecoder#endHandshake()} it refuses, with TOO_LARGE
      * and before allocating anything for the message, data longer than {@code handshakeMaxDataBytes} (or this
      * codec's limit, if that is smaller); then this codec's limit applies.
      *
@@ -131,7 +131,7 @@ public final class WireCodec {
      * A new writer that packs messages back to back for one write.
      *
      * @param maxBatchBytes how many bytes a batch may hold; a first message longer than this is still taken
-     *     alone, so any message can be sent (PROTOCOL.md: maxBatchBytes plus one message)
+     *     alone, so any message can be sent (protocol.md: maxBatchBytes plus one message)
      * @throws IllegalArgumentException if maxBatchBytes is not positive
      */
     public MessageWriter newWriter(int maxBatchBytes) {

@@ -3,7 +3,7 @@ package io.gma.internal.link;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One link's ACK arithmetic, both ways (PROTOCOL.md section 4): what it received and has yet to acknowledge,
+ * One link's ACK arithmetic, both ways (protocol.md section 4): what it received and has yet to acknowledge,
  * and when an ACK is due; what the peer acknowledged so far, and so how many more each of its ACKs releases.
  * Counts are per link: an ACK says how many counted messages arrived on this link since it opened.
  *

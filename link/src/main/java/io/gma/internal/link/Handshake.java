@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The start of one link (PROTOCOL.md section 5, docs/protocol.md): the TLS handshake, driven on the I/O thread
+ * The start of one link (protocol.md section 5, docs/protocol.md): the TLS handshake, driven on the I/O thread
  * without blocking; then HELLO and WELCOME. The accepting side authenticates HELLO's credentials or the client
  * certificate ({@code Security.authenticate}) and asks its listener whether that identity may have the link; it
  * answers ERROR UNAUTHORIZED or FORBIDDEN and closes otherwise. The connecting side takes WELCOME, or an ERROR

@@ -307,7 +307,7 @@ public final class Link implements Runnable {
                 LOG.info("{}: TLS with {} failed: {}", name, describe(), e.getMessage());
             }
         } catch (ProtocolException e) {
-            // the stream cannot be trusted: tell the peer why, then close (PROTOCOL.md section 1)
+            // the stream cannot be trusted: tell the peer why, then close (protocol.md section 1)
             LOG.warn("{}: closing link to {}: {}", name, describe(), e.getMessage());
             writer.sendImmediate(Packed.make(0, Command.ERROR, name, peerName == null ? "" : peerName, e.errorText()));
             failure = new LinkException(e.code(), e.getMessage(), e);

@@ -9,7 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Everything about one remote endpoint: its send queue (which outlives links), its live links, the one
  * messages go out on, and the reconnect back-off. An endpoint that has a live link with a peer, whichever
- * side opened it, sends over it rather than opening another (PROTOCOL.md section 4).
+ * side opened it, sends over it rather than opening another (protocol.md section 4).
  *
  * <p>A peer knows its links; a link knows only the queue it carries ({@link Link#carry}), not the peer.
  */

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * The messages for one peer that it has not acknowledged yet, in three {@link Lanes}: control (REPLY, ERROR,
  * UNSUBSCRIBE), data, and what is in flight on the link that carries the queue. The bounds count data from the
  * moment it is queued until it is acknowledged, so a slow peer fills the queue and the producer blocks or fails
- * (PROTOCOL.md section 4). The queue outlives links.
+ * (protocol.md section 4). The queue outlives links.
  *
  * <p>Bytes: a small data message is packed straight into a segment shared with the messages around it
  * ({@link SegmentPacker}); a link takes the messages packed since it last took as one slice with one call and

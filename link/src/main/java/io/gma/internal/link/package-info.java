@@ -1,5 +1,5 @@
 /**
- * The stream protocol between two GMA processes (PROTOCOL.md section 4, docs/protocol.md), as the client's
+ * The stream protocol between two GMA processes (protocol.md section 4, docs/protocol.md), as the client's
  * endpoints and the PC servlet's uplink side both speak it: a {@link io.gma.internal.link.Link} and its I/O
  * thread (TLS, HELLO and WELCOME, ACKs, keepalive, BYE), its writer, the {@link io.gma.internal.link.SendQueue}
  * that outlives links, the {@link io.gma.internal.link.Peer} that holds them, the accept loop with its caps on

@@ -152,7 +152,7 @@ public final class RegistryClient {
         call(request(url("domains", domain)).delete());
     }
 
-    /** Runs one SELECT over the registry's views (see PROTOCOL.md section 7). */
+    /** Runs one SELECT over the registry's views (see protocol.md section 7). */
     public QueryResult query(String sql) throws RegistryException {
         JsonNode answer = call(request(url("query")).post(RequestBody.create(sql, SQL)));
         List<String> columns = new ArrayList<>();
