@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,10 +35,8 @@ class DrainTest {
                     p.send(stuck.name(), new byte[100]);
                 }
                 assertTrue(first.await(10, TimeUnit.SECONDS));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (queuedAtWest(west) < 9 && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> queuedAtWest(west) >= 9);
                 long start = System.nanoTime();
                 int left = west.stop();
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

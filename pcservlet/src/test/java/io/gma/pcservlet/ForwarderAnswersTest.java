@@ -2,6 +2,7 @@ package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -137,18 +138,15 @@ class ForwarderAnswersTest {
         return out;
     }
 
-    private void awaitPosts(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (fake.posts.size() < n && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(fake.posts.size() >= n, "the fake got " + fake.posts.size() + " POSTs, not " + n);
+    private void awaitPosts(int n) {
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(10)).untilAsserted(() ->
+                assertTrue(fake.posts.size() >= n, "the fake got " + fake.posts.size() + " POSTs, not " + n));
     }
 
     /** No more POSTs come within a second: a refused batch is not retried. */
-    private void assertNoMorePostsThan(int n) throws InterruptedException {
-        Thread.sleep(1_000);
-        assertEquals(n, fake.posts.size(), "POSTs to the fake");
+    private void assertNoMorePostsThan(int n) {
+        await().pollDelay(Duration.ZERO).during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertEquals(n, fake.posts.size(), "POSTs to the fake"));
     }
 
     private String metrics() throws IOException {

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,13 +35,18 @@ class HardCasesTest {
                 PcServer east = PcServer.builder("east", registry.url()).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").build()) {
+            long before = p.stats().messagesIn();
             for (int i = 0; i < 300; i++) {
                 p.send("x@nowhere" + i, new byte[1]);
             }
-            Thread.sleep(3000); // every message got its NO_ROUTE long ago
-            long forwarders = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().startsWith("gma-pc-east-to-nowhere")).count();
-            assertEquals(0, forwarders, "forwarder threads still alive for domains that do not exist");
+            // every message gets its NO_ROUTE, from the forwarder of its domain
+            await().atMost(Duration.ofSeconds(10)).until(() -> p.stats().messagesIn() - before >= 300);
+            // and then the forwarders go (one that found no domain waits for no more than a second)
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+                long forwarders = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("gma-pc-east-to-nowhere")).count();
+                assertEquals(0, forwarders, "forwarder threads still alive for domains that do not exist");
+            });
         }
     }
 
@@ -58,17 +64,13 @@ class HardCasesTest {
             for (int i = 0; i < 3000; i++) {
                 p.send("x-aaaaaa@far", new byte[1024]);
             }
-            Thread.sleep(2000);
-            String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(hub.url() + "/metrics")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            long queued = 0;
-            for (String line : text.split("\n")) {
-                if (line.startsWith("gma_pc_relay_queue_bytes{domain=\"far\"} ")) {
-                    queued = (long) Double.parseDouble(line.substring(line.indexOf("} ") + 2));
-                }
-            }
-            assertTrue(queued <= 2 * bound, "relay queue for far holds " + queued + " bytes, bound " + bound);
+            // a window, on purpose: all the while its messages come, the relay queue keeps its bound
+            await().pollDelay(Duration.ZERO).during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+                    .untilAsserted(() -> {
+                        long queued = (long) sample(hub, "gma_pc_relay_queue_bytes{domain=\"far\"}");
+                        assertTrue(queued <= 2 * bound, "relay queue for far holds " + queued + " bytes, bound "
+                                + bound);
+                    });
         }
     }
 
@@ -100,17 +102,17 @@ class HardCasesTest {
                     break;
                 }
             }
-            Thread.sleep(1000);
+            // a's messages wait once east's queue for north has no room for another of them
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> sample(east, "gma_pc_outbound_queue_bytes{domain=\"north\"}") > 15 * 1024);
             for (int i = 0; i < 100; i++) {
                 w.send(a.name(), new byte[1024]);
             }
             w.send(b.name(), new byte[10]);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while ((toA.get() < 100 || toB.get() < 1) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            assertEquals(100, toA.get(), "a got only " + toA.get() + ", b got " + toB.get());
-            assertEquals(1, toB.get(), "b got nothing");
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                assertEquals(100, toA.get(), "a got only " + toA.get() + ", b got " + toB.get());
+                assertEquals(1, toB.get(), "b got nothing");
+            });
         }
     }
 
@@ -125,6 +127,7 @@ class HardCasesTest {
             Message m = Message.of(Command.DATA, "x-aaaaaa@east", "y-aaaaaa@far", 1, new byte[10]);
             ByteBuffer buf = ByteBuffer.allocate(m.encodedLength());
             BatchCodec.CODEC.encode(m, buf);
+            CountDownLatch reading = new CountDownLatch(1);
             CountDownLatch stopped = new CountDownLatch(1);
             InputStream slowBody = new InputStream() {
                 final InputStream rest = new ByteArrayInputStream(buf.array());
@@ -139,6 +142,7 @@ class HardCasesTest {
                 public int read(byte[] b, int off, int len) throws java.io.IOException {
                     if (!waited) {
                         waited = true;
+                        reading.countDown();
                         try {
                             stopped.await(); // the network is slow: the body arrives after stop() returned
                         } catch (InterruptedException e) {
@@ -157,13 +161,27 @@ class HardCasesTest {
                 }
             });
             post.start();
-            Thread.sleep(200);
+            assertTrue(reading.await(10, TimeUnit.SECONDS), "the POST did not begin to read its body");
             int left = node.shutdown();
             stopped.countDown();
             post.join();
             assertTrue(answer[0].status() != 200, "answered " + answer[0].status() + " after the drain (left="
                     + left + ", now in the closed relay queue: " + node.relay().queue("far").messages() + ")");
         }
+    }
+
+    /** A sample of a PC servlet's /metrics, 0 while it has none. */
+    private static double sample(PcServer pc, String name) throws Exception {
+        String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(pc.url() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        double value = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                value = Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        return value;
     }
 
     /** ERRORs that answer a batch are longer than its messages: they all arrive, past maxBatchBytes too. */

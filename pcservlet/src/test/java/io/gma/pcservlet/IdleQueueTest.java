@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -33,12 +34,10 @@ class IdleQueueTest {
                         () -> p.request("x-aaaaaa@nowhere", new byte[1], Duration.ofSeconds(10)));
                 assertEquals(ErrorCode.NO_ROUTE, e.code(), e.getMessage());
                 assertEquals(1, outbound(east).size(), "a queue for nowhere while it has traffic");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while ((outbound(east).size() > 0 || forwarders() > 0) && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
-                assertEquals(0, outbound(east).size(), "the idle queue was not retired");
-                assertEquals(0, forwarders(), "its thread did not end");
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                    assertEquals(0, outbound(east).size(), "the idle queue was not retired");
+                    assertEquals(0, forwarders(), "its thread did not end");
+                });
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -379,34 +380,25 @@ class InboundTest {
         release.countDown();
         assertDelivered(got, accepted);
         // the refused batch, sent again once there is room, is delivered after them
-        Answer again = post(refused);
-        for (int i = 0; i < 100 && again.status() == 429; i++) {
-            Thread.sleep(100);
-            again = post(refused);
-        }
+        byte[] batch = refused;
+        Answer again = await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100)).until(() -> post(batch), a -> a.status() != 429);
         assertEquals(200, again.status(), again.text());
         accepted.addAll(refusedSequences);
         assertDelivered(got, accepted);
     }
 
     /**
-     * Waits up to 20 s for {@code got} to hold as many as {@code want}, then a little longer for anything extra
-     * (a duplicate, a refused message), and checks that it holds exactly {@code want}, in order.
+     * Waits up to 20 s for {@code got} to hold exactly {@code want}, in order, and to go on holding it for 300 ms,
+     * long enough for anything extra (a duplicate, a refused message) to come.
      */
-    private static void assertDelivered(List<Long> got, List<Long> want) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            synchronized (got) {
-                if (got.size() >= want.size()) {
-                    break;
-                }
-            }
-            Thread.sleep(20);
-        }
-        Thread.sleep(300);
-        synchronized (got) {
-            assertEquals(want, got, "delivered, in order, exactly what was answered 200");
-        }
+    private static void assertDelivered(List<Long> got, List<Long> want) {
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).during(Duration.ofMillis(300))
+                .untilAsserted(() -> {
+                    synchronized (got) {
+                        assertEquals(want, got, "delivered, in order, exactly what was answered 200");
+                    }
+                });
     }
 
     // ---------------------------------------------------------------- one message larger than a batch

@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,7 +50,7 @@ class NeighboursTest {
                 byte[] number = String.format("%-8d", i).getBytes(UTF_8);
                 System.arraycopy(number, 0, b, 0, number.length);
                 p.send(slow.name(), b);
-                Thread.sleep(2);
+                Thread.sleep(2); // a deliberate pause, not a wait: a stream, not one burst
             }
             p.send(fast.name(), "hello".getBytes(UTF_8));
             long start = System.nanoTime();
@@ -62,10 +63,7 @@ class NeighboursTest {
             assertTrue(status.lines().anyMatch(l -> l.matches("gma_pc_throttled_sent_total [1-9][0-9]*")),
                     "west never answered 429: the test did not fill slow's queue");
             reading.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (size(slowGot) < n && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> size(slowGot) >= n);
             synchronized (slowGot) {
                 assertEquals(n, slowGot.size());
                 for (int i = 0; i < n; i++) {

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.DirectFixture;
@@ -9,6 +10,7 @@ import io.gma.internal.link.LinkCounters;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Threads;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -54,7 +56,7 @@ class ParkingBoundTest {
                     tokens.incrementAndGet();
                     g.room.freed();
                     try {
-                        Thread.sleep(20);
+                        Thread.sleep(20); // a deliberate pause, not a wait: the router must be this slow
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -63,10 +65,7 @@ class ParkingBoundTest {
             for (int i = 0; i < n; i++) {
                 p.send("sink-aaaaaa@far", new byte[4096]);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (routed.get() < n && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> routed.get() >= n);
             drain.interrupt();
             LinkCounters gs = g.server.counters();
             EndpointStats ps = p.stats();

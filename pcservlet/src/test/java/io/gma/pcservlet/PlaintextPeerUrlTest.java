@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -142,10 +143,7 @@ class PlaintextPeerUrlTest {
                     .start()) {
                 // each refused poll backs off and counts a retry: 100 ms doubling, so four take about 1.5 s
                 OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), secure("west")).build();
-                long deadline = System.nanoTime() + WAIT.toNanos();
-                while (retries(http, east) < 4 && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(50);
-                }
+                await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> retries(http, east) >= 4);
                 retries = retries(http, east);
                 http.connectionPool().evictAll();
             }
@@ -218,16 +216,22 @@ class PlaintextPeerUrlTest {
             return text().lines().filter(line -> line.contains(text)).count();
         }
 
-        /** Waits until the log satisfies {@code condition}, for up to {@code timeout}; whether it did. */
+        /**
+         * Waits until the log satisfies {@code condition}, for up to {@code timeout}; whether it did. Each write
+         * wakes it.
+         */
         boolean await(Predicate<String> condition, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (!condition.test(text())) {
-                if (System.nanoTime() - deadline > 0) {
-                    return false;
+            synchronized (captured) {
+                while (!condition.test(text())) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(captured, left);
                 }
-                Thread.sleep(20);
+                return true;
             }
-            return true;
         }
 
         @Override
@@ -237,7 +241,7 @@ class PlaintextPeerUrlTest {
         }
     }
 
-    /** Writes to two streams; the first is the capture, guarded by itself. */
+    /** Writes to two streams; the first is the capture, guarded by itself, and woken on each write. */
     private static final class Tee extends OutputStream {
         private final ByteArrayOutputStream a;
         private final OutputStream b;
@@ -251,6 +255,7 @@ class PlaintextPeerUrlTest {
         public void write(int c) throws IOException {
             synchronized (a) {
                 a.write(c);
+                a.notifyAll();
             }
             b.write(c);
         }
@@ -259,6 +264,7 @@ class PlaintextPeerUrlTest {
         public void write(byte[] buf, int off, int len) throws IOException {
             synchronized (a) {
                 a.write(buf, off, len);
+                a.notifyAll();
             }
             b.write(buf, off, len);
         }

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -20,8 +21,10 @@ class RegistrationTest {
                 PcServer hub = PcServer.builder("hub", registry.url()).lease(Duration.ofSeconds(1)).start();
                 PcServer edge = PcServer.builder("edge", registry.url()).via("hub").lease(Duration.ofSeconds(1))
                         .start()) {
-            Thread.sleep(2_500); // past two leases: only renewal keeps them
             RegistryClient client = RegistryClient.create(registry.url());
+            // found all along, past two leases: only renewal keeps them (a look-up that fails ends the wait)
+            await().pollDelay(Duration.ZERO).during(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(5))
+                    .until(() -> client.lookupDomain("hub") != null && client.lookupDomain("edge") != null);
             DomainInfo h = client.lookupDomain("hub");
             assertEquals(hub.url(), h.url());
             assertNull(h.via());

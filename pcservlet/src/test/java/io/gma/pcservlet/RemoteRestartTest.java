@@ -1,12 +1,14 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +46,9 @@ class RemoteRestartTest {
                         for (int i = 0; i < n; i++) {
                             source.send(sink.name(), Integer.toString(i).getBytes(UTF_8));
                             if (i % 100 == 0) {
-                                Thread.sleep(2); // a stream, not a burst: the restart falls in its middle
+                                // a deliberate pause, not a wait: a stream, not a burst, so that the restart
+                                // falls in its middle
+                                Thread.sleep(2);
                             }
                         }
                     } catch (Exception e) {
@@ -55,13 +59,17 @@ class RemoteRestartTest {
                 waitFor(got, n / 4);
                 assertEquals(0, west.stop(), "west drains what it accepted before it stops");
                 int before = size(got);
-                Thread.sleep(5_000);
-                assertTrue(size(got) - before < 100, "west is down, yet " + (size(got) - before) + " arrived");
+                // west stays down for 5 s, on purpose: all that while, next to nothing arrives
+                await().pollDelay(Duration.ZERO).during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(7))
+                        .untilAsserted(() -> assertTrue(size(got) - before < 100,
+                                "west is down, yet " + (size(got) - before) + " arrived"));
                 west = PcServer.builder("west", registry.url()).httpPort(httpPort).uplinkPort(uplinkPort).start();
                 waitFor(got, n);
                 sender.join();
                 assertEquals(null, failed.get());
-                Thread.sleep(300); // a duplicate would come now
+                // a duplicate would come now
+                await().pollDelay(Duration.ZERO).during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                        .until(() -> size(got) == n);
                 synchronized (got) {
                     assertEquals(n, got.size(), "delivered");
                     for (int i = 0; i < n; i++) {
@@ -81,10 +89,7 @@ class RemoteRestartTest {
         }
     }
 
-    private static void waitFor(List<Integer> got, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (size(got) < count && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+    private static void waitFor(List<Integer> got, int count) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).until(() -> size(got) >= count);
     }
 }

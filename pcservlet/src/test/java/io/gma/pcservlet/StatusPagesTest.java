@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -77,11 +79,9 @@ class StatusPagesTest {
         awaitCounter(west, "delivered");
     }
 
-    private void awaitCounter(PcServer pc, String counter) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (status(pc).get("counters").get(counter).asLong() < SENT && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private void awaitCounter(PcServer pc, String counter) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> status(pc).get("counters").get(counter).asLong() >= SENT);
     }
 
     @AfterEach
@@ -217,11 +217,8 @@ class StatusPagesTest {
             s.setSoTimeout(10_000);
             assertTrue(s.getInputStream().readAllBytes().length > 0, "no ERROR before the close");
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (status(west).get("counters").get("uplinkRefused").get("tooLarge").asLong() == 0
-                && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> status(west).get("counters").get("uplinkRefused").get("tooLarge").asLong() > 0);
         JsonNode refused = status(west).get("counters").get("uplinkRefused");
         assertEquals("{\"overCap\":0,\"unauthorized\":0,\"tooLarge\":1,\"malformed\":0,\"timeout\":0}",
                 refused.toString());

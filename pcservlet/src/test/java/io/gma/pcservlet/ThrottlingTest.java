@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,11 +76,12 @@ class ThrottlingTest {
             assertTrue(westQueued <= WEST_ENDPOINT_QUEUE + BATCH, "west's queue for the consumer holds " + westQueued);
 
             reading.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (count(got) < failingSent + blockingSent && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            Thread.sleep(300); // a duplicate would come now
+            int accepted = failingSent + blockingSent;
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> count(got) >= accepted);
+            // a duplicate would come now
+            await().pollDelay(Duration.ZERO).during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                    .until(() -> count(got) == accepted);
             synchronized (got) {
                 assertEquals(inOrder(failingSent), got.get(failing.name()));
                 assertEquals(inOrder(blockingSent), got.get(blocking.name()));
@@ -108,7 +110,7 @@ class ThrottlingTest {
             } catch (EndpointException e) {
                 assertEquals(ErrorCode.QUEUE_FULL, e.code(), e.getMessage());
                 refusedInARow++;
-                Thread.sleep(100);
+                Thread.sleep(100); // a deliberate pause, not a wait: the queue must stay full for a while
             }
             if (sent == 100_000) {
                 throw new AssertionError("100,000 messages and no QUEUE_FULL: nothing throttled " + p.name());

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import io.gma.security.Tls;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
@@ -101,14 +103,14 @@ class UplinkFloodTest {
                                 .label("sensor").pcServlet(east.uplink()).security(alice).build()) {
                     String to = consumer.name();
                     producer.send(to, ByteBuffer.allocate(8).putLong(0).array());
-                    await(() -> distinct() == 1, "the first message", west);
+                    awaitDelivered(() -> distinct() == 1, "the first message", west);
 
                     Thread stream = new Thread(() -> {
                         try {
                             for (long i = 1; i <= STREAM; i++) {
                                 producer.send(to, ByteBuffer.allocate(8).putLong(i).array());
                                 if (i % 2 == 0) {
-                                    Thread.sleep(1);
+                                    Thread.sleep(1); // a deliberate pause, not a wait: a stream beside the flood
                                 }
                             }
                         } catch (Exception e) {
@@ -123,17 +125,14 @@ class UplinkFloodTest {
                             "flood@west", 10_000, () -> null);
                     stream.join(60_000);
                     assertFalse(stream.isAlive(), "the stream is stuck");
-                    await(() -> distinct() == STREAM + 1, "the whole stream", west);
+                    awaitDelivered(() -> distinct() == STREAM + 1, "the whole stream", west);
 
                     OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), bob).build();
-                    String metrics = get(http, westUrl + "/metrics");
-                    long tooLarge = sample(metrics, "gma_pc_uplink_refused_total{reason=\"too_large\"}");
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (tooLarge < outcome.count(PreAuthFlood.TOO_LARGE) && System.nanoTime() < deadline) {
-                        Thread.sleep(100);
-                        metrics = get(http, westUrl + "/metrics");
-                        tooLarge = sample(metrics, "gma_pc_uplink_refused_total{reason=\"too_large\"}");
-                    }
+                    String tooLargeSample = "gma_pc_uplink_refused_total{reason=\"too_large\"}";
+                    String metrics = await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                            .until(() -> get(http, westUrl + "/metrics"),
+                                    m -> sample(m, tooLargeSample) >= outcome.count(PreAuthFlood.TOO_LARGE));
+                    long tooLarge = sample(metrics, tooLargeSample);
                     System.out.printf(Locale.ROOT, "flood of %d on west's uplinks: %s; %d TLS handshakes in %d ms;"
                             + " west counts %d too_large, %d over_cap, %d timeout%n", FLOOD, outcome.byAnswer(),
                             FLOOD, outcome.handshakesMillis(), tooLarge,
@@ -158,12 +157,9 @@ class UplinkFloodTest {
         }
     }
 
-    private void await(java.util.function.BooleanSupplier done, String what, ChildJvm west) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what + " did not arrive: " + distinct() + " numbers of "
-                    + (STREAM + 1) + "; west's output:\n" + west.output());
-            Thread.sleep(20);
-        }
+    private void awaitDelivered(java.util.function.BooleanSupplier done, String what, ChildJvm west) {
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertTrue(done.getAsBoolean(), () -> what + " did not arrive: " + distinct()
+                        + " numbers of " + (STREAM + 1) + "; west's output:\n" + west.output()));
     }
 }

@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.sql.Connection;
@@ -20,13 +21,15 @@ class H2MemoryStoreTest extends StoreContract {
     @Test
     void sweeperDeletesExpiredRows() throws Exception {
         client.register(producer("swept").attribute("a", "b").lease(Duration.ofSeconds(1)).build());
-        Thread.sleep(1500);
-        try (Connection c = DriverManager.getConnection(url, "sa", "");
-                ResultSet rs = c.createStatement().executeQuery(
-                        "SELECT (SELECT COUNT(*) FROM gma_endpoints), (SELECT COUNT(*) FROM gma_attributes)")) {
-            rs.next();
-            assertEquals(0, rs.getInt(1));
-            assertEquals(0, rs.getInt(2));
-        }
+        // the lease lapses after 1 s, and the sweeper runs every 200 ms
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+            try (Connection c = DriverManager.getConnection(url, "sa", "");
+                    ResultSet rs = c.createStatement().executeQuery(
+                            "SELECT (SELECT COUNT(*) FROM gma_endpoints), (SELECT COUNT(*) FROM gma_attributes)")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1));
+                assertEquals(0, rs.getInt(2));
+            }
+        });
     }
 }

@@ -72,7 +72,7 @@ class RegistryApiTest {
         assertEquals(new EndpointInfo(lease.name(), "cpu", Kind.PRODUCER, "dsg", "127.0.0.1", 7000, e.registeredAt(),
                 lease.expiresAt(), Map.of("site", "cardiff", "metric", "load"), "anonymous"), e);
 
-        Thread.sleep(20);
+        Thread.sleep(20); // a deliberate pause, not a wait: time passes, so that a renewal expires later
         Lease renewed = client.renew(lease.name());
         assertTrue(renewed.expiresAt().isAfter(lease.expiresAt()), renewed + " after " + lease);
 

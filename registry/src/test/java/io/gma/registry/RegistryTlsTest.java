@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -198,15 +199,11 @@ class RegistryTlsTest {
 
             reencrypt(other.resolve("server.p12"), otherPassword, store, password);
             Files.setLastModifiedTime(store, FileTime.from(Instant.now().plusSeconds(5)));
-            RegistryException answer = null;
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < end;) {
-                Thread.sleep(150);
-                answer = assertThrows(RegistryException.class,
-                        () -> RegistryClient.builder(url).security(client).build().lookup("a@b"));
-                if (answer.status() != 0) {
-                    break;
-                }
-            }
+            // the store is looked at every 100 ms: a new connection is answered once it was read again
+            RegistryException answer = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(150))
+                    .until(() -> assertThrows(RegistryException.class,
+                            () -> RegistryClient.builder(url).security(client).build().lookup("a@b")),
+                            a -> a.status() != 0);
             assertEquals(401, answer.status(), "a new connection gets the new certificate: " + answer);
             assertEquals("token refused: it is not a valid token of a trusted issuer",
                     answer.getMessage());

@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -9,10 +10,14 @@ import io.gma.registry.api.Lease;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.wire.Threads;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,16 +79,35 @@ abstract class StoreContract {
         Lease lapsing = client.register(producer("lapsing").attribute("k", "v").lease(Duration.ofSeconds(2)).build());
         Lease renewed = client.register(producer("renewed").attribute("k", "kept").lease(Duration.ofSeconds(2))
                 .build());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3000);
-        while (System.nanoTime() < deadline) {
-            client.renew(renewed.name());
-            Thread.sleep(400);
+        long registered = System.nanoTime(); // after its lease began, by the database's clock
+        AtomicReference<Exception> renewal = new AtomicReference<>();
+        ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor(Threads.named("renewer"));
+        try {
+            // one is renewed every 400 ms, well within its lease, as an endpoint renews
+            renewer.scheduleWithFixedDelay(() -> {
+                try {
+                    client.renew(renewed.name());
+                } catch (Exception e) {
+                    renewal.compareAndSet(null, e);
+                }
+            }, 0, 400, TimeUnit.MILLISECONDS);
+            // leaseSeconds + 1 s after registration: gone from every view, and from lookup
+            await().atMost(Duration.ofMillis(3000)).untilAsserted(() -> {
+                assertEquals(404, assertThrows(RegistryException.class, () -> client.lookup(lapsing.name()))
+                        .status());
+                for (String view : List.of("endpoints", "producers", "attributes")) {
+                    assertEquals(List.of(), client.query("SELECT name FROM " + view + " WHERE name = '"
+                            + lapsing.name() + "'").rows(), view);
+                }
+            });
+            // and the other is past the lease it registered with: only its renewals keep it
+            await().atMost(Duration.ofSeconds(3))
+                    .until(() -> System.nanoTime() - registered > TimeUnit.SECONDS.toNanos(2));
+        } finally {
+            renewer.shutdownNow();
         }
-        // leaseSeconds + 1 s after registration: gone from every view, and from lookup
-        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookup(lapsing.name())).status());
-        for (String view : List.of("endpoints", "producers", "attributes")) {
-            assertEquals(List.of(), client.query("SELECT name FROM " + view + " WHERE name = '" + lapsing.name()
-                    + "'").rows(), view);
+        if (renewal.get() != null) {
+            throw renewal.get();
         }
         assertEquals(404, assertThrows(RegistryException.class, () -> client.renew(lapsing.name())).status());
         assertEquals(renewed.name(), client.lookup(renewed.name()).name());
@@ -98,7 +122,9 @@ abstract class StoreContract {
         client.register(producer("svc").exact(true).lease(Duration.ofSeconds(1)).build());
         assertEquals(409, assertThrows(RegistryException.class,
                 () -> client.register(producer("svc").exact(true).build())).status());
-        Thread.sleep(1100);
+        // its lease lapses after 1 s: the name is free once a look-up no longer finds it
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> assertEquals(404,
+                assertThrows(RegistryException.class, () -> client.lookup("svc@" + domain)).status()));
         assertEquals("svc@" + domain, client.register(producer("svc").exact(true).build()).name());
     }
 
@@ -153,8 +179,9 @@ abstract class StoreContract {
     void domainsLeaseAndExpire() throws Exception {
         client.registerDomain(domain, "http://127.0.0.1:9/", null, Duration.ofSeconds(1));
         assertEquals("http://127.0.0.1:9/", client.lookupDomain(domain).url());
-        Thread.sleep(1100);
-        assertEquals(404, assertThrows(RegistryException.class, () -> client.lookupDomain(domain)).status());
+        // its lease lapses after 1 s
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> assertEquals(404,
+                assertThrows(RegistryException.class, () -> client.lookupDomain(domain)).status()));
         assertEquals(List.of(), client.query("SELECT domain FROM domains WHERE domain = '" + domain + "'").rows());
         // an expired domain is taken over as new
         Http.Answer again = Http.send("POST", registry.url() + Registry.API_PATH + "/domains", "application/json",

@@ -25,7 +25,7 @@ class AgentTest {
         assertTrue(!first.containsKey("net.in"), "a rate needs two samples");
         Files.writeString(netDev, "  eth0: 3000 1 0 0 0 0 0 0 2500 1 0 0 0 0 0 0\n"
                 + "    lo: 9000 1 0 0 0 0 0 0 9000 1 0 0 0 0 0 0\n");
-        Thread.sleep(100);
+        Thread.sleep(100); // a deliberate pause, not a wait: a rate is bytes over the time between two samples
         Map<String, HostMetrics.Sample> second = byMetric(m.sample());
         double in = second.get("net.in").value();
         double out = second.get("net.out").value();

@@ -1,5 +1,6 @@
 package io.gma.examples.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,11 +9,14 @@ import io.gma.registry.Registry;
 import io.gma.wire.Threads;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,38 +35,52 @@ class GmaCommandsTest {
         return new Run(status, out.toString(), err.toString());
     }
 
-    /** What each background run has printed so far (its first line), for tests that need it early. */
-    private static final java.util.Map<CompletableFuture<Run>, String> PC_OUT =
+    /** Each background run's first line, completed when it is printed, for tests that need it early. */
+    private static final java.util.Map<CompletableFuture<Run>, CompletableFuture<String>> FIRST_LINE =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Keeps what is written, and completes {@code firstLine} when the first line is whole. */
+    private static final class Output extends Writer {
+        private final StringBuffer text = new StringBuffer(); // safe to read while it is written
+        final CompletableFuture<String> firstLine = new CompletableFuture<>();
+
+        @Override
+        public void write(char[] chars, int off, int len) {
+            text.append(chars, off, len);
+            int end = text.indexOf("\n");
+            if (end >= 0 && !firstLine.isDone()) {
+                firstLine.complete(text.substring(0, end));
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public String toString() {
+            return text.toString();
+        }
+    }
+
     static CompletableFuture<Run> background(String... args) {
-        StringWriter out = new StringWriter(); // a StringBuffer inside: safe to read while it is written
+        Output out = new Output();
         StringWriter err = new StringWriter();
         CompletableFuture<Run> run = new CompletableFuture<>();
+        FIRST_LINE.put(run, out.firstLine);
         Threads.start("gma-command", () -> run.complete(new Run(Gma.run(args, new PrintWriter(out, true),
                 new PrintWriter(err, true)), out.toString(), err.toString())));
-        Threads.start("gma-command-output", () -> {
-            while (!run.isDone()) {
-                String text = out.toString();
-                if (text.contains("\n")) {
-                    PC_OUT.putIfAbsent(run, text.substring(0, text.indexOf('\n')));
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        });
         return run;
     }
 
-    private static void waitFor(CompletableFuture<Run> run, String registry, String name) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!gma("query", "--registry", registry, "SELECT name FROM producers").out().contains(name)) {
-            assertTrue(System.nanoTime() < deadline && !run.isDone(), name + " did not register");
-            Thread.sleep(100);
-        }
+    private static void waitFor(CompletableFuture<Run> run, String registry, String name) {
+        await(name + " did not register").atMost(Duration.ofSeconds(20))
+                .failFast(name + " did not register: its command ended", run::isDone)
+                .until(() -> gma("query", "--registry", registry, "SELECT name FROM producers").out().contains(name));
     }
 
     @Test
@@ -127,15 +145,12 @@ class GmaCommandsTest {
 
     /** The uplink address a background gma pc printed. */
     private static String uplink(CompletableFuture<Run> pc) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            String line = PC_OUT.get(pc);
-            if (line != null) {
-                return line.substring(line.lastIndexOf(' ') + 1).strip();
-            }
-            Thread.sleep(50);
+        try {
+            String line = FIRST_LINE.get(pc).get(20, TimeUnit.SECONDS);
+            return line.substring(line.lastIndexOf(' ') + 1).strip();
+        } catch (TimeoutException e) {
+            throw new AssertionError("gma pc printed no uplink address");
         }
-        throw new AssertionError("gma pc printed no uplink address");
     }
 
     @Test
@@ -199,11 +214,13 @@ class GmaCommandsTest {
         io.gma.security.Keys.addIdentities(Path.of(dir), List.of("carol")); // a key, and no rules for her
         CompletableFuture<Run> registry = background("registry", "--port", "0", "--duration", "20", "--security",
                 dir, "--client-auth", "want");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (PC_OUT.get(registry) == null && !registry.isDone() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
+        CompletableFuture<String> firstLine = FIRST_LINE.get(registry);
+        try {
+            CompletableFuture.anyOf(firstLine, registry).get(20, TimeUnit.SECONDS); // its address, or its end
+        } catch (TimeoutException e) {
+            // neither: the assertion below says so
         }
-        String first = PC_OUT.get(registry);
+        String first = firstLine.getNow(null);
         assertTrue(first != null && first.matches("GMA registry at https://127\\.0\\.0\\.1:[0-9]+/registry/v1"),
                 first + " " + (registry.isDone() ? registry.get() : ""));
         String url = first.substring("GMA registry at ".length());
