@@ -70,25 +70,25 @@ final class KeysCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Cli.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
-        List<String[]> vouches = new ArrayList<>();
         for (String v : vouch) {
             Cli.check(spec, v.matches("[^:]+:[^,]+(,[^,]+)*"), "--vouch " + v + " is not NAME:IDENTITIES");
-            vouches.add(v.split(":", 2));
         }
+        // --rotate, --retire and --vouch without --client or --hmac change a directory made before
         boolean make = !clients.isEmpty() || hmac || vouch.isEmpty() && rotate == null && retire == null;
         if (!make) {
             Cli.check(spec, !overlap.isNegative(), "--overlap " + overlap + " is negative");
             change(out);
-            vouch(out, vouches);
+            vouch(out);
             return 0;
         }
         Cli.check(spec, rotate == null && retire == null, "--client and --hmac make a new directory: not with"
                 + " --rotate or --retire");
         List<String> identities = new ArrayList<>(clients);
-        for (String[] v : vouches) {
-            Cli.check(spec, clients.contains(v[0]), "--vouch " + v[0] + ":" + v[1] + " in a new directory needs"
-                    + " --client " + v[0] + ", whose key is to sign");
-            identities.addAll(List.of(v[1].split(",")));
+        for (String v : vouch) {
+            String issuer = v.split(":", 2)[0];
+            Cli.check(spec, clients.contains(issuer), "--vouch " + v + " in a new directory needs --client "
+                    + issuer + ", whose key is to sign");
+            identities.addAll(List.of(v.split(":", 2)[1].split(",")));
         }
         List<Path> written = new ArrayList<>(Keys.make(dir, hosts, clients));
         if (hmac) {
@@ -103,7 +103,7 @@ final class KeysCommand implements Callable<Integer> {
                     StandardOpenOption.CREATE_NEW);
             out.println("wrote " + rules);
         }
-        vouch(out, vouches);
+        vouch(out);
         out.println("keep ca.p12, store.pass" + (hmac ? ", domain.keys" : "") + " and the .key files in " + dir
                 + " private; give " + dir.resolve(Keys.TRUST) + " to every process that checks tokens");
         return 0;
@@ -125,17 +125,17 @@ final class KeysCommand implements Callable<Integer> {
         }
     }
 
-    /** Each --vouch, as {issuer, identities}, into the trust file. */
-    private void vouch(PrintWriter out, List<String[]> vouches) throws Exception {
-        for (String[] v : vouches) {
+    /** Each --vouch NAME:IDENTITIES into the trust file. */
+    private void vouch(PrintWriter out) throws Exception {
+        for (String v : vouch) {
+            String[] part = v.split(":", 2);
             try {
-                Keys.vouch(dir, v[0], List.of(v[1].split(",")));
+                Keys.vouch(dir, part[0], List.of(part[1].split(",")));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--vouch " + v[0] + ":" + v[1] + ": "
-                        + e.getMessage());
+                throw new CommandLine.ParameterException(spec.commandLine(), "--vouch " + v + ": " + e.getMessage());
             }
-            out.println(v[0] + " may sign for " + v[1] + " (" + dir.resolve(Keys.TRUST) + "): a process that is one"
-                    + " of them, without a key of its own, signs with " + dir.resolve(v[0] + ".key"));
+            out.println(part[0] + " may sign for " + part[1] + " (" + dir.resolve(Keys.TRUST) + "): a process that"
+                    + " is one of them, without a key of its own, signs with " + dir.resolve(part[0] + ".key"));
         }
     }
 
