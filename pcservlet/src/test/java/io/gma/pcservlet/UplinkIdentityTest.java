@@ -90,7 +90,7 @@ class UplinkIdentityTest {
                 Probes.refusedAsAnother(Probes.hello(mallory, pc.port(), exact, "lan", "y-bbbbbb@east"),
                         "FORBIDDEN \"mallory\" may not go by the name \"x-abc234@lan\": no register rule lets it"
                                 + " register \"x-abc234@lan\"");
-                assertEquals(Command.WELCOME, Probes.helloAnswer(bob, pc.port(), exact, "lan"));
+                assertEquals(Command.WELCOME, Probes.helloAnswer(bob, pc.port(), exact, "lan").command());
             }
             registry.unregister(exact);
 
@@ -102,7 +102,8 @@ class UplinkIdentityTest {
                 Probes.refusedAsAnother(Probes.hello(bob, pc.port(), nonce, "lan", "y-bbbbbb@east"),
                         "FORBIDDEN \"bob\" may not go by the name \"x-abc234@lan\": no register rule lets it"
                                 + " register \"x@lan\"");
-                assertEquals(Command.WELCOME, Probes.helloAnswer(mallory, pc.port(), nonce, "lan"));
+                assertEquals(Command.WELCOME, Probes.helloAnswer(mallory, pc.port(), nonce, "lan")
+                        .command());
             }
         }
     }
