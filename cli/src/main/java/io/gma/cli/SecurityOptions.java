@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
 public final class SecurityOptions {
     @Option(names = "--security", paramLabel = "DIR",
             description = "TLS, tokens and rules from DIR, as made by gma keys: its own certificate"
-                    + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, its signing key NAME.key,"
+                    + " client-NAME.p12 (else server.p12), truststore.p12, store.pass, its signing key NAME.key"
+                    + " (without one, the key of a domain that the trust lets sign for NAME: gma keys --vouch),"
                     + " the trust file trust, domain.keys if there is one, rules.")
     Path dir;
 

@@ -65,12 +65,30 @@ public final class Probes {
      */
     public static List<Message> hello(Security security, int port, String name, String audience, String to)
             throws Exception {
+        return exchange(security, port, name, audience, to, Integer.MAX_VALUE);
+    }
+
+    /**
+     * HELLO as {@code name} with {@code security}'s token for {@code audience}, and nothing after it, on a raw TLS
+     * connection; the first answer (WELCOME: let in), without waiting for more.
+     */
+    public static Message helloAnswer(Security security, int port, String name, String audience) throws Exception {
+        List<Message> got = exchange(security, port, name, audience, null, 1);
+        assertTrue(!got.isEmpty(), "HELLO as " + name + " was not answered");
+        return got.get(0);
+    }
+
+    /** HELLO, then a DATA to {@code to} unless null; at most {@code most} of what came back. */
+    private static List<Message> exchange(Security security, int port, String name, String audience, String to,
+            int most) throws Exception {
         try (SSLSocket s = (SSLSocket) security.tls().socketFactory().createSocket("127.0.0.1", port)) {
             s.setSoTimeout(3000);
             s.getOutputStream().write(Packed.make(0, Command.HELLO, name, "", security.bearer(audience)
                     .getBytes(UTF_8)));
-            s.getOutputStream().write(Packed.make(7, Command.DATA, name, to, "as another".getBytes(UTF_8)));
-            return readAll(s.getInputStream());
+            if (to != null) {
+                s.getOutputStream().write(Packed.make(7, Command.DATA, name, to, "as another".getBytes(UTF_8)));
+            }
+            return read(s.getInputStream(), most);
         }
     }
 
@@ -89,21 +107,24 @@ public final class Probes {
         assertEquals(sentence, got.get(0).dataAsString());
     }
 
-    /** What comes until the peer closes or is silent for the socket's timeout (ACK and PING skipped). */
-    private static List<Message> readAll(InputStream in) throws Exception {
+    /**
+     * What comes until the peer closes, is silent for the socket's timeout, or has sent {@code most} messages (ACK
+     * and PING skipped).
+     */
+    private static List<Message> read(InputStream in, int most) throws Exception {
         List<Message> got = new ArrayList<>();
         StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
         byte[] buf = new byte[8192];
         try {
-            for (int r; (r = in.read(buf)) > 0;) {
+            for (int r; got.size() < most && (r = in.read(buf)) > 0;) {
                 decoder.feed(buf, 0, r, m -> {
                     if (m.command() != Command.ACK && m.command() != Command.PING) {
                         got.add(m);
                     }
                 });
             }
-        } catch (SocketTimeoutException | javax.net.ssl.SSLException quiet) {
-            // what came is all
+        } catch (SocketTimeoutException | javax.net.ssl.SSLException | java.net.SocketException quiet) {
+            // what came is all (a reset: the peer closed before it read all we sent)
         }
         return got;
     }

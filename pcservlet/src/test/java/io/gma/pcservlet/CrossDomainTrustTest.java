@@ -1,8 +1,10 @@
 package io.gma.pcservlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
+import io.gma.security.AlteredTokens;
 import io.gma.security.HttpClients;
 import io.gma.security.Keys;
 import io.gma.security.Security;
@@ -15,7 +17,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Trust without a shared secret, between real PC servlets and a registry: west holds its own private key and
  * everybody's public keys. It cannot make a token that east's PC servlet or the registry takes for an identity
- * of east, and a token shown to west cannot be replayed at north, nor anywhere once it expired.
+ * of east, a token shown to west cannot be replayed at north, nor anywhere once it expired, and a token altered
+ * in any part is refused without a word on which.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class CrossDomainTrustTest {
@@ -81,13 +86,23 @@ class CrossDomainTrustTest {
 
     /** The status and body of a POST of one message to {@code pc} as domain east, showing {@code token}. */
     private static String post(PcServer pc, String token) throws IOException {
-        byte[] batch = Packed.make(1, Command.DATA, "src@east", "nobody@" + pc.url().hashCode(), new byte[1]);
-        Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).header(Tunnel.DOMAIN_HEADER, "east")
-                .header("Authorization", "Bearer " + token)
-                .post(RequestBody.create(batch, MediaType.get("application/x-gma"))).build();
-        try (Response answer = http.newCall(r).execute()) {
+        try (Response answer = http.newCall(postOf(pc, token)).execute()) {
             return answer.code() + " " + (answer.code() == 200 ? "" : answer.body().string());
         }
+    }
+
+    /** All a caller learns from {@link #post}: the status, the WWW-Authenticate header and the body. */
+    private static String postAnswer(PcServer pc, String token) throws IOException {
+        try (Response answer = http.newCall(postOf(pc, token)).execute()) {
+            return answer.code() + " " + answer.header("WWW-Authenticate", "-") + " " + answer.body().string();
+        }
+    }
+
+    private static Request postOf(PcServer pc, String token) {
+        byte[] batch = Packed.make(1, Command.DATA, "src@east", "nobody@" + pc.url().hashCode(), new byte[1]);
+        return new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).header(Tunnel.DOMAIN_HEADER, "east")
+                .header("Authorization", "Bearer " + token)
+                .post(RequestBody.create(batch, MediaType.get("application/x-gma"))).build();
     }
 
     /** The status and body of a registry query showing {@code token}. */
@@ -145,5 +160,17 @@ class CrossDomainTrustTest {
                 .contains("token refused (EXPIRED)"));
         assertEquals("200 ", post(east, SignedTokens.issue(key("alice"), "alice", "east", inAnHour())),
                 "and each still serves");
+    }
+
+    @Test
+    void aTokenAlteredInAnyPartIsRefused401WithoutSayingWhichPart() throws Exception {
+        String token = SignedTokens.issue(key("alice"), "alice", "east", inAnHour());
+        assertTrue(postAnswer(east, token).startsWith("200 "), "unaltered: " + postAnswer(east, token));
+        Set<String> answers = new HashSet<>();
+        for (AlteredTokens.Altered bad : AlteredTokens.of(token)) {
+            answers.add(postAnswer(east, bad.token()));
+        }
+        assertEquals(Set.of("401 Bearer UNAUTHORIZED token refused: it is not a valid token of a trusted issuer"),
+                answers, "one answer, whichever part was altered");
     }
 }

@@ -36,8 +36,13 @@ final class TestUplinks implements AutoCloseable {
     /** With {@code security}, checking names with the registry at {@code registryUrl}. */
     static TestUplinks start(String domain, UplinkServer.Upstream upstream, Security security, String registryUrl)
             throws Exception {
-        return new TestUplinks(UplinkServer.Config.of(domain, security, RegistryClient.builder(registryUrl)
-                .security(security).build()), 8L << 20, upstream);
+        return start(domain, upstream, security, RegistryClient.builder(registryUrl).security(security).build());
+    }
+
+    /** With {@code security}, checking names with {@code registry}, whatever its own security. */
+    static TestUplinks start(String domain, UplinkServer.Upstream upstream, Security security,
+            RegistryClient registry) throws Exception {
+        return new TestUplinks(UplinkServer.Config.of(domain, security, registry), 8L << 20, upstream);
     }
 
     /** With what all uplinks may park bounded to {@code maxParkedBytes}. */

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.gma.client.DirectFixture;
 import io.gma.client.Probes;
 import io.gma.client.TestKeys;
+import io.gma.registry.Registry;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.Message;
@@ -17,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The name an endpoint says in HELLO on an uplink must be one its identity may be, as on a direct link (the
- * client's IdentityBindingTest): one the registry says it registered, never one inferred from its shape.
+ * client's IdentityBindingTest): one the registry says it registered, never one inferred from its shape; with a
+ * registry that records no owner, one whose registered label the PC servlet's register rules give it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UplinkIdentityTest {
@@ -59,6 +64,42 @@ class UplinkIdentityTest {
             try (TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream(), as(keys, "west"),
                     fixture.registryUrl())) {
                 Probes.refusedAsAnother(Probes.hello(mallory, pc.port(), bobs, "lan", "y-bbbbbb@east"), sentence);
+            }
+        }
+    }
+
+    /**
+     * A registry that does not authenticate records every name as anonymous's, so the PC servlet falls back on
+     * its own register rules, applied to the label the registry recorded: x-abc234@lan is bob's while it is the
+     * exact label x-abc234, and mallory's while it is her label x with the nonce abc234.
+     */
+    @Test
+    void withARegistryThatRecordsNoOwnerTheRegisteredLabelDecides() throws Exception {
+        Security bob = as(keys, "bob");
+        Security mallory = as(keys, "mallory");
+        try (Registry open = Registry.builder().port(0).build().start()) {
+            RegistryClient registry = RegistryClient.create(open.url());
+            String exact = registry.register(Registration.builder(Kind.CONSUMER, "x-abc234", "lan").port(1)
+                    .exact(true).build()).name();
+            assertEquals("anonymous", registry.lookup(exact).owner());
+            try (TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream(), as(keys, "west"), registry)) {
+                Probes.refusedAsAnother(Probes.hello(mallory, pc.port(), exact, "lan", "y-bbbbbb@east"),
+                        "FORBIDDEN \"mallory\" may not go by the name \"x-abc234@lan\": no register rule lets it"
+                                + " register \"x-abc234@lan\"");
+                assertEquals(Command.WELCOME, Probes.helloAnswer(bob, pc.port(), exact, "lan").command());
+            }
+            registry.unregister(exact);
+
+            String nonce = registry.register(Registration.builder(Kind.CONSUMER, "x", "lan").port(1)
+                    .nonce("abc234").build()).name();
+            assertEquals(exact, nonce, "the same name, now label x");
+            // a new PC servlet: the first one remembers the first registration for 30 s
+            try (TestUplinks pc = TestUplinks.start("lan", new RecordingUpstream(), as(keys, "west"), registry)) {
+                Probes.refusedAsAnother(Probes.hello(bob, pc.port(), nonce, "lan", "y-bbbbbb@east"),
+                        "FORBIDDEN \"bob\" may not go by the name \"x-abc234@lan\": no register rule lets it"
+                                + " register \"x@lan\"");
+                assertEquals(Command.WELCOME, Probes.helloAnswer(mallory, pc.port(), nonce, "lan")
+                        .command());
             }
         }
     }

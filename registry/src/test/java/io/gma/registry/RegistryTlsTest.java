@@ -10,17 +10,24 @@ import io.gma.registry.api.Lease;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.security.AlteredTokens;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
 import io.gma.security.Security;
+import io.gma.security.SignedTokens;
 import io.gma.security.SigningKey;
 import io.gma.security.Tls;
 import io.gma.security.Trust;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.security.GeneralSecurityException;
 import java.security.Key;
@@ -28,14 +35,19 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The registry over HTTPS: tokens, client certificates, what TLS refuses, and stores reloaded while it runs. */
+/**
+ * The registry over HTTPS: tokens, altered ones among them, client certificates, what TLS refuses, and stores
+ * and the trust file reloaded while it runs.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistryTlsTest {
     private static final String RULES = "register alice *\ndomain alice *\nquery alice *\n";
@@ -208,6 +220,79 @@ class RegistryTlsTest {
             assertEquals("token refused: it is not a valid token of a trusted issuer",
                     answer.getMessage());
         }
+    }
+
+    /**
+     * All a caller learns from a query showing {@code token}: the status, the WWW-Authenticate header and the
+     * body.
+     */
+    private static String answer(Registry registry, String token) throws Exception {
+        HttpClient client = HttpClient.newBuilder().sslContext(Tls.builder().trustStore(keys.resolve(
+                "truststore.p12"), password).build().context()).build();
+        HttpRequest query = HttpRequest.newBuilder(URI.create(registry.url() + Registry.API_PATH
+                + "/query?sql=SELECT%20name%20FROM%20endpoints")).header("Authorization", "Bearer " + token)
+                .timeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> a = client.send(query, HttpResponse.BodyHandlers.ofString());
+        return a.statusCode() + " " + a.headers().firstValue("WWW-Authenticate").orElse("-") + " " + a.body();
+    }
+
+    /** A token for alice to show the registry, signed with the key in {@code dir}, valid for an hour. */
+    private static String aliceToken(Path dir) throws IOException {
+        return SignedTokens.issue(SigningKey.read(dir.resolve("alice.key")), "alice", Security.REGISTRY_AUDIENCE,
+                Instant.now().plusSeconds(3600));
+    }
+
+    @Test
+    void aTokenAlteredInAnyPartIsRefused401WithoutSayingWhichPart() throws Exception {
+        try (Registry registry = serve(Tls.ClientAuth.NONE)) {
+            String token = aliceToken(keys);
+            assertTrue(answer(registry, token).startsWith("200 "), "unaltered: " + answer(registry, token));
+            Set<String> answers = new HashSet<>();
+            for (AlteredTokens.Altered bad : AlteredTokens.of(token)) {
+                answers.add(answer(registry, bad.token()));
+            }
+            assertEquals(Set.of("401 Bearer {\"error\":\"UNAUTHORIZED\",\"message\":\"token refused: it is not a"
+                    + " valid token of a trusted issuer\"}"), answers, "one answer, whichever part was altered");
+        }
+    }
+
+    /**
+     * What {@code gma keys --rotate alice} and then {@code --retire alice:k1} do to the trust file reaches a
+     * registry that runs on it: the new key is taken, the old one during the overlap, and not once retired.
+     */
+    @Test
+    void aRunningRegistryTakesARotatedTrustFileAndRefusesARetiredKey() throws Exception {
+        Path dir = temp.resolve("rotating");
+        Files.createDirectories(dir);
+        for (String file : new String[] {"alice.key", Keys.TRUST}) {
+            Files.copy(keys.resolve(file), dir.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        Security security = Security.builder().tls(Tls.builder().keyStore(keys.resolve("server.p12"), password)
+                .build()).trust(Security.trustFile(dir.resolve(Keys.TRUST), Duration.ofMillis(50)))
+                .rules(Rules.parse(RULES, "test rules")).build();
+        try (Registry registry = Registry.builder().port(0).security(security).build().start()) {
+            String old = aliceToken(dir);
+            assertTrue(answer(registry, old).startsWith("200 "), answer(registry, old));
+            assertEquals("k2", Keys.rotate(dir, "alice", Duration.ofHours(1)));
+            String rotated = aliceToken(dir);
+            awaitAnswer(registry, rotated, "200 ");
+            assertTrue(answer(registry, old).startsWith("200 "), "during the overlap: " + answer(registry, old));
+            Keys.retire(dir, "alice", "k1");
+            awaitAnswer(registry, old, "401 Bearer {\"error\":\"UNAUTHORIZED\",\"message\":\"token refused"
+                    + " (UNKNOWN_KEY): key k1 of issuer \\\"alice\\\" is not trusted here");
+            assertTrue(answer(registry, rotated).startsWith("200 "), answer(registry, rotated));
+        }
+    }
+
+    /** Waits up to 10 s for the answer to a query showing {@code token} to start with {@code expected}. */
+    private static void awaitAnswer(Registry registry, String token, String expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String last = answer(registry, token);
+        while (!last.startsWith(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            last = answer(registry, token);
+        }
+        assertTrue(last.startsWith(expected), "the trust file was not taken within 10 s: " + last);
     }
 
     /** Copies a PKCS12 store under another password (the server's store file keeps its password). */

@@ -13,12 +13,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Makes what a domain needs to try GMA with security on: an Ed25519 signing key per identity and the trust file
  * that lists their public keys, and a self-signed CA with a server certificate and client certificates, with
- * the JDK's own keytool (nothing to install); and rotates signing keys. For trying things out; a production
- * domain has its certificates from its own CA.
+ * the JDK's own keytool (nothing to install); rotates signing keys, and lets a domain's key sign for its
+ * identities ({@link #vouch}). For trying things out; a production domain has its certificates from its own CA.
  *
  * <pre>
  *   NAME.key          an identity's signing key (a domain's PC servlet is the identity named after it)
- *   trust             every signing key's public half, and whom it vouches for (itself): public
+ *   trust             every signing key's public half, and whom it vouches for (itself; a domain's key also
+ *                     the identities {@link #vouch} names): public
  *   domain.keys       only when asked for ({@link #writeDomainKeys}): an HMAC secret shared by a domain
  *   store.pass        the password of every .p12 below
  *   ca.p12, ca.pem    the CA's key and certificate (keep ca.p12 away from servers)
@@ -157,6 +158,35 @@ public final class Keys {
         KeyFiles.replace(trustFile, trust.toText());
         KeyFiles.replace(keyFile, next.toKeyFile());
         return next.keyId();
+    }
+
+    /**
+     * Lets {@code issuer}'s keys (a domain's) sign for {@code subjects} too: each of its lines in the trust file
+     * then vouches for the issuer itself and for {@code subjects}, in place of what it named; a rotation keeps
+     * them. A process that is one of those identities and has no key of its own signs its tokens with the
+     * issuer's key when it holds it ({@link Security#fromDirectory}).
+     *
+     * @param subjects identities or globs of them ({@code alice}, {@code agent-*})
+     * @return the trust file
+     * @throws IOException if the trust file cannot be read or written
+     * @throws IllegalArgumentException if the trust holds no key of {@code issuer}, or a subject is empty or has a
+     *     space, a comma or a slash
+     */
+    public static Path vouch(Path dir, String issuer, List<String> subjects) throws IOException {
+        List<String> all = new ArrayList<>(List.of(issuer));
+        for (String subject : subjects) {
+            if (!subject.matches("[^\\s,/]+")) {
+                // a /regex/ cannot share a line with the issuer's own name: it goes into the trust file by hand
+                throw new IllegalArgumentException("\"" + subject + "\" is not an identity or a glob for " + issuer
+                        + " to vouch for (no space, comma or slash)");
+            }
+            if (!all.contains(subject)) {
+                all.add(subject);
+            }
+        }
+        Path trustFile = dir.resolve(TRUST);
+        return KeyFiles.replace(trustFile, Trust.read(trustFile).withSubjects(issuer, String.join(",", all))
+                .toText());
     }
 
     /** Drops key {@code keyId} of {@code issuer} from the trust file now: its tokens are refused at once. */

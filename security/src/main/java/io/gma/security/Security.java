@@ -131,11 +131,14 @@ public final class Security {
      * A builder set up from a directory made by {@link Keys#make} (or laid out the same way): TLS with
      * {@code client-<identity>.p12} when there is one, else {@code server.p12}, trusting
      * {@code truststore.p12}, with the password in {@code store.pass}; tokens signed with
-     * {@code <identity>.key} and checked with {@code trust} (reloaded when it changes), each when present;
+     * {@code <identity>.key} (without one, with the key of an issuer, a domain, that the trust lets vouch for the
+     * identity: {@link Keys#vouch}) and checked with {@code trust} (reloaded when it changes), each when present;
      * HMAC tokens with {@code domain.keys} when present; the rules in {@code rules} when present (else nothing
      * is allowed). Files holding secrets that every user may read are refused.
      *
      * @throws IOException naming the file that is missing, cannot be read, or is not private
+     * @throws IllegalArgumentException when the identity has no key of its own and the directory holds the keys
+     *     of two issuers that may vouch for it (naming them: which one signs is the operator's choice)
      */
     public static Builder fromDirectory(Path dir, String identity, Tls.ClientAuth clientAuth) throws IOException {
         Path pass = dir.resolve("store.pass");
@@ -146,12 +149,13 @@ public final class Security {
         Tls tls = Tls.builder().keyStore(keyStore, password).trustStore(dir.resolve("truststore.p12"), password)
                 .clientAuth(clientAuth).build();
         Builder b = builder().tls(tls).identity(identity);
-        Path signingKey = dir.resolve(identity + ".key");
-        if (Files.exists(signingKey)) {
-            b.signingKey(SigningKey.read(signingKey));
+        Supplier<Trust> trust = Files.exists(dir.resolve(Keys.TRUST)) ? trustFile(dir.resolve(Keys.TRUST)) : null;
+        SigningKey signingKey = signingKey(dir, identity, trust == null ? null : trust.get());
+        if (signingKey != null) {
+            b.signingKey(signingKey);
         }
-        if (Files.exists(dir.resolve("trust"))) {
-            b.trust(trustFile(dir.resolve("trust")));
+        if (trust != null) {
+            b.trust(trust);
         }
         if (Files.exists(dir.resolve("domain.keys"))) {
             b.keys(KeyRing.read(dir.resolve("domain.keys")));
@@ -163,13 +167,47 @@ public final class Security {
     }
 
     /**
+     * The key in {@code dir} that signs {@code identity}'s tokens: its own ({@code <identity>.key}), else the key
+     * of the one issuer that {@code trust} lets vouch for it and whose key file is in {@code dir}; null: none.
+     */
+    static SigningKey signingKey(Path dir, String identity, Trust trust) throws IOException {
+        Path own = dir.resolve(identity + ".key");
+        if (Files.exists(own)) {
+            return SigningKey.read(own);
+        }
+        if (trust == null) {
+            return null;
+        }
+        java.util.List<String> held = trust.issuersVouchingFor(identity).stream()
+                .filter(issuer -> Files.exists(dir.resolve(issuer + ".key"))).toList();
+        if (held.size() > 1) {
+            throw new IllegalArgumentException(identity + " has no key of its own (" + own.getFileName() + ") and"
+                    + " the trust lets each of " + String.join(", ", held) + ", whose keys are here, sign for it:"
+                    + " keep one of their keys in " + dir + ", or give " + identity + " a key of its own");
+        }
+        return held.isEmpty() ? null : SigningKey.read(dir.resolve(held.get(0) + ".key"));
+    }
+
+    /**
      * A trust file, read again when it changes (checked at most every 10 s): a rotated key's new trust takes
      * effect without a restart; a file that cannot be read keeps the previous trust, logged.
      *
      * @throws IOException if it cannot be read the first time
      */
     public static Supplier<Trust> trustFile(Path file) throws IOException {
-        return new Reloading<>(java.util.List.of(file), "trust", Duration.ofSeconds(10)) {
+        return trustFile(file, Duration.ofSeconds(10));
+    }
+
+    /**
+     * As {@link #trustFile(Path)}, its size and modification time checked at most every {@code check}.
+     *
+     * @throws IllegalArgumentException if {@code check} is negative
+     */
+    public static Supplier<Trust> trustFile(Path file, Duration check) throws IOException {
+        if (check.isNegative()) {
+            throw new IllegalArgumentException("the trust file's check interval must not be negative: " + check);
+        }
+        return new Reloading<>(java.util.List.of(file), "trust", check) {
             @Override
             Trust load() throws IOException {
                 return Trust.read(file);

@@ -151,6 +151,18 @@ public final class Trust {
         return false;
     }
 
+    /** The issuers, in the file's order, with a key that vouches for {@code subject}, {@code subject} itself aside. */
+    List<String> issuersVouchingFor(String subject) {
+        List<String> issuers = new ArrayList<>();
+        for (Entry e : entries) {
+            String issuer = e.key().issuer();
+            if (!issuer.equals(subject) && e.subjects().matches(subject) && !issuers.contains(issuer)) {
+                issuers.add(issuer);
+            }
+        }
+        return issuers;
+    }
+
     public List<Key> keys() {
         return keys;
     }
@@ -172,6 +184,23 @@ public final class Trust {
             boolean retire = k.issuer().equals(issuer) && !k.keyId().equals(keep)
                     && (k.until() == null || k.until().isAfter(until));
             next.add(retire ? new Key(k.issuer(), k.keyId(), k.publicKey(), k.subjects(), until) : k);
+        }
+        return new Trust(next, origin);
+    }
+
+    /**
+     * Trust in which every key of {@code issuer} vouches for {@code subjects} (a pattern, as a trust line writes
+     * it), in place of what it vouched for.
+     *
+     * @throws IllegalArgumentException if the trust holds no key of {@code issuer}, or the pattern is malformed
+     */
+    public Trust withSubjects(String issuer, String subjects) {
+        if (keys.stream().noneMatch(k -> k.issuer().equals(issuer))) {
+            throw new IllegalArgumentException("the trust holds no key of issuer " + issuer);
+        }
+        List<Key> next = new ArrayList<>();
+        for (Key k : keys) {
+            next.add(k.issuer().equals(issuer) ? new Key(issuer, k.keyId(), k.publicKey(), subjects, k.until()) : k);
         }
         return new Trust(next, origin);
     }

@@ -9,7 +9,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -134,32 +133,25 @@ class SignedTokensTest {
 
     /**
      * A byte altered in the signature, the subject, the audience or the expiry is refused, and a caller is told
-     * the same sentence whichever part it was (Security maps both reasons to one).
+     * the same sentence whichever part it was (Security maps both reasons to one). The token expires an hour from
+     * now, as Security checks it by the system's clock: unaltered, it is taken.
      */
     @Test
     void anAlteredTokenIsRefusedWithoutSayingWhichPartWasAltered() throws Exception {
         Security verifier = Security.builder().tls(SecurityTest.tls()).trust(TRUST).build();
-        String token = SignedTokens.issue(ALICE, "alice", "east", T0.plusSeconds(3600));
-        String[] part = token.split("\\.");
-        int[] altered = {6, 3, 4, 5}; // signature, subject, audience, expiry
+        String token = SignedTokens.issue(ALICE, "alice", "east", Instant.now().plusSeconds(3600));
+        assertEquals("alice", verifier.authenticate("Bearer " + token, null, "east"), "the token unaltered");
         Set<String> answers = new HashSet<>();
-        List<String> tried = new ArrayList<>();
-        for (int i : altered) {
-            for (int at = 0; at < part[i].length(); at += Math.max(1, part[i].length() / 4)) {
-                String[] p = part.clone();
-                char c = p[i].charAt(at);
-                char flipped = i == 5 ? (char) ('0' + (c - '0' + 1) % 10) : (c == 'A' ? 'B' : 'A');
-                p[i] = p[i].substring(0, at) + flipped + p[i].substring(at + 1);
-                String bad = String.join(".", p);
-                tried.add(bad);
-                AuthException e = assertThrows(AuthException.class, () -> verifier.authenticate("Bearer " + bad,
-                        null, "east"), "part " + i + " at " + at);
-                assertEquals(AuthException.Kind.UNAUTHORIZED, e.kind());
-                answers.add(e.getMessage());
-            }
+        Set<String> parts = new HashSet<>();
+        for (AlteredTokens.Altered bad : AlteredTokens.of(token)) {
+            AuthException e = assertThrows(AuthException.class, () -> verifier.authenticate("Bearer " + bad.token(),
+                    null, "east"), bad.toString());
+            assertEquals(AuthException.Kind.UNAUTHORIZED, e.kind(), bad.toString());
+            answers.add(e.getMessage());
+            parts.add(bad.part());
         }
-        assertEquals(Set.of(Security.NOT_VALID), answers, "one answer for every altered part: " + tried.size()
-                + " tokens");
+        assertEquals(Set.of("signature", "subject", "audience", "expiry"), parts);
+        assertEquals(Set.of(Security.NOT_VALID), answers, "one answer for every altered part");
         for (String word : new String[] {"subject", "audience", "expiry", "signature"}) {
             assertFalse(Security.NOT_VALID.contains(word), word);
         }

@@ -108,4 +108,59 @@ class TrustAndKeyFilesTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
                 dir.resolve("east.key"))));
     }
+
+    @Test
+    void aDomainsKeySignsForTheIdentitiesItVouchesForThatHaveNoKeyOfTheirOwn() throws Exception {
+        Keys.addIdentities(dir, List.of("east", "west", "bob"));
+        Keys.vouch(dir, "east", List.of("alice", "agent-*", "east"));
+        Trust trust = Trust.read(dir.resolve(Keys.TRUST));
+        assertEquals("east,alice,agent-*", trust.keys().stream().filter(k -> k.issuer().equals("east")).findFirst()
+                .orElseThrow().subjects());
+        SigningKey forAlice = Security.signingKey(dir, "alice", trust);
+        assertEquals("east", forAlice.issuer());
+        assertEquals("east", Security.signingKey(dir, "agent-7", trust).issuer());
+        assertEquals("bob", Security.signingKey(dir, "bob", trust).issuer(), "an identity's own key first");
+        assertEquals(null, Security.signingKey(dir, "carol", trust), "nobody here may sign for carol");
+        SignedTokens verifier = SignedTokens.verifier(() -> trust).build();
+        Instant inAnHour = Instant.now().plusSeconds(3600);
+        assertEquals("east", verifier.verify(SignedTokens.issue(forAlice, "alice", "west", inAnHour), "west")
+                .issuer());
+        assertEquals(TokenException.Reason.FOREIGN_SUBJECT, assertThrows(TokenException.class, () -> verifier
+                .verify(SignedTokens.issue(forAlice, "carol", "west", inAnHour), "west")).reason());
+
+        Keys.rotate(dir, "east", Duration.ofHours(1));
+        assertTrue(Trust.read(dir.resolve(Keys.TRUST)).keys().stream().filter(k -> k.issuer().equals("east"))
+                .allMatch(k -> k.subjects().equals("east,alice,agent-*")), "a rotation keeps whom a key vouches for");
+        Keys.vouch(dir, "west", List.of("alice"));
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class, () -> Security.signingKey(dir,
+                "alice", Trust.read(dir.resolve(Keys.TRUST))));
+        assertEquals("alice has no key of its own (alice.key) and the trust lets each of east, west, whose keys are"
+                + " here, sign for it: keep one of their keys in " + dir + ", or give alice a key of its own",
+                two.getMessage());
+        assertEquals("the trust holds no key of issuer north", assertThrows(IllegalArgumentException.class,
+                () -> Keys.vouch(dir, "north", List.of("alice"))).getMessage());
+        assertEquals("\"/agent-[0-9]+/\" is not an identity or a glob for east to vouch for (no space, comma or"
+                + " slash)", assertThrows(IllegalArgumentException.class, () -> Keys.vouch(dir, "east",
+                        List.of("/agent-[0-9]+/"))).getMessage());
+    }
+
+    @Test
+    void aTrustFileIsReadAgainWhenItChangesAndOneThatCannotBeReadKeepsThePrevious() throws Exception {
+        Keys.addIdentities(dir, List.of("east"));
+        Path file = dir.resolve(Keys.TRUST);
+        java.util.function.Supplier<Trust> trust = Security.trustFile(file, Duration.ZERO); // checked on each get
+        Trust first = trust.get();
+        assertEquals(List.of("k1"), first.keys().stream().map(Trust.Key::keyId).toList());
+        assertTrue(first == trust.get(), "unchanged: not read again");
+        Keys.rotate(dir, "east", Duration.ofHours(1));
+        Trust rotated = trust.get();
+        assertEquals(List.of("k1", "k2"), rotated.keys().stream().map(Trust.Key::keyId).toList());
+        String good = Files.readString(file);
+        Files.writeString(file, good.replace(" east\n", "\n")); // half a line: refused, the rotated trust stays
+        assertTrue(rotated == trust.get());
+        Files.writeString(file, good);
+        Keys.retire(dir, "east", "k1");
+        assertEquals(List.of("k2"), trust.get().keys().stream().map(Trust.Key::keyId).toList());
+        assertThrows(IllegalArgumentException.class, () -> Security.trustFile(file, Duration.ofSeconds(-1)));
+    }
 }

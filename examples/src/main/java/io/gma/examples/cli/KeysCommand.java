@@ -26,7 +26,10 @@ import picocli.CommandLine.Spec;
                 + " starter rules file that lets each client do everything. Existing files are not overwritten."
                 + " A production domain takes its certificates from its own CA.",
             "With --rotate NAME: a new key for NAME, trusted at once; its old keys stay trusted for --overlap."
-                + " With --retire NAME:KEYID: that key is dropped from the trust file now."})
+                + " With --retire NAME:KEYID: that key is dropped from the trust file now.",
+            "With --vouch NAME:IDENTITIES (alone, in an existing --dir, or with --client NAME): NAME's key, a"
+                + " domain's, may also sign for those identities; a process given --security DIR --identity ID"
+                + " signs ID's tokens with NAME.key when DIR holds no ID.key of its own."})
 final class KeysCommand implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = "gma-keys", description = "Where to write (default ${DEFAULT-VALUE}).")
     Path dir;
@@ -55,6 +58,11 @@ final class KeysCommand implements Callable<Integer> {
             + " now: tokens it signed are refused at once.")
     String retire;
 
+    @Option(names = "--vouch", paramLabel = "NAME:IDENTITIES", description = "Let NAME's key sign tokens for"
+            + " IDENTITIES too (names or globs, comma-separated: alice,agent-*): NAME's lines in the trust file"
+            + " vouch for NAME and them. May be given more than once.")
+    List<String> vouch = List.of();
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -62,11 +70,25 @@ final class KeysCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Cli.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
-        if (rotate != null || retire != null) {
-            Cli.check(spec, clients.isEmpty() && !hmac, "--client and --hmac make a new directory: not with"
-                    + " --rotate or --retire");
+        for (String v : vouch) {
+            Cli.check(spec, v.matches("[^:]+:[^,]+(,[^,]+)*"), "--vouch " + v + " is not NAME:IDENTITIES");
+        }
+        // --rotate, --retire and --vouch without --client or --hmac change a directory made before
+        boolean make = !clients.isEmpty() || hmac || vouch.isEmpty() && rotate == null && retire == null;
+        if (!make) {
             Cli.check(spec, !overlap.isNegative(), "--overlap " + overlap + " is negative");
-            return change(out);
+            change(out);
+            vouch(out);
+            return 0;
+        }
+        Cli.check(spec, rotate == null && retire == null, "--client and --hmac make a new directory: not with"
+                + " --rotate or --retire");
+        List<String> identities = new ArrayList<>(clients);
+        for (String v : vouch) {
+            String issuer = v.split(":", 2)[0];
+            Cli.check(spec, clients.contains(issuer), "--vouch " + v + " in a new directory needs --client "
+                    + issuer + ", whose key is to sign");
+            identities.addAll(List.of(v.split(":", 2)[1].split(",")));
         }
         List<Path> written = new ArrayList<>(Keys.make(dir, hosts, clients));
         if (hmac) {
@@ -77,28 +99,44 @@ final class KeysCommand implements Callable<Integer> {
         }
         Path rules = dir.resolve("rules");
         if (!Files.exists(rules)) {
-            Files.writeString(rules, starterRules(clients), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+            Files.writeString(rules, starterRules(identities), StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE_NEW);
             out.println("wrote " + rules);
         }
+        vouch(out);
         out.println("keep ca.p12, store.pass" + (hmac ? ", domain.keys" : "") + " and the .key files in " + dir
                 + " private; give " + dir.resolve(Keys.TRUST) + " to every process that checks tokens");
         return 0;
     }
 
-    private int change(PrintWriter out) throws Exception {
+    /** --rotate or --retire, if given. */
+    private void change(PrintWriter out) throws Exception {
         if (rotate != null) {
             String keyId = Keys.rotate(dir, rotate, overlap);
             out.println(rotate + " signs with its new key " + keyId + " (" + dir.resolve(rotate + ".key") + ");"
                     + " its older keys stay trusted for " + overlap + " in " + dir.resolve(Keys.TRUST)
                     + ": give that file to every process that checks tokens");
-            return 0;
+        } else if (retire != null) {
+            int colon = retire.lastIndexOf(':');
+            Cli.check(spec, colon > 0 && colon < retire.length() - 1, "--retire " + retire + " is not NAME:KEYID");
+            Keys.retire(dir, retire.substring(0, colon), retire.substring(colon + 1));
+            out.println("dropped key " + retire.substring(colon + 1) + " of " + retire.substring(0, colon) + " from "
+                    + dir.resolve(Keys.TRUST));
         }
-        int colon = retire.lastIndexOf(':');
-        Cli.check(spec, colon > 0 && colon < retire.length() - 1, "--retire " + retire + " is not NAME:KEYID");
-        Keys.retire(dir, retire.substring(0, colon), retire.substring(colon + 1));
-        out.println("dropped key " + retire.substring(colon + 1) + " of " + retire.substring(0, colon) + " from "
-                + dir.resolve(Keys.TRUST));
-        return 0;
+    }
+
+    /** Each --vouch NAME:IDENTITIES into the trust file. */
+    private void vouch(PrintWriter out) throws Exception {
+        for (String v : vouch) {
+            String[] part = v.split(":", 2);
+            try {
+                Keys.vouch(dir, part[0], List.of(part[1].split(",")));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--vouch " + v + ": " + e.getMessage());
+            }
+            out.println(part[0] + " may sign for " + part[1] + " (" + dir.resolve(Keys.TRUST) + "): a process that"
+                    + " is one of them, without a key of its own, signs with " + dir.resolve(part[0] + ".key"));
+        }
     }
 
     /** Rules that let each of {@code clients} do everything: a start, to be narrowed. */

@@ -3,16 +3,26 @@ package io.gma.examples.cli;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
+import io.gma.security.Security;
+import io.gma.security.SignedTokens;
+import io.gma.security.SigningKey;
+import io.gma.security.Tls;
 import io.gma.wire.Threads;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -183,6 +193,60 @@ class GmaCommandsTest {
         assertEquals(0, withHmac.status(), withHmac.err());
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(hmac.resolve("domain.keys"))));
+    }
+
+    /**
+     * gma keys --vouch lets east's key sign for alice, who has no key: the gma commands sign her tokens with it and
+     * the registry takes them for her; east's key still signs for nobody else.
+     */
+    @Test
+    void aDomainsKeySignsForTheIdentitiesItVouchesFor(@TempDir Path temp) throws Exception {
+        Path dir = temp.resolve("keys");
+        Run keys = gma("keys", "--dir", dir.toString(), "--client", "east", "--vouch", "east:alice");
+        assertEquals(0, keys.status(), keys.err());
+        assertTrue(keys.out().contains("\neast may sign for alice (" + dir.resolve("trust") + "): a process that is"
+                + " one of them, without a key of its own, signs with " + dir.resolve("east.key") + "\n"), keys.out());
+        assertTrue(Files.readString(dir.resolve("trust")).matches("(?s).*\neast k1 \\S+ east,alice\n.*"));
+        assertFalse(Files.exists(dir.resolve("alice.key")));
+        assertTrue(Files.readString(dir.resolve("rules")).contains("\nquery    east,alice *\n"));
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        String east = b64.encodeToString("east".getBytes(StandardCharsets.UTF_8));
+        String alice = b64.encodeToString("alice".getBytes(StandardCharsets.UTF_8));
+        String bearer = Security.fromOptions(dir, "alice", null, null).bearer(Security.REGISTRY_AUDIENCE);
+        assertTrue(bearer != null && bearer.startsWith("Bearer gma2." + east + ".k1." + alice + "."),
+                "alice's tokens are signed by east's key: " + bearer);
+
+        try (Registry registry = Registry.builder().port(0).security(Security.fromDirectory(dir, "registry",
+                Tls.ClientAuth.NONE).build()).build().start()) {
+            Run asAlice = gma("query", "--registry", registry.url(), "--security", dir.toString(), "--identity",
+                    "alice", "SELECT name FROM endpoints");
+            assertEquals(0, asAlice.status(), asAlice.err());
+            Run asBob = gma("query", "--registry", registry.url(), "--security", dir.toString(), "--identity", "bob",
+                    "SELECT name FROM endpoints");
+            assertEquals(1, asBob.status());
+            assertTrue(asBob.err().startsWith("gma: no credentials"), "east's key signs not for bob: " + asBob.err());
+            String forBob = SignedTokens.issue(SigningKey.read(dir.resolve("east.key")), "bob",
+                    Security.REGISTRY_AUDIENCE, Instant.now().plusSeconds(3600));
+            Security showing = Security.builder().tls(Tls.builder().trustStore(dir.resolve("truststore.p12"), Files
+                    .readString(dir.resolve("store.pass")).strip().toCharArray()).build()).token(() -> forBob).build();
+            RegistryException refused = assertThrows(RegistryException.class, () -> RegistryClient.builder(registry
+                    .url()).security(showing).build().query("SELECT name FROM endpoints"));
+            assertEquals(401, refused.status());
+            assertEquals("token refused (FOREIGN_SUBJECT): issuer \"east\" is not trusted to vouch for \"bob\"",
+                    refused.getMessage());
+        }
+
+        Run more = gma("keys", "--dir", dir.toString(), "--vouch", "east:alice,agent-*");
+        assertEquals(0, more.status(), more.err());
+        assertTrue(Files.readString(dir.resolve("trust")).contains(" east,alice,agent-*\n"));
+        Run unknown = gma("keys", "--dir", dir.toString(), "--vouch", "north:alice");
+        assertEquals(2, unknown.status());
+        assertEquals("--vouch north:alice: the trust holds no key of issuer north (see gma keys --help)\n",
+                unknown.err());
+        Run malformed = gma("keys", "--dir", dir.toString(), "--vouch", "east:");
+        assertEquals(2, malformed.status());
+        assertEquals("--vouch east: is not NAME:IDENTITIES (see gma keys --help)\n", malformed.err());
+        assertTrue(gma("keys", "--help").out().contains("--vouch=NAME:IDENTITIES"));
     }
 
     @Test
