@@ -286,7 +286,7 @@ public final class Security {
         if (authorization != null && !authorization.isEmpty()) {
             if (!authorization.startsWith(BEARER)) {
                 throw new AuthException(AuthException.Kind.UNAUTHORIZED,
-                        "credentials must be 'Bearer <token>' (protocol.md section 5)");
+                        "credentials must be 'Bearer <token>' (PROTOCOL.md section 5)");
             }
             return verify(authorization.substring(BEARER.length()).strip(), audience);
         }
