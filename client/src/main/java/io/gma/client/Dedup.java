@@ -128,6 +128,13 @@ final class Dedup {
         }
     }
 
+    /** Whether {@code from}'s numbers are remembered: it sent, and has not said BYE (nor been dropped) since. */
+    boolean remembers(String from) {
+        synchronized (senders) {
+            return senders.containsKey(from);
+        }
+    }
+
     /** Forgets a sender that said BYE: it closed for good and will resend nothing. */
     void forget(String from) {
         synchronized (senders) {

@@ -209,6 +209,11 @@ final class EndpointCore implements AutoCloseable {
         connector.severLinks();
     }
 
+    /** Whether this endpoint remembers the numbers of {@code sender}'s messages, as until it hears its BYE. */
+    boolean remembers(String sender) {
+        return inbox.remembers(sender);
+    }
+
     /** Tasks waiting in the timer: lease renewal, back-offs, and requests not answered yet. */
     int timerTasks() {
         return timer.getQueue().size();

@@ -53,6 +53,11 @@ final class Inbox {
         return new Reader();
     }
 
+    /** Whether the numbers of {@code sender}'s messages are remembered (see {@link Dedup}). */
+    boolean remembers(String sender) {
+        return dedup.remembers(sender);
+    }
+
     /**
      * The receiving side of one link, and what it remembers from one message to the next: a link's messages come
      * from one sender to one destination, decoded to one String each, so a reference compare finds its dedup

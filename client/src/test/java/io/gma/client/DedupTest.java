@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,9 +73,7 @@ class DedupTest {
                 }).build();
                 Consumer asker = f.consumer("asker").build()) {
             CompletableFuture<byte[]> first = asker.requestAsync(echo.name(), "slow".getBytes(UTF_8));
-            while (slow.get() == null) {
-                Thread.sleep(5);
-            }
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> slow.get() != null);
             for (int i = 0; i < 70_000; i++) {
                 asker.core().nextSequence(); // messages to other peers
             }

@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,7 @@ import io.gma.wire.StreamDecoder;
 import io.gma.wire.WireCodec;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -80,10 +82,8 @@ class ForgedAnswersTest {
             byte[] data = (command == Command.ERROR ? ErrorCode.INTERNAL + " forged" : "FORGED").getBytes(UTF_8);
             s.getOutputStream().write(Packed.make(seq, command, from, requester.name(), data));
         }
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); requester.stats().messagesIn() < read + 32;) {
-            assertTrue(System.nanoTime() < end, "the forged answers never all reached the requester");
-            Thread.onSpinWait();
-        }
+        await("the forged answers never all reached the requester").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(1)).until(() -> requester.stats().messagesIn() >= read + 32);
         assertEquals(refused + 1, requester.stats().refusedAnswers(), requester.stats().toString());
     }
 

@@ -18,12 +18,14 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,12 +48,10 @@ class HandshakeLimitsTest {
         return java.util.Arrays.copyOf(header, 20);
     }
 
-    static void await(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.sleep(10);
-        }
+    /** Waits up to 15 s for the condition; {@code what} says what was missing. */
+    static void await(BooleanSupplier condition, Supplier<String> what) {
+        Awaitility.await().atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> assertTrue(condition.getAsBoolean(), what));
     }
 
     private static int port(DirectFixture f, Consumer c) throws Exception {

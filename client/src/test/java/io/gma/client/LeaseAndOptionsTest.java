@@ -1,14 +1,17 @@
 package io.gma.client;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -25,22 +28,14 @@ class LeaseAndOptionsTest {
         try (DirectFixture f = new DirectFixture();
                 Producer p = f.producer("leased").lease(Duration.ofSeconds(1)).attribute("site", "cardiff").build()) {
             RegistryClient registry = RegistryClient.create(f.registryUrl());
-            Thread.sleep(2_500); // past two leases: only renewal keeps it
+            Thread.sleep(2_500); // a deliberate pause, not a wait: past two leases, only renewal keeps it
             assertEquals(p.name(), registry.lookup(p.name()).name());
 
             registry.unregister(p.name()); // as if the registry had lost it
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            RegistryException last = null;
-            while (System.nanoTime() < deadline) {
-                try {
-                    assertEquals("cardiff", registry.lookup(p.name()).attributes().get("site"));
-                    return;
-                } catch (RegistryException e) {
-                    last = e;
-                    Thread.sleep(100);
-                }
-            }
-            throw new AssertionError(p.name() + " was not registered again", last);
+            EndpointInfo again = await(p.name() + " was not registered again").atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(100)).ignoreException(RegistryException.class)
+                    .until(() -> registry.lookup(p.name()), Objects::nonNull);
+            assertEquals("cardiff", again.attributes().get("site"));
         }
     }
 
@@ -51,16 +46,10 @@ class LeaseAndOptionsTest {
                 Producer p = f.producer(label).lease(Duration.ofSeconds(1)).build()) {
             RegistryClient registry = RegistryClient.create(f.registryUrl());
             registry.unregister(p.name()); // as if the registry had lost it
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (System.nanoTime() < deadline) {
-                try {
-                    assertEquals(label, registry.lookup(p.name()).label());
-                    return;
-                } catch (RegistryException e) {
-                    Thread.sleep(100);
-                }
-            }
-            throw new AssertionError(p.name() + " was not registered again");
+            EndpointInfo again = await(p.name() + " was not registered again").atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(100)).ignoreException(RegistryException.class)
+                    .until(() -> registry.lookup(p.name()), Objects::nonNull);
+            assertEquals(label, again.label());
         }
     }
 

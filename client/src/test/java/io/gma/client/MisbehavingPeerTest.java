@@ -1,10 +1,12 @@
 package io.gma.client;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.internal.link.HandshakeAdmission;
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.Kind;
 import io.gma.registry.api.Registration;
@@ -74,8 +76,8 @@ class MisbehavingPeerTest {
                 OutputStream out = s.getOutputStream();
                 out.write(Packed.make(0, Command.WELCOME, name, p.name(), new byte[0]));
                 long welcomed = System.nanoTime();
-                Thread.sleep(3 * ping + 400);
-                List<Message> got = readUntilClosed(s, 1000);
+                // declared dead within three ping intervals: read until it closes, 1 s more at most between reads
+                List<Message> got = readUntilClosed(s, (int) (3 * ping + 400) + 1000);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - welcomed);
                 assertTrue(got.isEmpty() || got.get(got.size() - 1) != null, "still open after " + millis + " ms");
                 assertTrue(got.stream().anyMatch(m -> m != null && m.command() == Command.PING), got.toString());
@@ -160,10 +162,12 @@ class MisbehavingPeerTest {
                 } catch (EndpointException full) {
                     // the queue filled: the peer never takes anything
                 }
-                Thread.sleep(1);
+                Thread.sleep(1); // a deliberate pause, not a wait: sends spread over the 2 s
             }
             int during = accepted.get();
-            Thread.sleep(2_000);
+            // the next 2 s, a window on purpose: the back-off leaves the peer all but alone all the while
+            await().pollDelay(Duration.ZERO).during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                    .until(() -> accepted.get() - during <= 4);
             int idle = accepted.get() - during;
             // back-off 50 ms doubling to 5 s: about 7 attempts in 2 s; one per send would be hundreds
             assertTrue(during <= 12, during + " connections in 2 s of sending");
@@ -201,7 +205,10 @@ class MisbehavingPeerTest {
             Producer p = f.producer("p").build();
             RegistryClient registry = RegistryClient.create(f.registryUrl());
             try (Socket silent = rawTo(registry, p.name())) {
-                Thread.sleep(200); // accepted, waiting for a HELLO that never comes
+                // accepted, waiting for a HELLO that never comes: it counts as a handshake pending from here
+                HandshakeAdmission admission = HandshakeAdmission.process();
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                        .until(() -> admission.pending(silent.getLocalAddress()) > 0);
                 p.close();
                 List<Message> got = readUntilClosed(silent, 5_000);
                 assertTrue(got.isEmpty() || got.get(got.size() - 1) != null, "still open after close: " + got);

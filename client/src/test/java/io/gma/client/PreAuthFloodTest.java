@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import io.gma.registry.api.RegistryClient;
 import io.gma.security.Tls;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -72,7 +75,7 @@ class PreAuthFloodTest {
                     for (long i = 1; i <= STREAM; i++) {
                         acks.add(p.send(name, ByteBuffer.allocate(8).putLong(i).array()).acknowledged());
                         if (i % 2 == 0) {
-                            Thread.sleep(1);
+                            Thread.sleep(1); // a deliberate pause, not a wait: the stream is spread beside the flood
                         }
                     }
                 } catch (Exception e) {
@@ -90,13 +93,19 @@ class PreAuthFloodTest {
             assertFalse(stream.isAlive(), "the stream is stuck");
             CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
 
-            Matcher after = count(target);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while ((Integer.parseInt(after.group(1)) < STREAM + 1 || stat(after, "handshakesTooLarge")
-                    < outcome.count(PreAuthFlood.TOO_LARGE)) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                after = count(target);
+            // everything counted: the stream's numbers and the refusals; else the assertions below say what is not
+            Matcher[] counted = new Matcher[1];
+            try {
+                await().atMost(Duration.ofSeconds(15)).pollInSameThread().pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(100)).until(() -> {
+                            counted[0] = count(target);
+                            return Integer.parseInt(counted[0].group(1)) >= STREAM + 1
+                                    && stat(counted[0], "handshakesTooLarge") >= outcome.count(PreAuthFlood.TOO_LARGE);
+                        });
+            } catch (ConditionTimeoutException e) {
+                // not within 15 s: the last count is checked below
             }
+            Matcher after = counted[0];
             System.out.printf(Locale.ROOT, "flood of %d: %s; %d TLS handshakes in %d ms; the target's heap after"
                     + " a GC: %d KiB with them all pending, %d KiB once refused, of %d KiB%n", FLOOD,
                     outcome.byAnswer(), FLOOD, outcome.handshakesMillis(), heapKiB(pending[0]), heapKiB(refused),

@@ -35,7 +35,8 @@ class QueuePolicyTest {
         fixture = new DirectFixture();
         slow = fixture.consumer("slow").onMessage(m -> {
             if (m.command() == Command.DATA) {
-                Thread.sleep(10); // 100 messages a second, on the link's own thread: it stops reading meanwhile
+                Thread.sleep(10); // a deliberate pause, not a wait: 100 messages a second, on the link's own thread,
+                // which stops reading meanwhile
             }
         }).build();
     }

@@ -149,6 +149,7 @@ class SecureLinkTest {
             first.send(inbox.name(), "in time".getBytes(UTF_8)).acknowledged().get(5, TimeUnit.SECONDS);
             assertEquals("in time", new String(delivered.poll(5, TimeUnit.SECONDS).data(), UTF_8));
         }
+        // a deliberate pause, not a wait: the token must lapse, and 1.5 s more pass
         Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(validUntil - System.nanoTime())) + 1500);
         refused(withToken("replay", token), ErrorCode.UNAUTHORIZED, "UNAUTHORIZED token refused (EXPIRED)");
         stillServes();

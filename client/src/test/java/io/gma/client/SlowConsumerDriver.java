@@ -54,7 +54,7 @@ final class SlowConsumerDriver {
                 while (!Thread.currentThread().isInterrupted()) {
                     maxQueued.accumulateAndGet(p.stats().queuedBytes(), Math::max);
                     try {
-                        Thread.sleep(5);
+                        Thread.sleep(5); // a deliberate pause, not a wait: the queue is sampled every 5 ms
                     } catch (InterruptedException e) {
                         return;
                     }

@@ -39,7 +39,7 @@ class SlowConsumerTest {
                 for (FullQueuePolicy policy : FullQueuePolicy.values()) {
                     Consumer c = f.consumer("slow-" + policy).onMessage(m -> {
                         if (m.command() == Command.DATA) {
-                            Thread.sleep(10);
+                            Thread.sleep(10); // a deliberate pause, not a wait: 100 messages a second
                         }
                     }).build();
                     consumers.add(c);

@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -16,8 +17,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A plain TCP listener on 127.0.0.1 and an ephemeral port that stands where a registry or a PC servlet would be,
@@ -75,28 +76,28 @@ public final class SniffingListener implements AutoCloseable {
      * @return whether it arrived in time
      */
     public boolean awaitReceived(String text, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!received().contains(text)) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            Thread.sleep(20);
+        try {
+            await().atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> received().contains(text));
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     /**
-     * Waits {@code period} (a bounded wait: what is checked is that nothing comes, so there is no event to wait
-     * for), then asserts that no credential, no byte at all and no connection reached this listener.
+     * Asserts that no credential, no byte at all and no connection reached this listener, all through
+     * {@code period} (a window: what is checked is that nothing comes, so there is no event to wait for).
      */
     public void assertNothingReceived(Duration period) throws InterruptedException {
-        TimeUnit.NANOSECONDS.sleep(period.toNanos());
-        String seen = received();
-        assertFalse(seen.toLowerCase(Locale.ROOT).contains("authorization"), "an Authorization header in plaintext: "
-                + seen);
-        assertFalse(seen.contains("gma2."), "a token in plaintext: " + seen);
-        assertEquals("", seen, "bytes reached the listener");
-        assertEquals(0, connections(), "a connection reached the listener");
+        await().pollDelay(Duration.ZERO).during(period).atMost(period.plusSeconds(1)).untilAsserted(() -> {
+            String seen = received();
+            assertFalse(seen.toLowerCase(Locale.ROOT).contains("authorization"),
+                    "an Authorization header in plaintext: " + seen);
+            assertFalse(seen.contains("gma2."), "a token in plaintext: " + seen);
+            assertEquals("", seen, "bytes reached the listener");
+            assertEquals(0, connections(), "a connection reached the listener");
+        });
     }
 
     private void accept() {

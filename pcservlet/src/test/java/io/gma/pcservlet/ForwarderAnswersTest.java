@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * How a sending PC servlet (east, real) acts on each answer of a remote one (west, a scripted fake), as the
- * table of PROTOCOL.md section 6 says: refusals are final and reach the sender, pushback waits Retry-After,
+ * table of protocol.md section 6 says: refusals are final and reach the sender, pushback waits Retry-After,
  * failures are retried with the same bytes, ERRORs in a 200 go back to their senders.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What a PC servlet answers to POSTs of batches from other domains (PROTOCOL.md section 6), driven with raw
+ * What a PC servlet answers to POSTs of batches from other domains (protocol.md section 6), driven with raw
  * bodies against a real PC servlet of domain west, its registry and one consumer in west. After every refusal
  * the PC servlet must still take a good batch.
  */
@@ -404,7 +404,7 @@ class InboundTest {
     // ---------------------------------------------------------------- one message larger than a batch
 
     /**
-     * PROTOCOL.md section 6 bounds a body by "maxBatchBytes, default 16 MiB plus one message", and a sending PC
+     * protocol.md section 6 bounds a body by "maxBatchBytes, default 16 MiB plus one message", and a sending PC
      * servlet posts a message longer than maxBatchBytes alone (DomainQueue.nextBatch, WireCodec.newWriter). So
      * with every limit at its default, a message with 16 MiB of data, which endpoints accept, must cross.
      */

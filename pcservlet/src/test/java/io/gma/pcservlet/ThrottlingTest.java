@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Throttling end to end (PROTOCOL.md section 6): a consumer in west that stops reading fills its queue at
+ * Throttling end to end (protocol.md section 6): a consumer in west that stops reading fills its queue at
  * west's PC servlet, west answers 429, east's queue for west fills, east stops reading its uplinks, and the
  * producers' own queues fill: FAIL fails at once, BLOCK waits and then fails, both with QUEUE_FULL. Every hop
  * stays within its bound; once the consumer reads again, everything accepted arrives, once, in order.

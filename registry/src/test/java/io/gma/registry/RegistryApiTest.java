@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Every call of PROTOCOL.md section 7 and every documented error status, over a real Jetty on port 0. */
+/** Every call of protocol.md section 7 and every documented error status, over a real Jetty on port 0. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistryApiTest {
     private static Registry registry;

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
-/** The shared test vectors (PROTOCOL.md section 8), read from this module's copy of messages.json. */
+/** The shared test vectors (protocol.md section 8), read from this module's copy of messages.json. */
 final class Vectors {
     static final String RESOURCE = "/vectors/messages.json";
     static final JsonNode ROOT = load();
