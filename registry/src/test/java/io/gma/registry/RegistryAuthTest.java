@@ -146,7 +146,7 @@ class RegistryAuthTest {
         assertRefused(send(null, "POST", "/endpoints", body), 401, "UNAUTHORIZED",
                 "no credentials: send 'Bearer <token>' or a client certificate");
         assertRefused(send("Basic YWxpY2U6c2VjcmV0", "POST", "/endpoints", body), 401, "UNAUTHORIZED",
-                "credentials must be 'Bearer <token>' (protocol.md section 5)");
+                "credentials must be 'Bearer <token>' (PROTOCOL.md section 5)");
         assertRefused(send("Bearer " + foreign, "POST", "/endpoints", body), 401, "UNAUTHORIZED",
                 "token refused: it is not a valid token of a trusted issuer");
         assertRefused(send("Bearer " + tampered(good), "POST", "/endpoints", body), 401, "UNAUTHORIZED",
