@@ -1,0 +1,234 @@
+package io.gma.internal.spool;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A spool on a real directory: what it hands back after a reopen, what it deletes, what it refuses. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SpoolTest {
+    @TempDir
+    Path dir;
+
+    private static final SpoolSettings SMALL = new SpoolSettings(Fsync.BATCH, 8L << 20, 64 << 10);
+
+    private static byte[] payload(long i, int size) {
+        byte[] b = new byte[size];
+        byte[] tag = Long.toString(i).getBytes(UTF_8);
+        System.arraycopy(tag, 0, b, 0, Math.min(tag.length, size));
+        return b;
+    }
+
+    private List<SpoolRecord> reopen(SpoolSettings settings) throws IOException {
+        List<SpoolRecord> got = new ArrayList<>();
+        Spool.open(dir, settings, got::add).close();
+        return got;
+    }
+
+    @Test
+    void whatWasNotAcknowledgedComesBackInOrderWithAllItKept() throws Exception {
+        List<Long> seqs = new ArrayList<>();
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            for (int i = 0; i < 10; i++) {
+                seqs.add(s.append(1_000 + i, (byte) (i % 3), i % 2 == 0 ? "alice" : "", payload(i, 100)));
+            }
+            assertTrue(s.awaitDurable(seqs.get(9), 10, TimeUnit.SECONDS));
+            for (int i = 0; i < 10; i += 2) {
+                s.ack(seqs.get(i));
+            }
+        }
+        List<SpoolRecord> back = reopen(SMALL);
+        assertEquals(5, back.size(), back.toString());
+        for (int k = 0; k < 5; k++) {
+            int i = 2 * k + 1;
+            SpoolRecord r = back.get(k);
+            assertEquals(seqs.get(i), r.seq());
+            assertEquals(1_000 + i, r.arrivalMillis());
+            assertEquals((byte) (i % 3), r.lane());
+            assertEquals("", r.identity());
+            assertArrayEquals(payload(i, 100), r.payload());
+        }
+    }
+
+    @Test
+    void aRecordIsDurableOnlyOnceForcedAndActionsRunInOrder() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            List<Long> ran = new ArrayList<>();
+            CountDownLatch all = new CountDownLatch(100);
+            for (int i = 0; i < 100; i++) {
+                long seq = s.append(0, (byte) 0, "", payload(i, 64));
+                s.whenDurable(seq, () -> {
+                    synchronized (ran) {
+                        ran.add(seq);
+                    }
+                    all.countDown();
+                });
+            }
+            assertTrue(all.await(10, TimeUnit.SECONDS));
+            List<Long> sorted = new ArrayList<>(ran);
+            sorted.sort(null);
+            assertEquals(sorted, ran, "each record's action runs once it is durable, in the order appended");
+            assertTrue(s.stats().forces() >= 1 && s.stats().forces() <= 100, "group commit: " + s.stats());
+        }
+    }
+
+    @Test
+    void segmentsFullyAcknowledgedAreDeletedAndTheirAcknowledgementsAfterThem() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            List<Long> seqs = new ArrayList<>();
+            for (int i = 0; i < 200; i++) { // 200 records of 1 KiB: four segments of 64 KiB
+                seqs.add(s.append(0, (byte) 0, "", payload(i, 1024)));
+            }
+            assertTrue(s.awaitDurable(seqs.get(199), 10, TimeUnit.SECONDS));
+            List<Path> files = Directory.files(dir, Segment.SUFFIX);
+            assertTrue(files.size() >= 4, files.toString());
+            seqs.forEach(s::ack);
+            await().atMost(Duration.ofSeconds(10)).until(() -> Directory.files(dir, Segment.SUFFIX).size() == 1);
+            assertEquals(0, s.stats().liveRecords());
+            assertTrue(s.stats().diskBytes() < 64 << 10, s.stats().toString());
+        }
+        assertEquals(List.of(), reopen(SMALL), "nothing acknowledged comes back");
+    }
+
+    @Test
+    void appendsPastTheBoundAreRefusedAsFullUntilAcknowledgementsFreeRoom() throws Exception {
+        SpoolSettings tiny = new SpoolSettings(Fsync.BATCH, 1 << 20, 64 << 10);
+        try (Spool s = Spool.open(dir, tiny, r -> { })) {
+            List<Long> seqs = new ArrayList<>();
+            SpoolException full = null;
+            for (int i = 0; i < 2000 && full == null; i++) {
+                try {
+                    seqs.add(s.append(0, (byte) 0, "", payload(i, 4096)));
+                } catch (SpoolException e) {
+                    full = e;
+                }
+            }
+            assertTrue(full != null && full.full(), "no refusal after " + seqs.size() + " records");
+            assertTrue(full.getMessage().contains("would pass maxSpoolBytes 1048576"), full.getMessage());
+            assertTrue(s.stats().diskBytes() <= 1 << 20, s.stats().toString());
+            assertEquals(1, s.stats().refusedFull());
+            seqs.forEach(s::ack);
+            await().atMost(Duration.ofSeconds(10)).until(() -> s.stats().diskBytes() < 128 << 10);
+            s.append(0, (byte) 0, "", payload(0, 4096)); // room again
+        }
+    }
+
+    @Test
+    void aFlippedByteCostsItsRecordOnlyAndIsCounted() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            long last = 0;
+            for (int i = 0; i < 5; i++) {
+                last = s.append(0, (byte) 0, "", payload(i, 200));
+            }
+            assertTrue(s.awaitDurable(last, 10, TimeUnit.SECONDS));
+        }
+        Path seg = Directory.files(dir, Segment.SUFFIX).get(0);
+        int recordBytes = RecordFormat.HEADER_BYTES + RecordFormat.DATA_FIXED_BYTES + 200;
+        try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
+            long at = 2L * recordBytes + 100; // inside the third record's payload
+            f.seek(at);
+            int b = f.read();
+            f.seek(at);
+            f.write(b ^ 0x40);
+        }
+        List<SpoolRecord> got = new ArrayList<>();
+        try (Spool s = Spool.open(dir, SMALL, got::add)) {
+            assertEquals(1, s.stats().damaged(), s.stats().toString());
+        }
+        assertEquals(List.of(1L, 2L, 4L, 5L), got.stream().map(SpoolRecord::seq).toList());
+        for (SpoolRecord r : got) {
+            assertArrayEquals(payload(r.seq() - 1, 200), r.payload(), "record " + r.seq() + " is intact");
+        }
+    }
+
+    @Test
+    void aRecordTornByACrashIsCutOffAndAppendsGoOn() throws Exception {
+        long last;
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            s.append(0, (byte) 0, "", payload(1, 300));
+            last = s.append(0, (byte) 0, "", payload(2, 300));
+            assertTrue(s.awaitDurable(last, 10, TimeUnit.SECONDS));
+        }
+        Path seg = Directory.files(dir, Segment.SUFFIX).get(0);
+        try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
+            f.setLength(f.length() - 100); // the second record's last 100 bytes never reached the disk
+        }
+        List<SpoolRecord> got = new ArrayList<>();
+        long next;
+        try (Spool s = Spool.open(dir, SMALL, got::add)) {
+            assertEquals(1, s.stats().damaged());
+            next = s.append(0, (byte) 0, "", payload(3, 300));
+            // the torn record never was (it could not have been durable, so nobody was told it was taken): its
+            // number is free again, as nothing on disk names it
+            assertEquals(last, next);
+            assertTrue(s.awaitDurable(next, 10, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of(1L), got.stream().map(SpoolRecord::seq).toList());
+        List<SpoolRecord> again = new ArrayList<>();
+        try (Spool s = Spool.open(dir, SMALL, again::add)) {
+            assertEquals(0, s.stats().damaged(), "the torn end was cut off once, not counted at every start");
+        }
+        assertEquals(List.of(1L, next), again.stream().map(SpoolRecord::seq).toList());
+    }
+
+    @Test
+    void numbersAfterEverythingWasAcknowledgedAndDeletedAreNotMistakenForAcknowledgedOnes() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            List<Long> seqs = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                seqs.add(s.append(0, (byte) 0, "", payload(i, 1024)));
+            }
+            assertTrue(s.awaitDurable(seqs.get(99), 10, TimeUnit.SECONDS));
+            seqs.forEach(s::ack);
+            await().atMost(Duration.ofSeconds(10)).until(() -> s.stats().segments() == 1);
+        }
+        long fresh;
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            fresh = s.append(0, (byte) 0, "", payload(7, 10));
+            assertTrue(fresh > 100, "numbering goes on: " + fresh);
+            assertTrue(s.awaitDurable(fresh, 10, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of(fresh), reopen(SMALL).stream().map(SpoolRecord::seq).toList());
+    }
+
+    @Test
+    void aDirectoryInUseIsRefusedNamingItAndItsOwner() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            SpoolException e = assertThrows(SpoolException.class, () -> Spool.open(dir, SMALL, r -> { }));
+            assertFalse(e.full());
+            assertTrue(e.getMessage().startsWith("the spool directory " + dir.toAbsolutePath() + " is in use by"
+                    + " process " + ProcessHandle.current().pid() + "@"), e.getMessage());
+        }
+        Spool.open(dir, SMALL, r -> { }).close(); // free again once closed
+        assertTrue(Files.exists(dir.resolve(Directory.LOCK_FILE)));
+    }
+
+    @Test
+    void alwaysAndNeverAreDurableWhenTheAppendReturns() throws Exception {
+        for (Fsync f : new Fsync[] {Fsync.ALWAYS, Fsync.NEVER}) {
+            Path d = Files.createDirectories(dir.resolve(f.name()));
+            try (Spool s = Spool.open(d, SpoolSettings.of(f, 4L << 20), r -> { })) {
+                long seq = s.append(0, (byte) 0, "", payload(1, 10));
+                assertTrue(s.awaitDurable(seq, 0, TimeUnit.SECONDS), f + ": durable at once");
+                assertEquals(f == Fsync.ALWAYS ? 1 : 0, s.stats().forces(), f.toString());
+            }
+        }
+    }
+}
