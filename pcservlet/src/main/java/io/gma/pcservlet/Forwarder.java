@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   200                 accepted: the batch is done; ERRORs in the body go back to their senders
- *   400 401 403 413     refused for good: each message's sender gets ERROR with that code
+ *   400 401 403 413 415 refused for good: each message's sender gets ERROR with that code
  *   429 503             pushed back: the batch is kept, and posted again after Retry-After
  *   other, or no answer unknown: the batch is kept, and posted again after a capped, jittered back-off
  * </pre>
@@ -194,7 +194,7 @@ final class Forwarder implements Runnable {
             }
             return wait;
         }
-        if (status == 400 || status == 401 || status == 403 || status == 413) {
+        if (status == 400 || status == 401 || status == 403 || status == 413 || status == 415) {
             metrics.refused.increment();
             ErrorCode code = codeOf(text, status);
             LOG.warn("{}: domain {} refused a batch of {} messages with {}: {}", domain, queue.domain,

@@ -93,10 +93,14 @@ final class Inbound {
      * A POST of a batch from domain {@code fromDomain}: accepted whole, or refused whole. The body is read only
      * up to maxBatchBytes.
      */
-    Answer accept(String fromDomain, long contentLength, InputStream body) throws IOException {
+    Answer accept(String fromDomain, String contentType, long contentLength, InputStream body) throws IOException {
         if (!Name.isDomain(fromDomain)) {
             return Answer.text(400, ErrorCode.MALFORMED, "header " + Tunnel.DOMAIN_HEADER + " \"" + fromDomain
                     + "\" is missing or not " + Name.DOMAIN_RULE);
+        }
+        if (!Tunnel.isBatch(contentType)) {
+            return Answer.text(415, ErrorCode.MALFORMED, "Content-Type " + (contentType == null ? "(none)"
+                    : "\"" + contentType + "\"") + " is not " + Tunnel.MEDIA_TYPE + ": nothing was read as messages");
         }
         if (stopping) {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
@@ -126,7 +130,8 @@ final class Inbound {
                             + settings.maxBatchBytes() + " plus one message");
                 }
             } catch (ProtocolException e) {
-                return Answer.text(400, e.code(), e.getMessage());
+                // the status follows the code (protocol.md section 6): a message announcing too much is 413
+                return Answer.text(e.code() == ErrorCode.TOO_LARGE ? 413 : 400, e.code(), e.getMessage());
             }
             if (batch.isEmpty()) {
                 return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");

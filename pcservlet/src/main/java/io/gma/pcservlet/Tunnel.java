@@ -20,4 +20,14 @@ final class Tunnel {
 
     private Tunnel() {
     }
+
+    /** Whether a Content-Type header names a batch: {@link #MEDIA_TYPE}, in any case, with any parameters. */
+    static boolean isBatch(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semicolon = contentType.indexOf(';');
+        String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim();
+        return type.equalsIgnoreCase(MEDIA_TYPE);
+    }
 }

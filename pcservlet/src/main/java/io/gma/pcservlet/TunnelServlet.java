@@ -150,8 +150,9 @@ public final class TunnelServlet extends HttpServlet {
                     resp.setHeader("WWW-Authenticate", "Bearer");
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
-                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), req.getContentLengthLong(),
-                        req.getInputStream());
+                // the header as sent: the container's getContentType() fails on a charset the JVM does not know
+                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), req.getHeader("Content-Type"),
+                        req.getContentLengthLong(), req.getInputStream());
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
                         req.getParameter("ack"));
@@ -175,7 +176,7 @@ public final class TunnelServlet extends HttpServlet {
             answer = Answer.text(503, ErrorCode.SHUTTING_DOWN, "interrupted");
         }
         resp.setStatus(answer.status());
-        if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413)) {
+        if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413 || answer.status() == 415)) {
             // the body may be unread: the connection cannot carry another request
             resp.setHeader("Connection", "close");
         }

@@ -196,6 +196,18 @@ class ForwarderAnswersTest {
         assertTrue(metrics().contains("\ngma_pc_refused_total 1\n"), "refused counter");
     }
 
+    @Test
+    void unsupportedMediaTypeReachesTheSenderAsMalformedAndIsNotRetried() throws Exception {
+        fake.script = (n, body) -> Scripted.text(415, "MALFORMED Content-Type \"x\" is not application/x-gma:"
+                + " nothing was read as messages");
+        EndpointException e = assertThrows(EndpointException.class,
+                () -> producer.request(DESTINATION, "q".getBytes(UTF_8), Duration.ofSeconds(10)));
+        assertEquals(ErrorCode.MALFORMED, e.code(), e.getMessage());
+        assertTrue(e.getMessage().contains("refused the batch (415)"), e.getMessage());
+        assertNoMorePostsThan(1);
+        assertTrue(metrics().contains("\ngma_pc_refused_total 1\n"), "refused counter");
+    }
+
     // ---------------------------------------------------------------- pushback and failures: retried
 
     @Test

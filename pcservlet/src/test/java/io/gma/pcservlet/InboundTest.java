@@ -269,6 +269,40 @@ class InboundTest {
         assertStillServes();
     }
 
+    /** The status follows the code (protocol.md section 6): TOO_LARGE is 413, whatever part was too large. */
+    @Test
+    void aMessageAnnouncingMoreThanMaxMessageBytesIs413() throws Exception {
+        serve();
+        byte[] header = Arrays.copyOf(Packed.make(++sequence, Command.DATA, SOURCE, sink.name(), new byte[0]), 200);
+        ByteBuffer.wrap(header).putInt(16, (16 << 20) + 1);
+        Answer a = post(header);
+        assertEquals(413, a.status(), a.text());
+        assertEquals("TOO_LARGE dataLength 16777217 exceeds maxMessageBytes 16777216", a.text());
+        assertStillServes();
+    }
+
+    /** A body that is not a batch by its Content-Type is not read as messages: 415, nothing delivered. */
+    @Test
+    void aPostThatIsNotApplicationXGmaIs415AndDeliversNothing() throws Exception {
+        serve();
+        byte[] batch = data(sink.name(), "not a batch by its type");
+        for (String type : new String[] {"text/plain", "application/octet-stream", "application/json"}) {
+            Answer a = post("east", RequestBody.create(batch, MediaType.get(type)));
+            assertEquals(415, a.status(), a.text());
+            assertEquals("MALFORMED Content-Type \"" + type + "\" is not application/x-gma: nothing was read as"
+                    + " messages", a.text());
+        }
+        Answer untyped = rawPostWithoutType(batch);
+        assertEquals(415, untyped.status(), untyped.text());
+        assertEquals("MALFORMED Content-Type (none) is not application/x-gma: nothing was read as messages",
+                untyped.text());
+        // the type's case and parameters do not matter, nor a charset no JVM knows
+        assertEquals(200, post("east", RequestBody.create(data(sink.name(), "typed"),
+                MediaType.get("Application/X-GMA; charset=binary"))).status());
+        assertEquals("typed", new String(next().data(), UTF_8), "a body refused for its type was delivered");
+        assertNull(received.poll(200, TimeUnit.MILLISECONDS));
+    }
+
     @Test
     void refusesAnEmptyBody() throws Exception {
         serve();
@@ -433,6 +467,22 @@ class InboundTest {
             out.write(("POST " + Tunnel.MESSAGES_PATH + " HTTP/1.1\r\nHost: " + u.getAuthority()
                     + "\r\nX-Gma-Domain: east\r\nContent-Type: application/x-gma\r\n" + framing + "\r\n\r\n")
                     .getBytes(UTF_8));
+            out.write(body);
+            out.flush();
+            String head = readHead(s.getInputStream());
+            byte[] text = s.getInputStream().readNBytes(contentLength(head));
+            return new Answer(Integer.parseInt(head.substring(9, 12)), null, null, text);
+        }
+    }
+
+    /** A POST of {@code body} with no Content-Type at all, over a socket of its own. */
+    private Answer rawPostWithoutType(byte[] body) throws IOException {
+        URI u = URI.create(pc.url());
+        try (Socket s = new Socket(u.getHost(), u.getPort())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + Tunnel.MESSAGES_PATH + " HTTP/1.1\r\nHost: " + u.getAuthority()
+                    + "\r\nX-Gma-Domain: east\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(UTF_8));
             out.write(body);
             out.flush();
             String head = readHead(s.getInputStream());

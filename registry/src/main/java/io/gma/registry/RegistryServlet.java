@@ -328,7 +328,8 @@ public class RegistryServlet extends HttpServlet {
 
     /** The request's media type in lower case, without parameters such as charset; null when none is given. */
     private static String mediaType(HttpServletRequest req) {
-        String type = req.getContentType();
+        // the header as sent: the container's getContentType() fails on a charset the JVM does not know
+        String type = req.getHeader("Content-Type");
         return type == null ? null : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     }
 

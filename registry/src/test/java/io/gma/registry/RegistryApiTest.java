@@ -160,6 +160,14 @@ class RegistryApiTest {
         return Http.send("POST", api + "/endpoints", "application/json", body);
     }
 
+    /** JSON is UTF-8 whatever a charset parameter says, even one the JVM does not know (not a 500). */
+    @Test
+    void aCharsetParameterDoesNotMatterEvenAnUnknownOne() throws Exception {
+        String body = "{\"label\":\"charset\",\"kind\":\"producer\",\"domain\":\"charsets\",\"host\":\"h\",\"port\":1}";
+        assertEquals(201, Http.send("POST", api + "/endpoints", "application/json; charset=binary", body).status());
+        assertEquals(201, Http.send("POST", api + "/endpoints", "Application/JSON; charset=UTF-8", body).status());
+    }
+
     @Test
     void refusesARegistrationThatIsNotApplicationJsonWith415BeforeReadingIt() throws Exception {
         String body = "{\"label\":\"plain\",\"kind\":\"producer\",\"domain\":\"typed\",\"host\":\"h\",\"port\":1}";
