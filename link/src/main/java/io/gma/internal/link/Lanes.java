@@ -40,6 +40,9 @@ final class Lanes {
     /** Data messages queued so far, the last one's index; and the index of the last one acknowledged. */
     long dataQueued;
     long dataAcked;
+    /** Control messages queued so far, and acknowledged so far: they too are acknowledged in the order queued. */
+    long controlQueued;
+    long controlAcked;
     /** Data queued and not acknowledged: what the bounds count. */
     long dataBytes;
     int dataMessages;
@@ -73,12 +76,13 @@ final class Lanes {
         return ++dataQueued;
     }
 
-    /** Queues a packed control message, which it keeps. */
-    void addControl(byte[] packed) {
+    /** Queues a packed control message, which it keeps; its number among control messages, from 1. */
+    long addControl(byte[] packed) {
         control.add(packed, 0, packed.length, 1, 0, null);
         allBytes += packed.length;
         allMessages++;
         unsentBytes += packed.length;
+        return ++controlQueued;
     }
 
     /**
@@ -164,6 +168,8 @@ final class Lanes {
             dataBytes -= bytes;
             dataMessages -= messages;
             dataAcked = index + messages - 1;
+        } else {
+            controlAcked += messages;
         }
     }
 

@@ -203,13 +203,14 @@ public final class SendQueue {
      * Queues a packed data message without applying the bounds, for a caller that checked {@link #hasRoom} for
      * a whole batch: the batch goes in whole, overshooting by at most itself. The queue keeps the array.
      *
+     * @return its number among data messages, from 1: it is acknowledged once {@link #dataAcknowledged} reaches it
      * @throws LinkException the reason the queue was closed
      */
-    public void addData(byte[] packed) throws LinkException {
+    public long addData(byte[] packed) throws LinkException {
         lock.lock();
         try {
             checkOpen();
-            lanes.addData(packed, null);
+            return lanes.addData(packed, null);
         } finally {
             lock.unlock();
         }
@@ -277,6 +278,44 @@ public final class SendQueue {
             }
             lanes.addControl(packed);
             return lanes.unsentBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Queues a packed control message as {@link #offerControl} does, for a caller that wants to know when it is
+     * acknowledged rather than how much waits.
+     *
+     * @return its number among control messages, from 1: it is acknowledged once {@link #controlAcknowledged}
+     *     reaches it
+     * @throws LinkException as {@link #offerControl}
+     */
+    public long addControl(byte[] packed) throws LinkException {
+        lock.lock();
+        try {
+            offerControl(packed);
+            return lanes.controlQueued;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of the last data message the peer acknowledged: it has every one up to it. */
+    public long dataAcknowledged() {
+        lock.lock();
+        try {
+            return lanes.dataAcked;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of the last control message the peer acknowledged: it has every one up to it. */
+    public long controlAcknowledged() {
+        lock.lock();
+        try {
+            return lanes.controlAcked;
         } finally {
             lock.unlock();
         }

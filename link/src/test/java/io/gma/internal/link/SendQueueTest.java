@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
 import io.gma.wire.WireCodec;
@@ -89,6 +90,31 @@ class SendQueueTest {
         assertTrue(a.acknowledged().isDone(), "asked after its ACK: complete at once");
         assertEquals(0, queue.messages());
         assertEquals(0, queue.bytes());
+    }
+
+    /**
+     * A PC servlet's queue numbers what it adds, data and control apart, and learns from the two counts which of
+     * them the peer has: control is written first, so an ACK may cover control added after data not yet
+     * acknowledged.
+     */
+    @Test
+    void dataAndControlAreNumberedAndAcknowledgedEachInTheOrderQueued() throws Exception {
+        assertEquals(1, queue.addData(Packed.make(1, Command.DATA, "a@x", "b@x", new byte[10])));
+        assertEquals(2, queue.addData(Packed.make(2, Command.DATA, "a@x", "b@x", new byte[10])));
+        assertEquals(1, queue.addControl(Packed.make(3, Command.REPLY, "a@x", "b@x", new byte[10])));
+        assertEquals(0, queue.dataAcknowledged());
+        assertEquals(0, queue.controlAcknowledged());
+        assertEquals(3, write(10));
+        queue.acknowledge(null, 1); // the REPLY went first
+        assertEquals(0, queue.dataAcknowledged());
+        assertEquals(1, queue.controlAcknowledged());
+        queue.acknowledge(null, 1);
+        assertEquals(1, queue.dataAcknowledged());
+        assertEquals(2, queue.addControl(Packed.make(4, Command.ERROR, "a@x", "b@x", new byte[10])));
+        assertEquals(1, write(10));
+        queue.acknowledge(null, 2);
+        assertEquals(2, queue.dataAcknowledged());
+        assertEquals(2, queue.controlAcknowledged());
     }
 
     @Test
