@@ -52,8 +52,8 @@ final class BatchCodec {
     }
 
     /** A POST's body: the messages written to the connection one after another, with no array of them all. */
-    static RequestBody requestBody(List<Message> messages) {
-        long length = messages.stream().mapToLong(Message::encodedLength).sum();
+    static RequestBody requestBody(List<Queued> messages) {
+        long length = messages.stream().mapToLong(Queued::encodedLength).sum();
         return new RequestBody() {
             @Override
             public MediaType contentType() {
@@ -67,8 +67,8 @@ final class BatchCodec {
 
             @Override
             public void writeTo(BufferedSink sink) throws IOException {
-                for (Message m : messages) {
-                    sink.write(Packed.shared(m));
+                for (Queued q : messages) {
+                    sink.write(Packed.shared(q.message()));
                 }
             }
         };

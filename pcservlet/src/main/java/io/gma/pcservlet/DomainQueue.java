@@ -47,8 +47,8 @@ final class DomainQueue {
     private final long maxTotal;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
-    private final ArrayDeque<Message> waiting = new ArrayDeque<>();
-    private List<Message> inFlight = List.of();
+    private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
+    private List<Queued> inFlight = List.of();
     private long bytes;
     private int messages;
     /** Drained for good: nothing more is handed out. */
@@ -77,7 +77,7 @@ final class DomainQueue {
      *
      * @return TAKEN, FULL, or RETIRED when the queue was retired or drained, and took nothing
      */
-    Offer offer(Message m, boolean force) {
+    Offer offer(Queued m, boolean force) {
         lock.lock();
         try {
             if (retired || closed) {
@@ -87,15 +87,15 @@ final class DomainQueue {
                 return Offer.FULL;
             }
             boolean data = !control(m);
-            boolean heldNow = data && held(m.to(), System.nanoTime());
+            boolean heldNow = data && held(m.message().to(), System.nanoTime());
             if (!force && heldNow) {
-                long[] share = queuedFor.get(m.to());
+                long[] share = queuedFor.get(m.message().to());
                 if (share != null && (share[0] + 1 > maxMessages / 4 || share[1] + m.encodedLength() > maxBytes / 4)) {
                     return Offer.FULL; // a held endpoint's share is capped: the rest of the domain keeps its room
                 }
             }
             if (data) {
-                long[] share = queuedFor.computeIfAbsent(m.to(), k -> new long[2]);
+                long[] share = queuedFor.computeIfAbsent(m.message().to(), k -> new long[2]);
                 share[0]++;
                 share[1] += m.encodedLength();
             }
@@ -108,6 +108,30 @@ final class DomainQueue {
                 arrived.signal(); // a held endpoint's message makes no batch: the forwarder need not look
             }
             return Offer.TAKEN;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether {@link #offer} without force would take {@code m} now: within the bounds, and within a held
+     * endpoint's share.
+     */
+    boolean wouldTake(Message m) {
+        lock.lock();
+        try {
+            if (retired || closed) {
+                return true; // the offer goes to a new queue
+            }
+            if (messages > 0 && !withinBounds(m.encodedLength(), 1)) {
+                return false;
+            }
+            if (!m.command().isControl() && held(m.to(), System.nanoTime())) {
+                long[] share = queuedFor.get(m.to());
+                return share == null
+                        || share[0] + 1 <= maxMessages / 4 && share[1] + m.encodedLength() <= maxBytes / 4;
+            }
+            return true;
         } finally {
             lock.unlock();
         }
@@ -143,7 +167,7 @@ final class DomainQueue {
      * one in flight again if it was kept, else up to {@code maxBatchBytes} of waiting messages (always at
      * least one). Empty once drained, or when nothing came within {@code idleNanos}.
      */
-    List<Message> nextBatch(long maxBatchBytes, long lingerNanos, long idleNanos) throws InterruptedException {
+    List<Queued> nextBatch(long maxBatchBytes, long lingerNanos, long idleNanos) throws InterruptedException {
         lock.lock();
         try {
             if (!inFlight.isEmpty()) {
@@ -170,11 +194,11 @@ final class DomainQueue {
                 return List.of();
             }
             now = System.nanoTime();
-            List<Message> batch = new ArrayList<>();
+            List<Queued> batch = new ArrayList<>();
             long size = 0;
-            for (Iterator<Message> it = waiting.iterator(); it.hasNext();) {
-                Message m = it.next();
-                if (!control(m) && held(m.to(), now)) {
+            for (Iterator<Queued> it = waiting.iterator(); it.hasNext();) {
+                Queued m = it.next();
+                if (!control(m) && held(m.message().to(), now)) {
                     continue; // stays, in its place; answers to it are never held back
                 }
                 if (!batch.isEmpty() && size + m.encodedLength() > maxBatchBytes) {
@@ -197,8 +221,8 @@ final class DomainQueue {
      */
     private long untilSendable(long now) {
         long first = Long.MAX_VALUE;
-        for (Message m : waiting) {
-            Long until = control(m) ? null : heldUntil.get(m.to());
+        for (Queued m : waiting) {
+            Long until = control(m) ? null : heldUntil.get(m.message().to());
             if (until == null || until - now <= 0) {
                 return 0;
             }
@@ -208,8 +232,8 @@ final class DomainQueue {
     }
 
     /** Answers are never held back nor capped (control traffic does not wait behind data). */
-    private static boolean control(Message m) {
-        return m.command().isControl();
+    private static boolean control(Queued m) {
+        return m.message().command().isControl();
     }
 
     /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */
@@ -254,7 +278,7 @@ final class DomainQueue {
 
     private long inFlightBytes() {
         long b = 0;
-        for (Message m : inFlight) {
+        for (Queued m : inFlight) {
             b += m.encodedLength();
         }
         return b;
@@ -276,34 +300,36 @@ final class DomainQueue {
         }
     }
 
-    /** The batch in flight is done with (accepted, or refused for good): its room is free. */
-    void done() {
+    /** The batch in flight is done with (accepted, or refused for good): its room is free; the batch. */
+    List<Queued> done() {
         lock.lock();
         try {
             long b = inFlightBytes();
             bytes -= b;
             messages -= inFlight.size();
             total.addAndGet(-b);
-            for (Message m : inFlight) {
-                long[] share = control(m) ? null : queuedFor.get(m.to());
+            for (Queued m : inFlight) {
+                long[] share = control(m) ? null : queuedFor.get(m.message().to());
                 if (share != null && --share[0] <= 0) {
-                    queuedFor.remove(m.to());
+                    queuedFor.remove(m.message().to());
                 } else if (share != null) {
                     share[1] -= m.encodedLength();
                 }
             }
+            List<Queued> finished = inFlight;
             inFlight = List.of();
+            return finished;
         } finally {
             lock.unlock();
         }
     }
 
     /** Closes the queue and takes out everything in it, the batch in flight first. */
-    List<Message> drain() {
+    List<Queued> drain() {
         lock.lock();
         try {
             closed = true;
-            List<Message> all = new ArrayList<>(inFlight);
+            List<Queued> all = new ArrayList<>(inFlight);
             all.addAll(waiting);
             waiting.clear();
             inFlight = List.of();

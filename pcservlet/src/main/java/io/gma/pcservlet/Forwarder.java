@@ -51,6 +51,7 @@ final class Forwarder implements Runnable {
     private final Router router;
     private final RoomSignal room;
     private final Metrics metrics;
+    private final Spooling spooling;
     private final String domain;
     /** Failed posts in a row, and the delay before the next. */
     private final Backoff failures = new Backoff(MIN_BACKOFF, MAX_BACKOFF);
@@ -66,7 +67,8 @@ final class Forwarder implements Runnable {
      * @param room told when a batch is done with; waited on while a relay queue is full
      */
     Forwarder(DomainQueue queue, Outbound owner, Settings settings, Routes routes, Relay relay, TunnelClient tunnel,
-            BatchCodec codec, Router router, RoomSignal room, Metrics metrics) {
+            BatchCodec codec, Router router, RoomSignal room, Metrics metrics, Spooling spooling) {
+        this.spooling = spooling;
         this.queue = queue;
         this.owner = owner;
         this.settings = settings;
@@ -85,7 +87,7 @@ final class Forwarder implements Runnable {
         long linger = settings.linger().toNanos();
         try {
             while (true) {
-                List<Message> batch = queue.nextBatch(settings.maxBatchBytes(), linger, TimeUnit.SECONDS.toNanos(1));
+                List<Queued> batch = queue.nextBatch(settings.maxBatchBytes(), linger, TimeUnit.SECONDS.toNanos(1));
                 if (batch.isEmpty()) {
                     if (owner.isClosed()) {
                         return;
@@ -110,7 +112,7 @@ final class Forwarder implements Runnable {
     }
 
     /** Posts the batch once; returns how long to wait before the next attempt (0: go on at once). */
-    private long post(List<Message> batch) throws InterruptedException {
+    private long post(List<Queued> batch) throws InterruptedException {
         Routes.Target target;
         try {
             target = routes.target(queue.domain);
@@ -160,18 +162,18 @@ final class Forwarder implements Runnable {
     }
 
     /** The domain polls this one: the batch goes to its relay queue once that has room for it. */
-    private void toRelay(List<Message> batch) throws InterruptedException {
+    private void toRelay(List<Queued> batch) throws InterruptedException {
         DomainQueue q = relay.queue(queue.domain);
         if (Outbound.fits(q, batch) == null || room.await(() -> Outbound.fits(q, batch) == null,
                 Boolean::booleanValue, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RELAY_WAIT_MILLIS))) {
             relay.addAll(queue.domain, batch);
-            finish(batch, null, null);
+            handedOver();
         }
         // else still full: the batch stays in flight, and is offered again by the next round
     }
 
     /** Acts on a POST's answer; how long to wait before the next attempt. */
-    private long answered(List<Message> batch, Response answer) throws IOException {
+    private long answered(List<Queued> batch, Response answer) throws IOException {
         int status = answer.code();
         if (status == 200) {
             metrics.batchesSent.increment();
@@ -207,13 +209,22 @@ final class Forwarder implements Runnable {
     }
 
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
-    private void finish(List<Message> batch, ErrorCode code, String reason) {
+    private void finish(List<Queued> batch, ErrorCode code, String reason) {
         failures.reset();
         if (code != null) {
-            for (Message m : batch) {
-                router.answer(m, code, reason);
+            for (Queued q : batch) {
+                router.answer(q.message(), code, reason);
             }
         }
+        for (Queued q : queue.done()) {
+            spooling.ack(q.spoolSeq()); // the next hop has it, or its sender was told
+        }
+        room.freed();
+    }
+
+    /** A batch handed to a relay queue: it goes on with its records, which the relayed domain's polls acknowledge. */
+    private void handedOver() {
+        failures.reset();
         queue.done();
         room.freed();
     }
@@ -239,13 +250,13 @@ final class Forwarder implements Runnable {
     }
 
     /** The names in an X-Gma-Full header that are destinations in the batch (others are ignored). */
-    static List<String> fullEndpoints(String header, List<Message> batch) {
+    static List<String> fullEndpoints(String header, List<Queued> batch) {
         if (header == null || header.isBlank()) {
             return List.of();
         }
         java.util.Set<String> destinations = new java.util.HashSet<>();
-        for (Message m : batch) {
-            destinations.add(m.to());
+        for (Queued q : batch) {
+            destinations.add(q.message().to());
         }
         List<String> full = new java.util.ArrayList<>();
         for (String name : header.trim().split("\\s+")) {

@@ -36,6 +36,8 @@ final class Inbound {
     private static final Logger LOG = LoggerFactory.getLogger(Inbound.class);
     /** How long a POST may wait for room before it is answered 429. */
     static final long ADMIT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long a batch may wait for its spooled records to be on disk before it is answered 503. */
+    static final long DURABLE_WAIT_SECONDS = 10;
     /** The longest X-Gma-Full header, in characters. */
     static final int MAX_FULL_HEADER = 4096;
 
@@ -50,6 +52,7 @@ final class Inbound {
     private final BatchCodec codec;
     private final RoomSignal room;
     private final Metrics metrics;
+    private final Spooling spooling;
     /** Held while a batch is checked and queued, and by {@link #close}. */
     private final Object accepting = new Object();
     /** KiB of POST bodies being read at once, at most. */
@@ -59,7 +62,8 @@ final class Inbound {
     private volatile boolean closed;
 
     Inbound(Settings settings, Routes routes, LocalQueues local, Outbound outbound, Relay relay, Router router,
-            BatchCodec codec, RoomSignal room, Metrics metrics) {
+            BatchCodec codec, RoomSignal room, Metrics metrics, Spooling spooling) {
+        this.spooling = spooling;
         this.settings = settings;
         this.domain = settings.domain();
         this.pcName = Name.pcServlet(domain);
@@ -93,7 +97,8 @@ final class Inbound {
      * A POST of a batch from domain {@code fromDomain}: accepted whole, or refused whole. The body is read only
      * up to maxBatchBytes.
      */
-    Answer accept(String fromDomain, String contentType, long contentLength, InputStream body) throws IOException {
+    Answer accept(String fromDomain, String identity, String contentType, long contentLength, InputStream body)
+            throws IOException {
         if (!Name.isDomain(fromDomain)) {
             return Answer.text(400, ErrorCode.MALFORMED, "header " + Tunnel.DOMAIN_HEADER + " \"" + fromDomain
                     + "\" is missing or not " + Name.DOMAIN_RULE);
@@ -138,14 +143,14 @@ final class Inbound {
             }
             metrics.batchesReceived.increment();
             metrics.messagesReceived.add(batch.size());
-            return admit(fromDomain, batch);
+            return admit(fromDomain, identity, batch);
         } finally {
             reading.release(kib);
         }
     }
 
     /** Sorts a decoded batch by where it goes, then queues all of it or none. */
-    private Answer admit(String fromDomain, List<Message> batch) {
+    private Answer admit(String fromDomain, String identity, List<Message> batch) {
         Sorted sorted = new Sorted();
         try {
             for (Message m : batch) {
@@ -165,7 +170,7 @@ final class Inbound {
         // a queue is often full for a moment only (its endpoint is reading): wait a little before pushing back
         Placement placed;
         try {
-            placed = room.await(() -> admitted(sorted), p -> !(p instanceof Placement.NoRoom),
+            placed = room.await(() -> admitted(sorted, identity), p -> !(p instanceof Placement.NoRoom),
                     System.nanoTime() + ADMIT_WAIT_NANOS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -186,6 +191,12 @@ final class Inbound {
         metrics.delivered.add(sorted.local.size());
         sorted.relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
         sorted.onward.values().forEach(ms -> metrics.relayed.add(ms.size()));
+        if (!durable(sorted)) {
+            // queued, but not known to be on disk: the sender keeps the batch and posts it again (a duplicate
+            // of what gets through is dropped where it is delivered)
+            return busy(503, ErrorCode.INTERNAL, domain + " could not write the batch to its spool within "
+                    + DURABLE_WAIT_SECONDS + " s");
+        }
         return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(sorted.errors), 0, null);
     }
 
@@ -212,12 +223,16 @@ final class Inbound {
         return "\"" + m.from() + "\" is not of domain " + fromDomain + " nor of a domain it relays for";
     }
 
-    /** A batch sorted by where each message goes, and the ERRORs for those that go nowhere. */
+    /**
+     * A batch sorted by where each message goes, and the ERRORs for those that go nowhere; once spooled, the
+     * number of the last record appended, which must be durable before the batch is acknowledged.
+     */
     private static final class Sorted {
-        final List<Message> local = new ArrayList<>();
-        final Map<String, List<Message>> relayed = new HashMap<>();
-        final Map<String, List<Message>> onward = new HashMap<>();
+        List<Queued> local = new ArrayList<>();
+        Map<String, List<Queued>> relayed = new HashMap<>();
+        Map<String, List<Queued>> onward = new HashMap<>();
         final List<Message> errors = new ArrayList<>();
+        long lastSeq = Spooling.NONE;
 
         /** With a refusal, adds the ERROR that answers {@code m} (none for an answer). */
         void refuse(Message m, ErrorText refusal) {
@@ -245,11 +260,11 @@ final class Inbound {
             } catch (Routes.RouteException registryDown) {
                 // cannot tell now: hold it; the janitor fails it later if the endpoint is gone
             }
-            into.local.add(m);
+            into.local.add(Queued.inMemory(m));
         } else if (routes.relaysFor(d)) {
-            into.relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+            into.relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(Queued.inMemory(m));
         } else if (routes.relaysFor(fromDomain) && Name.isDomain(d)) {
-            into.onward.computeIfAbsent(d, k -> new ArrayList<>()).add(m);
+            into.onward.computeIfAbsent(d, k -> new ArrayList<>()).add(Queued.inMemory(m));
         } else {
             return new ErrorText(ErrorCode.NO_ROUTE, "domain " + d + " is not served by " + domain
                     + "'s PC servlet");
@@ -257,8 +272,11 @@ final class Inbound {
         return null;
     }
 
-    /** Queues the whole batch if every part of it has room, else nothing. */
-    private Placement admitted(Sorted sorted) {
+    /**
+     * Queues the whole batch if every part of it has room, in the queues and in the spool, else nothing. Spooled,
+     * its messages are appended first, with the identity the poster proved to be.
+     */
+    private Placement admitted(Sorted sorted, String identity) {
         synchronized (accepting) {
             if (stopping) {
                 return new Placement.Closed(domain + " is shutting down");
@@ -270,8 +288,18 @@ final class Inbound {
             if (full != null) {
                 return new Placement.NoRoom(full);
             }
+            Placement.NoRoom lacking = local.lacking(sorted.local);
+            if (lacking != null) {
+                return lacking;
+            }
+            if (spooling.on()) {
+                String noSpool = spool(sorted, identity);
+                if (noSpool != null) {
+                    return new Placement.NoRoom(noSpool);
+                }
+            }
             if (!sorted.local.isEmpty()) {
-                Placement delivered = local.deliverAll(sorted.local, router);
+                Placement delivered = local.deliverAll(sorted.local, router, true);
                 if (!delivered.placed()) {
                     return delivered;
                 }
@@ -282,9 +310,59 @@ final class Inbound {
         }
     }
 
+    /**
+     * Appends every message of the batch to the spool, numbering them in {@code sorted}; null, or why not (the
+     * spool is full: what was appended is let go).
+     */
+    private String spool(Sorted sorted, String identity) {
+        List<Long> appended = new ArrayList<>();
+        try {
+            sorted.local = spool(sorted.local, Spooling.Lane.LOCAL, identity, appended);
+            Map<String, List<Queued>> relayed = new HashMap<>();
+            for (Map.Entry<String, List<Queued>> e : sorted.relayed.entrySet()) {
+                relayed.put(e.getKey(), spool(e.getValue(), Spooling.Lane.RELAY, identity, appended));
+            }
+            Map<String, List<Queued>> onward = new HashMap<>();
+            for (Map.Entry<String, List<Queued>> e : sorted.onward.entrySet()) {
+                onward.put(e.getKey(), spool(e.getValue(), Spooling.Lane.OUTBOUND, identity, appended));
+            }
+            sorted.relayed = relayed;
+            sorted.onward = onward;
+        } catch (io.gma.internal.spool.SpoolException e) {
+            appended.forEach(spooling::ack);
+            return e.getMessage();
+        }
+        sorted.lastSeq = appended.isEmpty() ? Spooling.NONE : appended.get(appended.size() - 1);
+        return null;
+    }
+
+    private List<Queued> spool(List<Queued> messages, Spooling.Lane lane, String identity, List<Long> appended)
+            throws io.gma.internal.spool.SpoolException {
+        List<Queued> spooled = new ArrayList<>(messages.size());
+        for (Queued q : messages) {
+            long seq = spooling.append(lane, false, q.message(), identity);
+            appended.add(seq);
+            spooled.add(new Queued(q.message(), seq));
+        }
+        return spooled;
+    }
+
+    /**
+     * Waits until what a batch appended is on disk, before it is acknowledged; whether it is within
+     * {@link #DURABLE_WAIT_SECONDS}.
+     */
+    private boolean durable(Sorted sorted) {
+        try {
+            return spooling.awaitDurable(sorted.lastSeq, DURABLE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Null when every share fits its relay queue, else which one does not. */
-    private String relayFits(Map<String, List<Message>> wanted) {
-        for (Map.Entry<String, List<Message>> e : wanted.entrySet()) {
+    private String relayFits(Map<String, List<Queued>> wanted) {
+        for (Map.Entry<String, List<Queued>> e : wanted.entrySet()) {
             String full = Outbound.fits(relay.queue(e.getKey()), e.getValue());
             if (full != null) {
                 return full;
@@ -328,11 +406,16 @@ final class Inbound {
         }
         // an outbound-only domain relays for nobody: what would go on from here has no route
         ErrorText noRelay = new ErrorText(ErrorCode.NO_ROUTE, domain + " is outbound-only and relays for no domain");
-        sorted.relayed.values().forEach(ms -> ms.forEach(m -> sorted.refuse(m, noRelay)));
-        sorted.onward.values().forEach(ms -> ms.forEach(m -> sorted.refuse(m, noRelay)));
-        if (!sorted.local.isEmpty() && !local.deliverAll(sorted.local, router).placed()) {
+        sorted.relayed.values().forEach(ms -> ms.forEach(q -> sorted.refuse(q.message(), noRelay)));
+        sorted.onward.values().forEach(ms -> ms.forEach(q -> sorted.refuse(q.message(), noRelay)));
+        sorted.relayed = Map.of();
+        sorted.onward = Map.of();
+        if (!sorted.local.isEmpty() && !admitted(sorted, settings.via()).placed()) {
             metrics.throttledReceived.increment();
             return false;
+        }
+        if (!durable(sorted)) {
+            return false; // polled again, without the ack: a duplicate is dropped where it is delivered
         }
         sorted.errors.forEach(router::routeOwn);
         metrics.batchesReceived.increment();
@@ -378,7 +461,8 @@ final class Inbound {
         }
         metrics.batchesSent.increment();
         metrics.messagesSent.add(batch.messages().size());
-        return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(batch.messages()), 0,
+        return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(batch.messages().stream()
+                .map(Queued::message).toList()), 0,
                 Long.toString(batch.id()));
     }
 

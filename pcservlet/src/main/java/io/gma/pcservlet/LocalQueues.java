@@ -43,11 +43,16 @@ final class LocalQueues {
     private final LinkCounters counters;
     private final RoomSignal room;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
+    /** With a spool: each endpoint's queue's records not acknowledged yet. */
+    private final Map<Peer, SpooledAcks> spooled = new ConcurrentHashMap<>();
+    private final Spooling spooling;
     /** Held while a batch is checked and queued, so that it goes in whole; and by close. */
     private final Object delivering = new Object();
     private boolean closed;
 
-    LocalQueues(String domain, long maxQueuedBytes, int maxQueuedMessages, LinkCounters counters, RoomSignal room) {
+    LocalQueues(String domain, long maxQueuedBytes, int maxQueuedMessages, LinkCounters counters, RoomSignal room,
+            Spooling spooling) {
+        this.spooling = spooling;
         this.domain = domain;
         this.pcName = Name.pcServlet(domain);
         this.maxQueuedBytes = maxQueuedBytes;
@@ -58,45 +63,39 @@ final class LocalQueues {
 
     /**
      * Queues each message for the endpoint of this domain it is addressed to, all of them or none: none when
-     * the data of any endpoint's share would overflow its queue (an empty queue takes any share). Answers
-     * (REPLY, ERROR) and UNSUBSCRIBE go in the control lane, which data never holds up; one that overflows even
-     * that goes to {@code failed}.
+     * the data of any endpoint's share would overflow its queue (an empty queue takes any share), unless
+     * {@code force} (the caller checked the room with {@link #lacking}, or must not wait). Answers (REPLY, ERROR)
+     * and UNSUBSCRIBE go in the control lane, which data never holds up; one that overflows even that goes to
+     * {@code failed}. A spooled message's record is acknowledged once its endpoint acknowledges it.
      *
      * @throws IllegalArgumentException if a message is not for an endpoint of this domain
      */
-    Placement deliverAll(List<Message> messages, Undeliverable failed) {
-        for (Message m : messages) {
-            if (!Name.domainOf(m.to()).equals(domain) || m.to().equals(pcName)) {
-                throw new IllegalArgumentException(m.to() + " is not an endpoint of domain " + domain);
+    Placement deliverAll(List<Queued> messages, Undeliverable failed, boolean force) {
+        for (Queued q : messages) {
+            String to = q.message().to();
+            if (!Name.domainOf(to).equals(domain) || to.equals(pcName)) {
+                throw new IllegalArgumentException(to + " is not an endpoint of domain " + domain);
             }
         }
-        Map<String, long[]> shares = dataShares(messages);
         Set<Peer> touched = new LinkedHashSet<>();
         synchronized (delivering) {
             if (closed) {
                 return new Placement.Closed(pcName + " is closed");
             }
-            for (Map.Entry<String, long[]> e : shares.entrySet()) {
-                Peer p = peers.get(e.getKey());
-                if (lacksRoom(p, e.getValue())) {
-                    return new Placement.NoRoom("the queue for " + e.getKey() + " holds " + p.queue().messages()
-                            + " messages, " + p.queue().bytes() + " bytes (limits " + maxQueuedMessages + ", "
-                            + maxQueuedBytes + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes,"
-                            + " came");
-                }
+            Placement.NoRoom lacking = force ? null : lacking(messages);
+            if (lacking != null) {
+                return lacking;
             }
-            for (Message m : messages) {
-                Peer p = peers.computeIfAbsent(m.to(), this::newPeer);
-                byte[] packed = Packed.shared(m); // as decoded: the queue keeps the array, and nobody changes it
+            for (Queued q : messages) {
+                Peer p = peers.computeIfAbsent(q.message().to(), this::newPeer);
+                // as decoded: the queue keeps the array, and nobody changes it
+                byte[] packed = Packed.shared(q.message());
                 try {
-                    if (m.command().isControl()) {
-                        p.queue().offerControl(packed);
-                    } else {
-                        p.queue().addData(packed);
-                    }
+                    queue(p, q, packed);
                     touched.add(p);
                 } catch (LinkException ex) {
                     failed.undeliverable(packed, ex.code(), ex.getMessage());
+                    spooling.ack(q.spoolSeq()); // its sender is told instead
                 }
             }
         }
@@ -106,11 +105,46 @@ final class LocalQueues {
         return Placement.PLACED;
     }
 
+    /** Queues one message in its endpoint's queue, noting its record so that the endpoint's ACK acknowledges it. */
+    private void queue(Peer p, Queued q, byte[] packed) throws LinkException {
+        boolean control = q.message().command().isControl();
+        SpooledAcks acks = q.spoolSeq() == Spooling.NONE ? null : spooled.get(p);
+        if (acks == null) {
+            if (control) {
+                p.queue().offerControl(packed);
+            } else {
+                p.queue().addData(packed);
+            }
+            return;
+        }
+        synchronized (acks) { // numbered and noted as one step: an ACK in between finds the note
+            acks.add(control, control ? p.queue().addControl(packed) : p.queue().addData(packed), q.spoolSeq());
+        }
+    }
+
+    /** Which endpoint's queue has no room for its share of data among {@code messages} now, and why; or null. */
+    Placement.NoRoom lacking(List<Queued> messages) {
+        for (Map.Entry<String, long[]> e : dataShares(messages).entrySet()) {
+            Peer p = peers.get(e.getKey());
+            if (lacksRoom(p, e.getValue())) {
+                return new Placement.NoRoom("the queue for " + e.getKey() + " holds " + p.queue().messages()
+                        + " messages, " + p.queue().bytes() + " bytes (limits " + maxQueuedMessages + ", "
+                        + maxQueuedBytes + "); " + e.getValue()[0] + " more, " + e.getValue()[1] + " bytes, came");
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code m}'s endpoint's queue has room for it now (answers always have). */
+    boolean hasRoomFor(Message m) {
+        return m.command().isControl() || !lacksRoom(peers.get(m.to()), new long[] {1, m.encodedLength()});
+    }
+
     /**
      * The endpoints among these messages' destinations whose queues have no room for their share of data now
      * (advice for a sender, which may hold their messages back and send the others).
      */
-    Set<String> fullFor(List<Message> messages) {
+    Set<String> fullFor(List<Queued> messages) {
         Set<String> full = new TreeSet<>();
         dataShares(messages).forEach((endpoint, share) -> {
             if (lacksRoom(peers.get(endpoint), share)) {
@@ -121,9 +155,10 @@ final class LocalQueues {
     }
 
     /** Each destination's data messages and bytes among these (answers are not bounded, so not counted). */
-    private static Map<String, long[]> dataShares(List<Message> messages) {
+    private static Map<String, long[]> dataShares(List<Queued> messages) {
         Map<String, long[]> shares = new HashMap<>();
-        for (Message m : messages) {
+        for (Queued q : messages) {
+            Message m = q.message();
             if (!m.command().isControl()) {
                 long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
                 share[0]++;
@@ -138,7 +173,18 @@ final class LocalQueues {
     }
 
     private Peer newPeer(String endpoint) {
-        return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters, room::freed), null);
+        if (!spooling.on()) {
+            return new Peer(endpoint, new SendQueue(maxQueuedBytes, maxQueuedMessages, counters, room::freed), null);
+        }
+        SpooledAcks acks = new SpooledAcks(spooling);
+        SendQueue queue = new SendQueue(maxQueuedBytes, maxQueuedMessages, counters, () -> {
+            acks.acknowledged();
+            room.freed();
+        });
+        acks.queue = queue;
+        Peer p = new Peer(endpoint, queue, null);
+        spooled.put(p, acks);
+        return p;
     }
 
     /** The endpoint's queue, made if need be, with {@code link} attached to carry it; the queue's peer. */
@@ -175,21 +221,33 @@ final class LocalQueues {
         room.freed();
     }
 
-    /** Closes every queue for good; what they held goes to {@code failed} as SHUTTING_DOWN. */
+    /**
+     * Closes every queue for good. In memory, what they held goes to {@code failed} as SHUTTING_DOWN; spooled,
+     * it stays in the spool, for the next start to deliver.
+     */
     void close(Undeliverable failed) {
         synchronized (delivering) {
             closed = true;
         }
         LinkException shutdown = new LinkException(ErrorCode.SHUTTING_DOWN, pcName + " closed");
         for (Peer p : peers.values()) {
-            fail(p, shutdown, failed);
+            if (spooling.on()) {
+                p.queue().close(shutdown);
+            } else {
+                fail(p, shutdown, failed);
+            }
         }
         peers.clear();
     }
 
-    private static void fail(Peer p, LinkException why, Undeliverable failed) {
+    /** What {@code p}'s queue held goes to {@code failed}; their records are done with (the senders are told). */
+    private void fail(Peer p, LinkException why, Undeliverable failed) {
         for (byte[] packed : p.queue().closeKeeping(why)) {
             failed.undeliverable(packed, why.code(), why.getMessage());
+        }
+        SpooledAcks acks = spooled.remove(p);
+        if (acks != null) {
+            acks.ackAll();
         }
     }
 

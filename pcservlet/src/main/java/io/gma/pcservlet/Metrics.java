@@ -20,6 +20,8 @@ final class Metrics {
     final LongAdder drops = new LongAdder();
     final LongAdder delivered = new LongAdder();
     final LongAdder relayed = new LongAdder();
+    /** Messages read back from the spool older than maxAge, sent back to their senders as ERROR TIMEOUT. */
+    final LongAdder expired = new LongAdder();
     private final AtomicLongArray latencyCounts = new AtomicLongArray(BUCKETS.length + 1);
     private final LongAdder latencyNanos = new LongAdder();
 

@@ -48,7 +48,7 @@ final class Outbound {
     }
 
     /** Queues a message for domain {@code d}: if it fits, or whatever the bounds with {@code force}. */
-    Offer offer(String d, Message m, boolean force) {
+    Offer offer(String d, Queued m, boolean force) {
         while (true) {
             if (closed) {
                 return Offer.CLOSED;
@@ -81,9 +81,18 @@ final class Outbound {
         });
     }
 
+    /**
+     * Whether domain {@code d}'s queue would take {@code m} now, as {@link #offer} without force would (a domain
+     * with no queue yet takes anything).
+     */
+    boolean wouldTake(String d, Message m) {
+        DomainQueue q = queues.get(d);
+        return q == null || q.wouldTake(m);
+    }
+
     /** Null when every share fits its domain's queue, else which one does not. */
-    String fits(Map<String, List<Message>> wanted) {
-        for (Map.Entry<String, List<Message>> e : wanted.entrySet()) {
+    String fits(Map<String, List<Queued>> wanted) {
+        for (Map.Entry<String, List<Queued>> e : wanted.entrySet()) {
             String full = fits(queues.get(e.getKey()), e.getValue());
             if (full != null) {
                 return full;
@@ -93,8 +102,8 @@ final class Outbound {
     }
 
     /** Null when the messages fit {@code q} (or there is no queue yet), else a sentence saying why not. */
-    static String fits(DomainQueue q, List<Message> messages) {
-        long size = messages.stream().mapToLong(Message::encodedLength).sum();
+    static String fits(DomainQueue q, List<Queued> messages) {
+        long size = messages.stream().mapToLong(Queued::encodedLength).sum();
         if (q != null && !q.hasRoom(size, messages.size())) {
             return q.describe() + "; " + messages.size() + " more, " + size + " bytes, came";
         }

@@ -1,7 +1,6 @@
 package io.gma.pcservlet;
 
 import io.gma.internal.link.Link;
-import io.gma.internal.link.Peer;
 import io.gma.wire.Message;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -20,12 +19,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * closed once the router took what was kept, so that its endpoint sends the rest again.
  */
 final class Parking {
-    /** Offers one message of an uplink to the router, on the uplink's I/O thread; whether it was taken. */
+    /**
+     * Offers one parked message of an uplink to the router again, on the uplink's I/O thread: whether it was
+     * taken, in which case the taker also sees that it is counted for the uplink's ACK, now or once on disk.
+     */
     interface Taker {
-        boolean take(Link link, Peer peer, Message m);
+        boolean take(Message m);
     }
 
-    private final Taker taker;
     private final long maxParkedBytes;
     /** Uplinks whose messages are parked, and their state (touched only on each link's I/O thread). */
     private final Map<Link, Parked> paused = new ConcurrentHashMap<>();
@@ -33,8 +34,7 @@ final class Parking {
     private final AtomicLong parkedBytes = new AtomicLong();
     private volatile boolean held;
 
-    Parking(Taker taker, long maxParkedBytes) {
-        this.taker = taker;
+    Parking(long maxParkedBytes) {
         this.maxParkedBytes = maxParkedBytes;
     }
 
@@ -47,13 +47,13 @@ final class Parking {
      * On the link's I/O thread: parks {@code m}, the router having refused it or an earlier message of the
      * same uplink waiting already.
      */
-    void park(Link link, Peer peer, Message m) {
+    void park(Link link, Taker taker, Message m) {
         Parked p = paused.get(link);
         if (p != null) {
             p.park(m);
             return;
         }
-        p = new Parked(peer); // the first one not taken: it and all after it wait
+        p = new Parked(taker); // the first one not taken: it and all after it wait
         p.park(m);
         paused.put(link, p);
         schedule(link, p); // room may have come between the router's answer and now: no wake-up is lost
@@ -115,13 +115,12 @@ final class Parking {
                 return; // stopping: what is parked stays unacknowledged, for the next run
             }
             Message m = p.messages.peekFirst();
-            if (!taker.take(link, p.peer, m)) {
+            if (!p.taker.take(m)) {
                 return; // still no room: the rest waits for the next resume
             }
             p.messages.pollFirst();
             p.bytes -= Parked.cost(m);
             parkedBytes.addAndGet(-Parked.cost(m));
-            link.countTaken(1, m.encodedLength());
         }
         paused.remove(link);
         if (p.dropped) {
@@ -131,8 +130,8 @@ final class Parking {
 
     /** What one uplink sent while the router was full: kept in order, unacknowledged, within the bound. */
     private final class Parked {
-        /** The endpoint whose uplink it is. */
-        final Peer peer;
+        /** Who takes its messages, for its uplink. */
+        final Taker taker;
         final ArrayDeque<Message> messages = new ArrayDeque<>();
         /** What its messages cost in memory, as counted against maxParkedBytes. */
         long bytes;
@@ -141,8 +140,8 @@ final class Parking {
         /** An unpark task is queued on the link's thread. */
         final AtomicBoolean scheduled = new AtomicBoolean();
 
-        Parked(Peer peer) {
-            this.peer = peer;
+        Parked(Taker taker) {
+            this.taker = taker;
         }
 
         /** A parked message's memory: its bytes and about 64 for the objects around them. */

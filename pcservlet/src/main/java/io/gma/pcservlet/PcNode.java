@@ -5,6 +5,12 @@ import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
 import io.gma.security.Security;
+import io.gma.security.AuthException;
+import io.gma.security.Rules;
+import io.gma.wire.Message;
+import io.gma.wire.Name;
+import java.util.ArrayList;
+import java.util.List;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
@@ -53,6 +59,9 @@ final class PcNode implements AutoCloseable {
     private final Inbound inbound;
     private final UplinkServer uplinks;
     private final ScheduledExecutorService timer;
+    private final Spooling spooling;
+    /** What the spool held at start, queued again once the node runs. */
+    private final List<Spooling.Recovered> recovered = new ArrayList<>();
     private Thread poller;
     private volatile String url;
     private volatile boolean stopping;
@@ -69,23 +78,32 @@ final class PcNode implements AutoCloseable {
         this.routes = new Routes(domain, settings.via(), registry);
         this.tunnel = new TunnelClient(domain, security);
         this.codec = new BatchCodec(domain, settings.maxBatchBytes());
-        LinkCounters uplinkCounters = new LinkCounters();
-        this.local = new LocalQueues(domain, settings.maxEndpointBytes(), SendQueue.MAX_MESSAGES, uplinkCounters,
-                room);
-        AtomicLong totalBytes = new AtomicLong();
-        this.relay = new Relay(settings, totalBytes, room::freed);
-        this.outbound = new Outbound(settings, totalBytes, this::forwarder);
-        this.router = new Router(domain, local, outbound, metrics);
-        this.inbound = new Inbound(settings, routes, local, outbound, relay, router, codec, room, metrics);
-        this.uplinks = new UplinkServer(new UplinkServer.Config(domain, settings.host(), settings.uplinkPort(),
-                security, registry, settings.maxTotalBytes(), WireCodec.DEFAULT_MAX_MESSAGE_BYTES,
-                Duration.ofSeconds(15)), local, router, room, uplinkCounters);
+        SpoolOptions spool = settings.spool();
+        this.spooling = spool == null ? Spooling.inMemory() : Spooling.open(spool.dir(), spool.fsync().spool(),
+                spool.maxBytes(), recovered::add, room::freed);
+        try {
+            LinkCounters uplinkCounters = new LinkCounters();
+            this.local = new LocalQueues(domain, settings.maxEndpointBytes(), SendQueue.MAX_MESSAGES,
+                    uplinkCounters, room, spooling);
+            AtomicLong totalBytes = new AtomicLong();
+            this.relay = new Relay(settings, totalBytes, room::freed, spooling);
+            this.outbound = new Outbound(settings, totalBytes, this::forwarder);
+            this.router = new Router(domain, local, outbound, metrics, spooling);
+            this.inbound = new Inbound(settings, routes, local, outbound, relay, router, codec, room, metrics,
+                    spooling);
+            this.uplinks = new UplinkServer(new UplinkServer.Config(domain, settings.host(), settings.uplinkPort(),
+                    security, registry, settings.maxTotalBytes(), WireCodec.DEFAULT_MAX_MESSAGE_BYTES,
+                    Duration.ofSeconds(15)), local, router, room, uplinkCounters, spooling);
+        } catch (IOException | RuntimeException e) {
+            spooling.close(); // another run may take the directory
+            throw e;
+        }
         this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-pc-" + domain + "-timer"));
     }
 
     /** The forwarder of a new queue: made once the node runs, when every field it is given is set. */
     private Forwarder forwarder(DomainQueue q) {
-        return new Forwarder(q, outbound, settings, routes, relay, tunnel, codec, router, room, metrics);
+        return new Forwarder(q, outbound, settings, routes, relay, tunnel, codec, router, room, metrics, spooling);
     }
 
     /**
@@ -97,6 +115,7 @@ final class PcNode implements AutoCloseable {
     void start(String publicUrl) throws RegistryException {
         this.url = publicUrl;
         registerDomain();
+        requeue();
         uplinks.start();
         long renew = Math.max(1, settings.lease().toMillis() / 3);
         timer.scheduleWithFixedDelay(this::renewDomain, renew, renew, TimeUnit.MILLISECONDS);
@@ -108,6 +127,61 @@ final class PcNode implements AutoCloseable {
         LOG.info("PC servlet of {} at {}, uplinks at {}", domain,
                 publicUrl != null ? publicUrl : "no URL (outbound-only, via " + settings.via() + ")",
                 uplinks.address());
+    }
+
+    /**
+     * Queues again what the spool held at start, each message where it was going. One older than maxAge goes
+     * back to its sender as ERROR TIMEOUT; one from an uplink is checked against today's {@code send} rules.
+     */
+    private void requeue() {
+        if (recovered.isEmpty()) {
+            return;
+        }
+        Duration maxAge = settings.spool().maxAge();
+        long now = System.currentTimeMillis();
+        int expired = 0;
+        for (Spooling.Recovered r : recovered) {
+            Message m = r.message();
+            long age = now - r.arrivalMillis();
+            if (!maxAge.isZero() && age > maxAge.toMillis()) {
+                expired++;
+                metrics.expired.increment();
+                router.answer(m, ErrorCode.TIMEOUT, m.command() + " " + Long.toUnsignedString(m.sequence())
+                        + " waited " + age / 1000 + " s in the spool of " + domain + ", longer than maxAge "
+                        + maxAge.toSeconds() + " s");
+                spooling.ack(r.seq());
+                continue;
+            }
+            String refused = r.fromUplink() ? refusedNow(r) : null;
+            if (refused != null) {
+                router.answer(m, ErrorCode.FORBIDDEN, refused);
+                spooling.ack(r.seq());
+                continue;
+            }
+            Queued q = new Queued(m, r.seq());
+            switch (r.lane()) {
+                case LOCAL -> local.deliverAll(List.of(q), router, true);
+                case OUTBOUND -> router.forceAll(Name.domainOf(m.to()), List.of(q));
+                case RELAY -> relay.addAll(Name.domainOf(m.to()), List.of(q));
+                default -> throw new AssertionError(r.lane());
+            }
+        }
+        LOG.info("{}: {} messages read back from the spool in {}, {} of them older than maxAge", domain,
+                recovered.size(), spooling.dir(), expired);
+        recovered.clear();
+    }
+
+    /** Why the rules of today refuse a spooled message of an uplink's; null when they let it go. */
+    private String refusedNow(Spooling.Recovered r) {
+        if (!settings.security().authenticates()) {
+            return null;
+        }
+        try {
+            settings.security().authorize(r.identity(), Rules.Verb.SEND, r.message().to());
+            return null;
+        } catch (AuthException e) {
+            return e.getMessage();
+        }
     }
 
     private void registerDomain() throws RegistryException {
@@ -189,6 +263,10 @@ final class PcNode implements AutoCloseable {
         return stopping;
     }
 
+    Spooling spooling() {
+        return spooling;
+    }
+
     // ---------------------------------------------------------------- the end
 
     /**
@@ -217,14 +295,20 @@ final class PcNode implements AutoCloseable {
         }
         inbound.close(); // no POST is between its check and its queueing now
         int fromQueues = relay.drain() + outbound.close();
-        metrics.drops.add(fromQueues);
         int left = fromQueues;
         for (LocalQueues.QueueInfo q : local.queues()) {
-            left += (int) q.messages(); // counted as drops as the queues close, one by one
+            left += (int) q.messages(); // in memory, counted as drops as the queues close, one by one
         }
         uplinks.close();
         local.close(router);
         tunnel.close();
+        spooling.close();
+        if (left > 0 && spooling.on()) {
+            LOG.info("{}: stopped; {} messages not delivered yet stay in the spool in {} for the next start",
+                    domain, left, spooling.dir());
+            return 0;
+        }
+        metrics.drops.add(fromQueues);
         if (left > 0) {
             LOG.warn("{}: stopped with {} messages undelivered after draining for {} ms", domain, left,
                     settings.drainTimeout().toMillis());

@@ -146,6 +146,8 @@ public final class PcServer implements AutoCloseable {
         private Duration idleQueue = Duration.ofSeconds(60);
         /** Null: none given, which is {@link Security#unlessExposed} of the host. */
         private Security security;
+        /** Null: in memory only. */
+        private SpoolOptions spool;
 
         private Builder(String domain, String registry) {
             this.domain = Name.requireDomain("domain", domain);
@@ -276,6 +278,16 @@ public final class PcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps what it takes on disk until the next hop has it, so that a crash or a stop loses nothing
+         * (docs/pcservlet.md, "Delivery"); restarted on the same directory, it carries on from there. Default:
+         * none, in memory only: what it holds is lost when the process dies, or stops before its queues drain.
+         */
+        public Builder spool(SpoolOptions options) {
+            this.spool = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -286,7 +298,7 @@ public final class PcServer implements AutoCloseable {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
                     maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
                     drainTimeout, lease, idleQueue,
-                    security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain));
+                    security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool);
         }
 
         /**

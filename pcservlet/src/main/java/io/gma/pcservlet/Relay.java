@@ -1,6 +1,5 @@
 package io.gma.pcservlet;
 
-import io.gma.wire.Message;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Relay {
     /** A batch handed to a poll, and its id. */
-    record Batch(long id, List<Message> messages) {
+    record Batch(long id, List<Queued> messages) {
     }
 
     private final Settings settings;
@@ -36,8 +35,10 @@ final class Relay {
     /** Batch ids start at a random point, so that an ack meant for an earlier run of this relay drops nothing. */
     private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40));
     private final Runnable roomFreed;
+    private final Spooling spooling;
 
-    Relay(Settings settings, AtomicLong total, Runnable roomFreed) {
+    Relay(Settings settings, AtomicLong total, Runnable roomFreed, Spooling spooling) {
+        this.spooling = spooling;
         this.settings = settings;
         this.total = total;
         this.roomFreed = roomFreed;
@@ -49,7 +50,7 @@ final class Relay {
     }
 
     /** Queues messages for a relayed domain, whatever the bounds (the caller checked them, or must not wait). */
-    void addAll(String domain, List<Message> messages) {
+    void addAll(String domain, List<Queued> messages) {
         DomainQueue q = queue(domain);
         messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
     }
@@ -71,10 +72,10 @@ final class Relay {
             Long out = handedOut.get(domain);
             if (out != null && out == ack) {
                 handedOut.remove(domain);
-                q.done();
+                q.done().forEach(m -> spooling.ack(m.spoolSeq()));
                 roomFreed.run();
             }
-            List<Message> batch = q.nextBatch(settings.maxBatchBytes(), 0,
+            List<Queued> batch = q.nextBatch(settings.maxBatchBytes(), 0,
                     Math.max(0, waitNanos - (System.nanoTime() - start)));
             if (batch.isEmpty()) {
                 return null;

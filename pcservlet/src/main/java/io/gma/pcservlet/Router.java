@@ -1,11 +1,13 @@
 package io.gma.pcservlet;
 
+import io.gma.internal.spool.SpoolException;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.Packed;
 import java.util.List;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +34,10 @@ final class Router implements UplinkServer.Upstream {
     private final LocalQueues local;
     private final Outbound outbound;
     private final Metrics metrics;
+    private final Spooling spooling;
 
-    Router(String domain, LocalQueues local, Outbound outbound, Metrics metrics) {
+    Router(String domain, LocalQueues local, Outbound outbound, Metrics metrics, Spooling spooling) {
+        this.spooling = spooling;
         this.domain = domain;
         this.pcName = Name.pcServlet(domain);
         this.local = local;
@@ -42,36 +46,78 @@ final class Router implements UplinkServer.Upstream {
     }
 
     @Override
-    public boolean route(Message m) {
+    public UplinkServer.Routed route(Message m, String identity) {
         String d = Name.domainOf(m.to());
         if (d.equals(domain)) {
             // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(pcName)) {
                 answer(m, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
-                return true;
+                return UplinkServer.Routed.TAKEN;
             }
-            return local.deliverAll(List.of(m), this).placed();
+            if (!spooling.on()) {
+                return local.deliverAll(List.of(Queued.inMemory(m)), this, false).placed()
+                        ? UplinkServer.Routed.TAKEN : UplinkServer.Routed.NO_ROOM;
+            }
+            if (!local.hasRoomFor(m)) {
+                return UplinkServer.Routed.NO_ROOM;
+            }
+            OptionalLong spooled = spool(Spooling.Lane.LOCAL, m, identity);
+            if (spooled.isEmpty()) {
+                return UplinkServer.Routed.NO_ROOM;
+            }
+            long seq = spooled.getAsLong();
+            if (!local.deliverAll(List.of(new Queued(m, seq)), this, true).placed()) {
+                spooling.ack(seq); // closed: held uplinks drop what they park, and the endpoint sends it again
+                return UplinkServer.Routed.NO_ROOM;
+            }
+            return new UplinkServer.Routed.Spooled(seq);
         }
         if (!Name.isDomain(d)) {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
-            return true;
+            return UplinkServer.Routed.TAKEN;
         }
-        return toDomain(d, m, false);
+        if (!spooling.on()) {
+            return place(d, Queued.inMemory(m), false);
+        }
+        if (!outbound.wouldTake(d, m)) {
+            return UplinkServer.Routed.NO_ROOM;
+        }
+        OptionalLong spooled = spool(Spooling.Lane.OUTBOUND, m, identity);
+        return spooled.isEmpty() ? UplinkServer.Routed.NO_ROOM : place(d, new Queued(m, spooled.getAsLong()), true);
     }
 
-    /** Queues {@code m} for domain {@code d}: if it fits, or whatever the bounds with {@code force}. */
-    private boolean toDomain(String d, Message m, boolean force) {
-        return switch (outbound.offer(d, m, force)) {
-            case TAKEN -> true;
-            case FULL -> false;
+    /**
+     * Appends an uplink's message to the spool; its record's number, or none when the spool is full or broken
+     * (the message is then held back, as for a full queue).
+     */
+    private OptionalLong spool(Spooling.Lane lane, Message m, String identity) {
+        try {
+            return OptionalLong.of(spooling.append(lane, true, m, identity));
+        } catch (SpoolException e) {
+            LOG.debug("{}: {} from {} waits: {}", domain, m.command(), m.from(), e.getMessage());
+            return OptionalLong.empty();
+        }
+    }
+
+    /**
+     * Queues {@code q} for domain {@code d}: if it fits, or whatever the bounds with {@code force}. A spooled
+     * message that no queue takes is done with in the spool: its sender was told, or it was counted as dropped.
+     */
+    private UplinkServer.Routed place(String d, Queued q, boolean force) {
+        return switch (outbound.offer(d, q, force)) {
+            case TAKEN -> q.spoolSeq() == Spooling.NONE ? UplinkServer.Routed.TAKEN
+                    : new UplinkServer.Routed.Spooled(q.spoolSeq());
+            case FULL -> UplinkServer.Routed.NO_ROOM;
             case CLOSED -> {
                 metrics.drops.increment(); // stopped: the queues were drained and counted already
-                yield true;
+                spooling.ack(q.spoolSeq());
+                yield UplinkServer.Routed.TAKEN;
             }
             case TOO_MANY_DOMAINS -> {
-                answer(m, ErrorCode.NO_ROUTE, domain + " already sends to " + Outbound.MAX_DOMAINS
+                answer(q.message(), ErrorCode.NO_ROUTE, domain + " already sends to " + Outbound.MAX_DOMAINS
                         + " domains, the most it may: none for domain " + d);
-                yield true;
+                spooling.ack(q.spoolSeq());
+                yield UplinkServer.Routed.TAKEN;
             }
         };
     }
@@ -101,25 +147,37 @@ final class Router implements UplinkServer.Upstream {
         return text.length() <= MAX_SENTENCE ? text : text.substring(0, MAX_SENTENCE - 3) + "...";
     }
 
-    /** Routes an ERROR (made here, or from a POST's answer) whatever the bounds: they are few and small. */
+    /**
+     * Routes an ERROR (made here, or from a POST's answer) whatever the bounds: they are few and small. It is
+     * spooled like the rest, unless the spool is full (then it goes in memory only).
+     */
     void routeOwn(Message e) {
         if (outbound.isClosed()) {
             return;
         }
         String d = Name.domainOf(e.to());
-        if (d.equals(domain)) {
-            if (!e.to().equals(pcName) && !local.deliverAll(List.of(e), this).placed()) {
-                LOG.debug("{}: could not deliver {} to {}", domain, e.command(), e.to());
-            }
-        } else if (Name.isDomain(d)) {
-            toDomain(d, e, true);
+        boolean here = d.equals(domain);
+        if (here && e.to().equals(pcName) || !here && !Name.isDomain(d)) {
+            return;
+        }
+        long seq;
+        try {
+            seq = spooling.append(here ? Spooling.Lane.LOCAL : Spooling.Lane.OUTBOUND, false, e, "");
+        } catch (SpoolException full) {
+            seq = Spooling.NONE;
+        }
+        if (!here) {
+            place(d, new Queued(e, seq), true);
+        } else if (!local.deliverAll(List.of(new Queued(e, seq)), this, true).placed()) {
+            spooling.ack(seq);
+            LOG.debug("{}: could not deliver {} to {}", domain, e.command(), e.to());
         }
     }
 
-    /** Queues messages of a batch that was checked whole for room: whatever the bounds. */
-    void forceAll(String d, List<Message> messages) {
-        for (Message m : messages) {
-            toDomain(d, m, true);
+    /** Queues spooled messages of a batch that was checked whole for room: whatever the bounds. */
+    void forceAll(String d, List<Queued> messages) {
+        for (Queued q : messages) {
+            place(d, q, true);
         }
     }
 }

@@ -24,9 +24,10 @@ import java.time.Duration;
  * @param lease the domain's registration lease
  * @param idleQueue how long a destination's queue and forwarder live without traffic
  * @param security TLS, credentials and rules for every hop: HTTPS, uplinks, the registry
+ * @param spool where what it takes is kept until the next hop has it, or null: in memory only
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
         int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease,
-        Duration idleQueue, Security security) {
+        Duration idleQueue, Security security, SpoolOptions spool) {
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.internal.link.LinkCounters;
+import io.gma.internal.spool.SpoolStats;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -139,6 +140,24 @@ final class StatusPages {
         uplinkRefusals(uplinks).forEach((reason, n) -> Metrics.sample(out, "gma_pc_uplink_refused_total",
                 Metrics.label("reason", reason), n));
         m.histogram(out, "gma_pc_post_seconds", "Round trip of each POST to another domain");
+        SpoolStats spool = node.spooling().stats();
+        if (spool != null) {
+            Metrics.metric(out, "gma_pc_spool_records", "gauge", "Messages in the spool, not acknowledged by the"
+                    + " next hop yet");
+            Metrics.sample(out, "gma_pc_spool_records", null, spool.liveRecords());
+            Metrics.metric(out, "gma_pc_spool_bytes", "gauge", "The spool's files on disk, in bytes");
+            Metrics.sample(out, "gma_pc_spool_bytes", null, spool.diskBytes());
+            counter(out, "gma_pc_spool_appended_total", "Messages appended to the spool", spool.appended());
+            counter(out, "gma_pc_spool_fsyncs_total", "Forces of the spool's files to disk", spool.forces());
+            counter(out, "gma_pc_spool_recovered_total", "Messages read back from the spool at start",
+                    spool.recovered());
+            counter(out, "gma_pc_spool_damaged_total", "Damaged runs of bytes (torn or corrupt records, told by"
+                    + " their CRC32C) skipped in the spool's files at start", spool.damaged());
+            counter(out, "gma_pc_spool_full_total", "Messages held back because the spool or its disk was full",
+                    spool.refusedFull());
+            counter(out, "gma_pc_spool_expired_total", "Messages read back older than maxAge and sent back to"
+                    + " their senders as ERROR TIMEOUT", m.expired.sum());
+        }
         return out.toString();
     }
 

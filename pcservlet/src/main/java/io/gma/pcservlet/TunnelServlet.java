@@ -37,6 +37,8 @@ public final class TunnelServlet extends HttpServlet {
     /** Why the relay refuses every call while security is on. */
     static final String RELAY_OFF = "the registry relay is off while security is on: query the registry itself,"
             + " with your own credentials";
+    /** The request attribute where {@link #refusal} leaves who the caller proved to be. */
+    private static final String IDENTITY = "io.gma.pcservlet.identity";
     private transient PcNode node;
     private transient boolean owned;
 
@@ -111,6 +113,7 @@ public final class TunnelServlet extends HttpServlet {
         try {
             if (path.equals(Tunnel.MESSAGES_PATH)) {
                 String identity = Https.caller(req, security, node.domain());
+                req.setAttribute(IDENTITY, identity); // kept with each message it posts, in the spool
                 String domain = method.equals("GET") ? req.getParameter("domain")
                         : req.getHeader(Tunnel.DOMAIN_HEADER);
                 security.authorize(identity, Rules.Verb.POST, domain == null ? "" : domain);
@@ -151,8 +154,8 @@ public final class TunnelServlet extends HttpServlet {
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
                 // the header as sent: the container's getContentType() fails on a charset the JVM does not know
-                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), req.getHeader("Content-Type"),
-                        req.getContentLengthLong(), req.getInputStream());
+                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
+                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream());
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
                         req.getParameter("ack"));

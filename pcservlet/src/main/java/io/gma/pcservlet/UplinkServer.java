@@ -57,12 +57,33 @@ final class UplinkServer implements AutoCloseable {
     /** Where the uplink server hands what its endpoints send. */
     interface Upstream extends LocalQueues.Undeliverable {
         /**
-         * A message an endpoint of this domain sent, on its uplink's I/O thread, in the order sent.
+         * A message an endpoint of this domain sent, on its uplink's I/O thread, in the order sent, by the identity
+         * the uplink proved to be.
          *
-         * @return whether it was taken: false when there is no room for it now; it is then parked, with what the
-         *     uplink sends after it, and offered again once room is freed
+         * @return {@link Routed#NO_ROOM} when there is no room for it now (it is then parked, with what the uplink
+         *     sends after it, and offered again once room is freed); else taken, and spooled or not
          */
-        boolean route(Message m);
+        Routed route(Message m, String identity);
+    }
+
+    /** What became of a message an uplink carried. */
+    sealed interface Routed {
+        /** Not taken: no room now. */
+        Routed NO_ROOM = new NoRoom();
+        /** Taken, and not spooled: its endpoint may be told at once. */
+        Routed TAKEN = new Taken();
+
+        /** Not taken: no room now. */
+        record NoRoom() implements Routed {
+        }
+
+        /** Taken, and not spooled (in memory, or answered with an ERROR). */
+        record Taken() implements Routed {
+        }
+
+        /** Taken, and appended to the spool as record {@code seq}: its endpoint is told once it is on disk. */
+        record Spooled(long seq) implements Routed {
+        }
     }
 
     /**
@@ -109,6 +130,7 @@ final class UplinkServer implements AutoCloseable {
     private final HandshakeAdmission admission;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final Parking parking;
+    private final Spooling spooling;
     private final RoomSignal room;
     private final IoThreads ioThreads;
     private final LinkConfig linkConfig;
@@ -122,8 +144,9 @@ final class UplinkServer implements AutoCloseable {
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
      *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000
      */
-    UplinkServer(Config config, LocalQueues local, Upstream upstream, RoomSignal room, LinkCounters counters)
-            throws IOException {
+    UplinkServer(Config config, LocalQueues local, Upstream upstream, RoomSignal room, LinkCounters counters,
+            Spooling spooling) throws IOException {
+        this.spooling = spooling;
         this.admission = HandshakeAdmission.process(); // first: a bad system property refuses to build
         this.domain = config.domain();
         this.name = Name.pcServlet(domain);
@@ -132,7 +155,7 @@ final class UplinkServer implements AutoCloseable {
         this.security = config.security();
         this.names = new NameGuard(security, config.registry());
         this.counters = counters;
-        this.parking = new Parking(this::route, config.maxParkedBytes());
+        this.parking = new Parking(config.maxParkedBytes());
         this.room = room;
         this.server = ServerSocketChannel.open();
         try {
@@ -194,11 +217,11 @@ final class UplinkServer implements AutoCloseable {
 
     /**
      * On the link's I/O thread: hands {@code m} to the upstream, unless security refuses it; a refused message
-     * is answered with ERROR FORBIDDEN, not routed, and taken (true).
+     * is answered with ERROR FORBIDDEN, not routed, and taken.
      */
-    private boolean route(Link link, Peer p, Message m) {
+    private Routed route(Link link, Peer p, Message m) {
         if (!security.authenticates()) {
-            return upstream.route(m);
+            return upstream.route(m, null);
         }
         String refused = null;
         if (!m.from().equals(link.peerName())) {
@@ -212,7 +235,7 @@ final class UplinkServer implements AutoCloseable {
             }
         }
         if (refused == null) {
-            return upstream.route(m);
+            return upstream.route(m, link.identity());
         }
         LOG.info("{}: refused {} {} from {} to {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()),
                 link.peerName(), m.to(), refused);
@@ -226,7 +249,7 @@ final class UplinkServer implements AutoCloseable {
                 LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
             }
         }
-        return true;
+        return Routed.TAKEN;
     }
 
     /** Stops accepting and says BYE on every uplink; the queues are {@link LocalQueues#close closed} apart. */
@@ -248,8 +271,12 @@ final class UplinkServer implements AutoCloseable {
 
     /** The server's side of one uplink: the endpoint whose queue it carries, once it opens. */
     private final class Uplink implements LinkListener {
-        /** Set and read on the uplink's I/O thread. */
+        /** Set on the uplink's I/O thread as it opens, and read there. */
         private Peer peer;
+        private Link link;
+        /** What its endpoint was not told it got yet (with a spool: until on disk). */
+        private PendingAcks pending;
+        private final Parking.Taker taker = this::take;
 
         @Override
         public String helloCredential() {
@@ -269,6 +296,8 @@ final class UplinkServer implements AutoCloseable {
 
         @Override
         public void linkOpened(Link link) {
+            this.link = link;
+            this.pending = new PendingAcks(link, spooling);
             peer = local.attach(link.peerName(), link);
             peer.kick();
         }
@@ -283,11 +312,30 @@ final class UplinkServer implements AutoCloseable {
             if (parking.isHeld()) {
                 return false; // the endpoint keeps it, and sends it again to the next run of its PC servlet
             }
-            if (!parking.isParked(link) && route(link, peer, m)) {
-                return true;
+            if (parking.isParked(link)) {
+                parking.park(link, taker, m);
+                return false;
             }
-            parking.park(link, peer, m);
+            Routed r = route(link, peer, m);
+            if (r == Routed.NO_ROOM) {
+                parking.park(link, taker, m);
+                return false;
+            }
+            if (r == Routed.TAKEN && pending.isEmpty()) {
+                return true; // counted now: without a spool, always
+            }
+            pending.taken(r instanceof Routed.Spooled s ? s.seq() : Spooling.NONE, m.encodedLength());
             return false;
+        }
+
+        /** Parking's taker: a parked message offered again; counted now, or once on disk. */
+        private boolean take(Message m) {
+            Routed r = route(link, peer, m);
+            if (r == Routed.NO_ROOM) {
+                return false;
+            }
+            pending.taken(r instanceof Routed.Spooled s ? s.seq() : Spooling.NONE, m.encodedLength());
+            return true;
         }
 
         @Override

@@ -18,13 +18,18 @@ class HoldBackTest {
     private static final long MAX_BYTES = 8L << 20;
     private static final int MAX_MESSAGES = 65_536;
 
+    /** A message not spooled, as a queue holds it. */
+    private static Queued msg(Command c, String from, String to, long seq, byte[] data) {
+        return Queued.inMemory(Message.of(c, from, to, seq, data));
+    }
+
     private static DomainQueue queue() {
         return new DomainQueue("west", MAX_BYTES, MAX_MESSAGES, new AtomicLong(), 64L << 20);
     }
 
     /** Holds X: X's message goes out in a batch that is answered 429 naming X. */
     private static void holdX(DomainQueue q) throws InterruptedException {
-        assertEquals(TAKEN, q.offer(Message.of(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
+        assertEquals(TAKEN, q.offer(msg(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
         assertEquals(1, q.nextBatch(1 << 20, 0, 0).size());
         q.holdBack(List.of("x@west"), TimeUnit.SECONDS.toNanos(60));
     }
@@ -35,27 +40,30 @@ class HoldBackTest {
         holdX(q);
         // x's data queue at west is full, but a REPLY goes in its control lane there, never refused
         Message reply = Message.of(Command.REPLY, "s@east", "x@west", 7, new byte[10]);
-        assertEquals(TAKEN, q.offer(reply, false), "a REPLY from an uplink is refused (its uplink parks)");
-        List<Message> batch = q.nextBatch(1 << 20, 0, TimeUnit.MILLISECONDS.toNanos(200));
-        assertTrue(batch.contains(reply), "the REPLY waits for x's hold (Retry-After, up to 60 s): " + batch);
+        assertEquals(TAKEN, q.offer(Queued.inMemory(reply), false), "a REPLY from an uplink is refused (its uplink"
+                + " parks)");
+        List<Queued> batch = q.nextBatch(1 << 20, 0, TimeUnit.MILLISECONDS.toNanos(200));
+        assertTrue(batch.contains(Queued.inMemory(reply)), "the REPLY waits for x's hold (Retry-After, up to 60 s): "
+                + batch);
     }
 
     @Test
     void aReplyToAHeldEndpointAtItsCapIsTakenFromTheUplink() throws Exception {
         DomainQueue q = queue();
         holdX(q);
-        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 2, new byte[4096]), false) == TAKEN;
+        for (int i = 0; q.offer(msg(Command.DATA, "p@east", "x@west", i + 2, new byte[4096]), false) == TAKEN;
                 i++) {
             // a producer's stream to x fills x's quarter
         }
-        for (int i = 0; q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 1000, new byte[10]), false) == TAKEN;
+        for (int i = 0; q.offer(msg(Command.DATA, "p@east", "x@west", i + 1000, new byte[10]), false) == TAKEN;
                 i++) {
             // to the byte
         }
         // a server in east answers a request of x's: refused, so the server's whole uplink parks until x's hold
         // ends, and again at every 429 while x is stuck
         Message reply = Message.of(Command.REPLY, "s@east", "x@west", 7, new byte[10]);
-        assertEquals(TAKEN, q.offer(reply, false), "a REPLY to a held endpoint is refused: its sender's"
+        assertEquals(TAKEN, q.offer(Queued.inMemory(reply), false), "a REPLY to a held endpoint is refused: its"
+                + " sender's"
                 + " uplink parks behind x's data");
     }
 
@@ -64,12 +72,12 @@ class HoldBackTest {
         DomainQueue q = queue();
         holdX(q);
         int held = 0;
-        while (q.offer(Message.of(Command.DATA, "p@east", "x@west", held + 2, new byte[0]), false) == TAKEN) {
+        while (q.offer(msg(Command.DATA, "p@east", "x@west", held + 2, new byte[0]), false) == TAKEN) {
             held++;
         }
         // the cap is a quarter of the bytes, but nothing of the messages: 2 MiB of 32-byte messages is 65,536
         int neighbour = 0;
-        while (neighbour < 1000 && q.offer(Message.of(Command.DATA, "p@east", "y@west", neighbour + 1,
+        while (neighbour < 1000 && q.offer(msg(Command.DATA, "p@east", "y@west", neighbour + 1,
                 new byte[0]), false) == TAKEN) {
             neighbour++;
         }
@@ -97,7 +105,7 @@ class HoldBackTest {
         int n = 52_000;
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) { // messages come one by one off uplinks, a few microseconds apart
-            q.offer(Message.of(Command.DATA, "p@east", "x@west", i + 2, new byte[8]), false);
+            q.offer(msg(Command.DATA, "p@east", "x@west", i + 2, new byte[8]), false);
             long until = System.nanoTime() + 5_000;
             while (System.nanoTime() < until) {
                 Thread.onSpinWait();

@@ -33,13 +33,13 @@ class ParkingBoundTest {
         java.util.List<String> seqs = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         UplinkServer.Upstream router = new UplinkServer.Upstream() {
             @Override
-            public boolean route(Message m) {
+            public UplinkServer.Routed route(Message m, String identity) {
                 if (tokens.getAndUpdate(t -> t > 0 ? t - 1 : t) > 0) {
                     routed.incrementAndGet();
                     seqs.add(m.sequence() + "@" + System.nanoTime() / 1000 % 100000000);
-                    return true;
+                    return UplinkServer.Routed.TAKEN;
                 }
-                return false;
+                return UplinkServer.Routed.NO_ROOM;
             }
 
             @Override

@@ -12,9 +12,9 @@ final class RecordingUpstream implements UplinkServer.Upstream {
     final LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
 
     @Override
-    public boolean route(Message m) {
+    public UplinkServer.Routed route(Message m, String identity) {
         routed.add(m);
-        return true;
+        return UplinkServer.Routed.TAKEN;
     }
 
     @Override

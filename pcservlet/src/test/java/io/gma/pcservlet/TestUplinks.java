@@ -19,8 +19,9 @@ final class TestUplinks implements AutoCloseable {
             throws Exception {
         LinkCounters counters = new LinkCounters();
         this.upstream = upstream;
-        this.local = new LocalQueues(config.domain(), maxQueuedBytes, SendQueue.MAX_MESSAGES, counters, room);
-        this.server = new UplinkServer(config, local, upstream, room, counters).start();
+        this.local = new LocalQueues(config.domain(), maxQueuedBytes, SendQueue.MAX_MESSAGES, counters, room,
+                Spooling.inMemory());
+        this.server = new UplinkServer(config, local, upstream, room, counters, Spooling.inMemory()).start();
     }
 
     /** Without security. */
@@ -64,7 +65,7 @@ final class TestUplinks implements AutoCloseable {
 
     /** Delivers to the endpoints' queues as the node does, what cannot go to the upstream. */
     Placement deliverAll(java.util.List<io.gma.wire.Message> messages) {
-        return local.deliverAll(messages, upstream);
+        return local.deliverAll(messages.stream().map(Queued::inMemory).toList(), upstream, false);
     }
 
     @Override

@@ -84,12 +84,16 @@ public final class Spool implements AutoCloseable {
     private final LongAdder refusedFull = new LongAdder();
     private final long recovered;
     private final long damaged;
+    /** Told when deleted segments freed room. */
+    private final Runnable roomFreed;
 
     /** Something to run once record {@code seq} is durable. */
     private record Waiter(long seq, Runnable action) {
     }
 
-    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, AckLog ackLog, long recovered, long damaged) {
+    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, AckLog ackLog, long recovered, long damaged,
+            Runnable roomFreed) {
+        this.roomFreed = roomFreed;
         this.dir = dir;
         this.settings = settings;
         this.dirLock = dirLock;
@@ -109,11 +113,20 @@ public final class Spool implements AutoCloseable {
      * @throws IOException when the directory or a file in it cannot be read or written
      */
     public static Spool open(Path dir, SpoolSettings settings, Consumer<SpoolRecord> live) throws IOException {
+        return open(dir, settings, live, () -> { });
+    }
+
+    /**
+     * As {@link #open(Path, SpoolSettings, Consumer)}; {@code roomFreed} runs, on the committer's thread, each time
+     * acknowledged segments were deleted, so that an owner holding messages back for a full spool can try again.
+     */
+    public static Spool open(Path dir, SpoolSettings settings, Consumer<SpoolRecord> live, Runnable roomFreed)
+            throws IOException {
         Files.createDirectories(dir);
         FileLock dirLock = Directory.lock(dir);
         try {
             Recovery.Result found = Recovery.run(dir, live);
-            Spool s = new Spool(dir, settings, dirLock, found.ackLog(), found.recovered(), found.damaged());
+            Spool s = new Spool(dir, settings, dirLock, found.ackLog(), found.recovered(), found.damaged(), roomFreed);
             s.segments.addAll(found.segments());
             s.nextSeq = found.nextSeq();
             s.appendedSeq = s.nextSeq - 1;
@@ -165,6 +178,13 @@ public final class Spool implements AutoCloseable {
             long seq = nextSeq;
             ByteBuffer record = RecordFormat.data(seq, arrivalMillis, lane, identity, payload);
             int size = record.remaining();
+            Segment last = segments.get(segments.size() - 1);
+            if (diskBytes + size > settings.maxBytes() && last.live() == 0 && last.size() > 0) {
+                // the segment appended to holds nothing live: begin another, so that it can go
+                roll();
+                deletable = true;
+                work.signal();
+            }
             if (diskBytes + size > settings.maxBytes()) {
                 refusedFull.increment();
                 throw new SpoolException("the spool at " + dir + " holds " + diskBytes + " bytes on disk; "
@@ -434,6 +454,9 @@ public final class Spool implements AutoCloseable {
                 crashPoints.accept("segmentsDeleted");
             }
             ackLog.deleteBelow(lowestLive);
+            if (!gone.isEmpty()) {
+                roomFreed.run();
+            }
         } catch (IOException e) {
             LOG.warn("spool {}: deleting acknowledged files failed, will try again: {}", dir, e.getMessage());
         }

@@ -12,14 +12,16 @@ public record SpoolSettings(Fsync fsync, long maxBytes, long segmentBytes) {
         if (maxBytes < 1 << 20) {
             throw new IllegalArgumentException("maxSpoolBytes " + maxBytes + " is under 1 MiB");
         }
-        if (segmentBytes < 64 << 10 || segmentBytes > maxBytes) {
+        if (segmentBytes < 64 << 10 || segmentBytes > maxBytes / 4) {
+            // a quarter at most: segments go whole, so the one appended to and a few pinned by one live record
+            // each must leave room for the rest
             throw new IllegalArgumentException("segmentBytes " + segmentBytes + " is outside 64 KiB.."
-                    + maxBytes + " (maxSpoolBytes)");
+                    + maxBytes / 4 + " (a quarter of maxSpoolBytes " + maxBytes + ")");
         }
     }
 
-    /** {@code fsync}, at most {@code maxBytes}, in segments of a sixteenth of that (1 MiB to 64 MiB). */
+    /** {@code fsync}, at most {@code maxBytes}, in segments of a sixteenth of that (64 KiB to 64 MiB). */
     public static SpoolSettings of(Fsync fsync, long maxBytes) {
-        return new SpoolSettings(fsync, maxBytes, Math.max(1 << 20, Math.min(64L << 20, maxBytes / 16)));
+        return new SpoolSettings(fsync, maxBytes, Math.max(64 << 10, Math.min(64L << 20, maxBytes / 16)));
     }
 }

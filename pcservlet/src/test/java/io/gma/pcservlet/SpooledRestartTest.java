@@ -1,0 +1,160 @@
+package io.gma.pcservlet;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.client.Consumer;
+import io.gma.client.FullQueuePolicy;
+import io.gma.client.Producer;
+import io.gma.registry.Registry;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A PC servlet with a spool, stopped while it holds messages for an endpoint and started again on the same
+ * directory and ports: the next run delivers them, each once, in order; a record damaged on disk meanwhile is
+ * skipped and counted, and the rest still arrive.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SpooledRestartTest {
+    private static final int N = 100;
+
+    @TempDir
+    Path dir;
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static PcServer west(Registry registry, Path spool, int http, int uplink) throws Exception {
+        return PcServer.builder("west", registry.url()).httpPort(http).uplinkPort(uplink)
+                .drainTimeout(Duration.ZERO).spool(SpoolOptions.in(spool)).start();
+    }
+
+    private static String metrics(PcServer pc) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static long sample(String metrics, String name) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return (long) Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Streams N numbered messages from east to a consumer of west that cannot reach west's first run (its uplink
+     * points at the port of the second), so that west's spool holds them all; stops west; runs {@code meanwhile}
+     * on its spool's directory; starts west again, on the port the consumer waits for.
+     *
+     * @return what the consumer was handed, in order, and west's metrics after the restart
+     */
+    private List<String> stopAndRestartWestWith(java.util.function.Consumer<Path> meanwhile, int expected,
+            String[] metricsOut) throws Exception {
+        Path spool = dir.resolve("west");
+        int http = freePort();
+        int later = freePort();
+        List<String> got = new ArrayList<>();
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
+            PcServer west = west(registry, spool, http, 0);
+            try (Consumer sink = Consumer.builder().registry(registry.url()).domain("west").label("sink")
+                    .pcServlet("127.0.0.1:" + later).onMessage(m -> {
+                        synchronized (got) {
+                            got.add(new String(m.data(), UTF_8));
+                        }
+                    }).build();
+                    Producer source = Producer.builder().registry(registry.url()).domain("east").label("source")
+                            .pcServlet(east.uplink()).fullQueuePolicy(FullQueuePolicy.BLOCK).build()) {
+                for (int i = 0; i < N; i++) {
+                    source.send(sink.name(), ("m" + i).getBytes(UTF_8)).acknowledged().get(10, TimeUnit.SECONDS);
+                }
+                PcServer first = west;
+                await().atMost(Duration.ofSeconds(20)).until(() -> sample(metrics(first), "gma_pc_spool_records")
+                        == N);
+                west.close(); // its queue for sink is not drained: sink never reached it
+                meanwhile.accept(spool);
+                west = west(registry, spool, http, later);
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    synchronized (got) {
+                        return got.size() >= expected;
+                    }
+                });
+                metricsOut[0] = metrics(west);
+            } finally {
+                west.close();
+            }
+        }
+        return got;
+    }
+
+    @Test
+    void whatAStoppedPcServletHeldIsDeliveredByItsNextRunOnceEachInOrder() throws Exception {
+        String[] metrics = new String[1];
+        List<String> got = stopAndRestartWestWith(spool -> { }, N, metrics);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            expected.add("m" + i);
+        }
+        synchronized (got) {
+            assertEquals(expected, got, "each once, in order");
+        }
+        assertTrue(sample(metrics[0], "gma_pc_spool_recovered_total") > 0, metrics[0]);
+        assertEquals(0, sample(metrics[0], "gma_pc_spool_damaged_total"), metrics[0]);
+    }
+
+    @Test
+    void aRecordDamagedOnDiskIsSkippedAndCountedAndTheRestArrive() throws Exception {
+        String[] metrics = new String[1];
+        List<String> got = stopAndRestartWestWith(spool -> flipAByteInTheMiddleOf(spool), N - 1, metrics);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> {
+            synchronized (got) {
+                return got.size() == N - 1;
+            }
+        });
+        assertEquals(1, sample(metrics[0], "gma_pc_spool_damaged_total"), metrics[0]);
+        synchronized (got) {
+            assertEquals(N - 1, got.size(), "one record lost to the damage, no more: " + got);
+            assertEquals(got.size(), got.stream().distinct().count(), "no duplicate: " + got);
+        }
+    }
+
+    /** Flips one byte of a record's payload, in the middle of the largest segment. */
+    private static void flipAByteInTheMiddleOf(Path spool) {
+        try (Stream<Path> files = Files.list(spool)) {
+            Path seg = files.filter(p -> p.toString().endsWith(".seg")).max((a, b) -> Long.compare(a.toFile()
+                    .length(), b.toFile().length())).orElseThrow();
+            try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
+                long at = f.length() / 2;
+                f.seek(at);
+                int b = f.read();
+                f.seek(at);
+                f.write(b ^ 0x01);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
