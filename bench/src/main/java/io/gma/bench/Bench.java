@@ -1,5 +1,6 @@
 package io.gma.bench;
 
+import io.gma.bench.crash.CrashCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Spec;
  * stage failed or the run could not start, 2 a usage error.
  */
 @Command(name = "gma bench", mixinStandardHelpOptions = true, version = "gma bench 0.1.0", sortOptions = false,
+        subcommands = CrashCommand.class,
         header = "Run the benchmark suite: the jGMA paper's figures, GMA beside raw sockets, raw HTTP, NATS and"
                 + " JGroups.",
         description = {"Stages, in order: pingpong (figures 4 and 5), streaming (benchmarks 3 and 4), fanin (figure"

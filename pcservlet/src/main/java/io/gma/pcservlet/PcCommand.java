@@ -6,7 +6,12 @@ import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.cli.SecurityOptions;
 import io.gma.security.Security;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -80,6 +85,35 @@ public final class PcCommand implements Callable<Integer> {
             description = "How long stopping waits for queues to drain (default ${DEFAULT-VALUE}).")
     int drainSeconds;
 
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "The spool: what this PC servlet took, kept"
+            + " on disk until the next hop has it, so that a crash or a stop loses nothing (default: a directory"
+            + " named after the domain, in the working directory). Restarted on the same directory, it carries on"
+            + " from there.")
+    Path dataDir;
+
+    @Option(names = "--fsync", paramLabel = "always|batch|never", defaultValue = "batch",
+            converter = FsyncConverter.class, description = "When the spool is forced to disk, before what it"
+                    + " holds is acknowledged: batch (one flush covers every message that came while the one before"
+                    + " it ran), always (each message), never (a crash of the process loses nothing, a crash of the"
+                    + " machine may). Default ${DEFAULT-VALUE}.")
+    SpoolOptions.Fsync fsync;
+
+    @Option(names = "--max-spool-bytes", paramLabel = "N", defaultValue = "1073741824",
+            description = "The spool's files together, at most; past it, senders are held back as by a full queue"
+                    + " (default ${DEFAULT-VALUE}).")
+    long maxSpoolBytes;
+
+    @Option(names = "--max-age", paramLabel = "AGE", defaultValue = "0", converter = AgeConverter.class,
+            description = "How old a message read back from the spool at start may be: older ones go back to their"
+                    + " senders as ERROR TIMEOUT; seconds, or 90s, 15m, 24h, 7d (default ${DEFAULT-VALUE}: any"
+                    + " age).")
+    Duration maxAge;
+
+    @Option(names = "--memory", description = "No spool: hold messages in memory only, as before the spool; what"
+            + " is held is lost if the process dies, and goes back to its senders as ERROR SHUTTING_DOWN if a stop"
+            + " cannot deliver it within --drain-seconds.")
+    boolean memory;
+
     @Mixin
     SecurityOptions security;
 
@@ -88,6 +122,39 @@ public final class PcCommand implements Callable<Integer> {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** {@code always}, {@code batch} or {@code never}, in any case. */
+    static final class FsyncConverter implements CommandLine.ITypeConverter<SpoolOptions.Fsync> {
+        @Override
+        public SpoolOptions.Fsync convert(String value) {
+            try {
+                return SpoolOptions.Fsync.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("\"" + value + "\" is not always, batch or never");
+            }
+        }
+    }
+
+    /** Seconds, or a number with s, m, h or d after it; not negative. */
+    static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
+        private static final Pattern AGE = Pattern.compile("(\\d{1,9})([smhd]?)");
+
+        @Override
+        public Duration convert(String value) {
+            Matcher m = AGE.matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("\"" + value + "\" is not an age: seconds, or a"
+                        + " number with s, m, h or d after it (90s, 15m, 24h, 7d)");
+            }
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                case "d" -> Duration.ofDays(n);
+                default -> Duration.ofSeconds(n);
+            };
+        }
+    }
 
     /** {@code java -jar gma-pcservlet.jar --domain DOMAIN [options]}: runs until stopped (Ctrl-C) or --duration. */
     public static void main(String[] args) {
@@ -100,11 +167,20 @@ public final class PcCommand implements Callable<Integer> {
         return Cli.standalone(new PcCommand(), JAR);
     }
 
+    /** The spool's options given on the command line, which {@code --memory} refuses. */
+    private String spoolOptionsGiven() {
+        return String.join(", ", Stream.of("--data-dir", "--fsync", "--max-spool-bytes", "--max-age")
+                .filter(o -> spec.commandLine().getParseResult().hasMatchedOption(o)).toList());
+    }
+
     @Override
     public Integer call() throws Exception {
         PcServer pc = configured().start();
         spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
-                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
+                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink() + (memory
+                        ? ", in memory only (--memory)" : ", spool in " + (dataDir != null ? dataDir
+                                : Path.of(domain)).toAbsolutePath().normalize() + " (fsync " + fsync.name()
+                                        .toLowerCase(Locale.ROOT) + ")"));
         Running.until(duration.seconds(), null, pc);
         return 0;
     }
@@ -116,6 +192,8 @@ public final class PcCommand implements Callable<Integer> {
      */
     PcServer.Builder configured() {
         Cli.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
+        Cli.check(spec, !memory || spoolOptionsGiven().isEmpty(), "--memory keeps no spool: "
+                + spoolOptionsGiven() + " would have no effect");
         Security secure = security.security(spec, domain, host);
         registry.requireSecure(spec, secure);
         try {
@@ -129,6 +207,9 @@ public final class PcCommand implements Callable<Integer> {
             }
             if (url != null) {
                 b.publicUrl(url);
+            }
+            if (!memory) {
+                b.spool(new SpoolOptions(dataDir != null ? dataDir : Path.of(domain), fsync, maxSpoolBytes, maxAge));
             }
             return b;
         } catch (IllegalArgumentException bad) {

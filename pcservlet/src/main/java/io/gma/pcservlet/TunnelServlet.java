@@ -12,6 +12,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The PC servlet's HTTP side, a plain Jakarta Servlet 6:
@@ -70,11 +72,41 @@ public final class TunnelServlet extends HttpServlet {
                 b.uplinkPort(Integer.parseInt(uplinkPort));
             }
             String url = param("url", via == null);
+            spool(b);
             node = new PcNode(b.settings());
             node.start(url);
             owned = true;
         } catch (IOException | RuntimeException e) {
             throw new ServletException("the PC servlet cannot start: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The spool, from the init parameters that {@code gma pc} takes as options: {@code dataDir} (default: a
+     * directory named after the domain, in the working directory), {@code fsync} ({@code always}, {@code batch},
+     * {@code never}; default batch), {@code maxSpoolBytes} (default 1 GiB), {@code maxAge} (as {@code --max-age};
+     * default any age); or {@code memory} = {@code true} for none.
+     */
+    private void spool(PcServer.Builder b) throws ServletException {
+        String memory = param("memory", false);
+        if (memory != null && !memory.equalsIgnoreCase("false")) {
+            if (!memory.equalsIgnoreCase("true")) {
+                throw new ServletException("init parameter memory \"" + memory + "\" is not true or false");
+            }
+            return;
+        }
+        String dir = param("dataDir", false);
+        String fsync = param("fsync", false);
+        String maxBytes = param("maxSpoolBytes", false);
+        String maxAge = param("maxAge", false);
+        try {
+            b.spool(new SpoolOptions(Path.of(dir != null ? dir : param("domain", true)),
+                    fsync == null ? SpoolOptions.Fsync.BATCH : new PcCommand.FsyncConverter().convert(fsync),
+                    maxBytes == null ? SpoolOptions.DEFAULT_MAX_BYTES : Long.parseLong(maxBytes.trim()),
+                    maxAge == null ? Duration.ZERO : new PcCommand.AgeConverter().convert(maxAge)));
+        } catch (RuntimeException e) {
+            throw new ServletException("the spool's init parameters (dataDir " + dir + ", fsync " + fsync
+                    + ", maxSpoolBytes " + maxBytes + ", maxAge " + maxAge + "): " + e.getMessage(), e);
         }
     }
 
