@@ -60,6 +60,7 @@ final class PcNode implements AutoCloseable {
     private final UplinkServer uplinks;
     private final ScheduledExecutorService timer;
     private final Spooling spooling;
+    private final RegistryGrace grace;
     /** What the spool held at start, queued again once the node runs. */
     private final List<Spooling.Recovered> recovered = new ArrayList<>();
     private Thread poller;
@@ -75,7 +76,8 @@ final class PcNode implements AutoCloseable {
             LOG.warn(warning);
         }
         this.registry = RegistryClient.builder(settings.registry()).security(security).build();
-        this.routes = new Routes(domain, settings.via(), registry);
+        this.grace = new RegistryGrace(registry, settings.registryGrace());
+        this.routes = new Routes(domain, settings.via(), registry, grace);
         this.tunnel = new TunnelClient(domain, security);
         this.codec = new BatchCodec(domain, settings.maxBatchBytes());
         SpoolOptions spool = settings.spool();
@@ -191,7 +193,9 @@ final class PcNode implements AutoCloseable {
     private void renewDomain() {
         try {
             registerDomain();
+            grace.renewal(true);
         } catch (RegistryException e) {
+            grace.renewal(false);
             LOG.warn("{}: renewing the domain's registration failed, will retry: {}", domain, e.getMessage());
         }
     }
