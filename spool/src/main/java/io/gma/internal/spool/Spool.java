@@ -88,6 +88,7 @@ public final class Spool implements AutoCloseable {
     private final LongAdder refusedFull = new LongAdder();
     private final long recovered;
     private final long damaged;
+    private final long torn;
     /** Told when deleted segments freed room. */
     private final Runnable roomFreed;
 
@@ -95,15 +96,15 @@ public final class Spool implements AutoCloseable {
     private record Waiter(long seq, Runnable action) {
     }
 
-    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, AckLog ackLog, long recovered, long damaged,
-            Runnable roomFreed) {
+    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, Recovery.Result found, Runnable roomFreed) {
         this.roomFreed = roomFreed;
         this.dir = dir;
         this.settings = settings;
         this.dirLock = dirLock;
-        this.ackLog = ackLog;
-        this.recovered = recovered;
-        this.damaged = damaged;
+        this.ackLog = found.ackLog();
+        this.recovered = found.recovered();
+        this.damaged = found.damaged();
+        this.torn = found.torn();
         this.committer = new Thread(this::commitLoop, "gma-spool-" + dir.getFileName());
         committer.setDaemon(true);
     }
@@ -130,7 +131,7 @@ public final class Spool implements AutoCloseable {
         FileLock dirLock = Directory.lock(dir);
         try {
             Recovery.Result found = Recovery.run(dir, live);
-            Spool s = new Spool(dir, settings, dirLock, found.ackLog(), found.recovered(), found.damaged(), roomFreed);
+            Spool s = new Spool(dir, settings, dirLock, found, roomFreed);
             s.segments.addAll(found.segments());
             s.nextSeq = found.nextSeq();
             s.appendedSeq = s.nextSeq - 1;
@@ -528,7 +529,7 @@ public final class Spool implements AutoCloseable {
         lock.lock();
         try {
             return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged.sum(),
-                    recovered, forces.sum(), damaged, refusedFull.sum());
+                    recovered, forces.sum(), damaged, torn, refusedFull.sum());
         } finally {
             lock.unlock();
         }
