@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,7 +116,7 @@ final class Receipts {
         // what the queue fails (dropped, no route, refused, closed) never reaches the destination: nor its receipt
         p.acknowledged().whenComplete((ok, ex) -> {
             if (ex != null) {
-                fail(a, ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex);
+                fail(a, ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex, null);
             }
         });
         return p;
@@ -140,11 +141,10 @@ final class Receipts {
             case DROP_OLDEST -> {
                 do {
                     Map.Entry<Long, Awaited> oldest = awaited.firstEntry();
-                    if (oldest != null && fail(oldest.getValue(), new EndpointException(ErrorCode.QUEUE_FULL,
+                    if (oldest == null || !fail(oldest.getValue(), new EndpointException(ErrorCode.QUEUE_FULL,
                             "the receipt of " + Long.toUnsignedString(oldest.getKey()) + " is no longer awaited under"
-                            + " DROP_OLDEST: " + maxAwaited + " receipts were awaited, the most allowed"))) {
-                        counters.receiptsGivenUp.increment();
-                    } else {
+                            + " DROP_OLDEST: " + maxAwaited + " receipts were awaited, the most allowed"),
+                            counters.receiptsGivenUp)) {
                         Thread.onSpinWait(); // another send holds the permit between taking and recording it
                     }
                 } while (!room.tryAcquire());
@@ -198,7 +198,7 @@ final class Receipts {
         if (awaited != null) {
             awaited.values().forEach(a -> {
                 if (a.to().equals(peerName)) {
-                    fail(a, why);
+                    fail(a, why, null);
                 }
             });
         }
@@ -207,7 +207,7 @@ final class Receipts {
     /** Fails every receipt awaited with {@code why}. */
     void failAll(EndpointException why) {
         if (awaited != null) {
-            awaited.values().forEach(a -> fail(a, why));
+            awaited.values().forEach(a -> fail(a, why, null));
         }
     }
 
@@ -221,18 +221,22 @@ final class Receipts {
         long now = System.nanoTime();
         for (Map.Entry<Long, Awaited> e; (e = awaited.firstEntry()) != null && now - e.getValue().deadline() >= 0;) {
             Awaited a = e.getValue();
-            if (fail(a, new EndpointException(ErrorCode.TIMEOUT, "no receipt from " + a.to() + " for message "
+            fail(a, new EndpointException(ErrorCode.TIMEOUT, "no receipt from " + a.to() + " for message "
                     + Long.toUnsignedString(a.sequence()) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms"))) {
-                counters.receiptsTimedOut.increment();
-            }
+                    + " ms"), counters.receiptsTimedOut);
         }
     }
 
-    /** Whether {@code a} was awaited; it is not any more, and its delivered() failed with {@code why}. */
-    private boolean fail(Awaited a, Throwable why) {
+    /**
+     * Whether {@code a} was awaited; it is not any more, {@code counter} (if any) counted it, and then its
+     * delivered() failed with {@code why}: whoever the failure wakes sees the count.
+     */
+    private boolean fail(Awaited a, Throwable why, LongAdder counter) {
         if (!forget(a)) {
             return false;
+        }
+        if (counter != null) {
+            counter.increment();
         }
         a.delivered().completeExceptionally(why);
         return true;
