@@ -8,6 +8,7 @@ import io.gma.internal.link.WhenFull;
 import io.gma.wire.Command;
 import io.gma.wire.Message;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -44,13 +45,19 @@ final class Outbox {
 
     /** As {@link #send(String, Command, byte[])}, numbered {@code seq} (a request's, which awaits it). */
     Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
-        return send(to, command, data, seq, Message.defaultFlags(command));
+        return send(to, command, data, seq, null);
     }
 
-    /** As {@link #send(String, Command, byte[], long)}, with {@code flags}: REPLY_EXPECTED asks for a receipt. */
-    Pending send(String to, Command command, byte[] data, long seq, int flags) throws EndpointException {
+    /**
+     * As {@link #send(String, Command, byte[], long)}; with a {@code receipt}, the message asks its destination for
+     * one (REPLY_EXPECTED), and its Sent's delivered() is {@code receipt} ({@link Receipts}).
+     */
+    Pending send(String to, Command command, byte[] data, long seq, CompletableFuture<Void> receipt)
+            throws EndpointException {
         Peer peer = peers.peer(to);
-        Pending p = new Pending(peer.queue(), seq);
+        Pending p = receipt == null ? new Pending(peer.queue(), seq) : new Pending.WithReceipt(peer.queue(), seq,
+                receipt);
+        int flags = receipt == null ? Message.defaultFlags(command) : Message.REPLY_EXPECTED;
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         WhenFull policy = whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
         long unsent;

@@ -107,12 +107,11 @@ final class Receipts {
         awaited.put(seq, a);
         Pending p;
         try {
-            p = outbox.send(to, command, data, seq, Message.REPLY_EXPECTED);
+            p = outbox.send(to, command, data, seq, a.delivered());
         } catch (EndpointException | RuntimeException ex) {
             forget(a);
             throw ex;
         }
-        p.awaitsReceipt(a.delivered());
         // what the queue fails (dropped, no route, refused, closed) never reaches the destination: nor its receipt
         p.acknowledged().whenComplete((ok, ex) -> {
             if (ex != null) {
@@ -124,11 +123,7 @@ final class Receipts {
 
     /** A message refused before it was queued, as a Sent whose futures both failed with {@code why}. */
     Sent refused(EndpointException why) {
-        Pending p = Pending.refused(why);
-        if (awaited != null) {
-            p.awaitsReceipt(p.acknowledged());
-        }
-        return p;
+        return awaited == null ? Pending.refused(why) : new Pending.WithReceipt(why);
     }
 
     /** Takes a permit for one more receipt awaited, as the full-queue policy says. */
