@@ -14,12 +14,22 @@ final class Counters {
     final LongAdder duplicates = new LongAdder();
     /** REPLYs and ERRORs from another than the endpoint a request went to: refused, not delivered. */
     final LongAdder refusedAnswers = new LongAdder();
+    /** Sends that waited for room among the receipts awaited (BLOCK); added to the queues' waits. */
+    final LongAdder receiptWaits = new LongAdder();
+    /** Sends that failed with QUEUE_FULL because too many receipts were awaited; added to the queues'. */
+    final LongAdder receiptRejections = new LongAdder();
+    /** Receipts that did not come within their timeout. */
+    final LongAdder receiptsTimedOut = new LongAdder();
+    /** Receipts no longer awaited under DROP_OLDEST, to make room for newer ones. */
+    final LongAdder receiptsGivenUp = new LongAdder();
 
-    /** A snapshot, with the queues' depth now. */
-    EndpointStats snapshot(long queuedMessages, long queuedBytes) {
+    /** A snapshot, with the queues' depth and the receipts awaited now. */
+    EndpointStats snapshot(long queuedMessages, long queuedBytes, long receiptsAwaited) {
         return new EndpointStats(link.messagesOut(), link.bytesOut(), link.messagesIn(), link.bytesIn(),
-                queuedMessages, queuedBytes, link.waits(), link.drops(), link.rejected(), reconnects.sum(),
-                duplicates.sum(), link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
-                link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum());
+                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum(), link.drops(),
+                link.rejected() + receiptRejections.sum(), reconnects.sum(), duplicates.sum(),
+                link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
+                link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum(), receiptsAwaited,
+                receiptsTimedOut.sum(), receiptsGivenUp.sum());
     }
 }

@@ -29,7 +29,8 @@ public abstract class Endpoint implements AutoCloseable {
     /**
      * Sends DATA without waiting (a notification). The queue's policy applies when the peer's queue is full.
      *
-     * @return the sequence, and a future completed when the peer acknowledges it
+     * @return the sequence, a future completed when the peer (the first hop) acknowledges it, and with
+     *     {@link EndpointBuilder#receipts} one completed when the destination took it
      * @throws EndpointException QUEUE_FULL, NO_ROUTE for another domain, SHUTTING_DOWN
      */
     public Sent send(String to, byte[] data) throws EndpointException {

@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Connector}: their links, made, accepted, retried, and what a link that opens or closes means;
  *   <li>{@link Outbox}: sending, into a peer's queue and onto its link;
  *   <li>{@link Requests}: the replies awaited, and who may answer;
+ *   <li>{@link Receipts}: with receipts on, the messages sent that ask for one, and the receipts awaited;
  *   <li>{@link Subscribers}: a producer's subscribers, and publishing to them;
  *   <li>{@link Inbox}: receiving, checking, deduplicating and delivering, each link through its
  *       {@link PeerLink}.
@@ -61,6 +62,7 @@ final class EndpointCore implements AutoCloseable {
     private final Connector connector;
     private final Outbox outbox;
     private final Requests requests;
+    private final Receipts receipts;
     private final Subscribers subscribers;
     private final Inbox inbox;
 
@@ -81,8 +83,9 @@ final class EndpointCore implements AutoCloseable {
                 this::listenerFor, this::unreachable);
         this.outbox = new Outbox(config, peers, connector);
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
-        this.subscribers = new Subscribers(outbox);
-        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, subscribers, counters);
+        this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
+        this.subscribers = new Subscribers(receipts);
+        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, counters);
     }
 
     static EndpointCore start(EndpointBuilder<?> config) throws EndpointException {
@@ -127,6 +130,7 @@ final class EndpointCore implements AutoCloseable {
         subscribers.remove(peer.name());
         peer.queue().close(Failures.toLink(why));
         requests.failTo(peer.name(), why);
+        receipts.failTo(peer.name(), why);
     }
 
     String name() {
@@ -135,9 +139,9 @@ final class EndpointCore implements AutoCloseable {
 
     // ---------------------------------------------------------------- sending
 
-    /** Queues a message for {@code to}: data lane, under the full-queue policy. */
+    /** Queues a message for {@code to}: data lane, under the full-queue policy; a receipt asked if they are. */
     Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return outbox.send(to, command, data);
+        return receipts.send(to, command, data);
     }
 
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
@@ -198,7 +202,7 @@ final class EndpointCore implements AutoCloseable {
             queuedMessages += p.queue().messages();
             queuedBytes += p.queue().bytes();
         }
-        return counters.snapshot(queuedMessages, queuedBytes);
+        return counters.snapshot(queuedMessages, queuedBytes, receipts.awaitedNow());
     }
 
     /**
@@ -233,6 +237,7 @@ final class EndpointCore implements AutoCloseable {
             p.queue().close(Failures.toLink(shutdown));
         }
         requests.failAll(shutdown);
+        receipts.failAll(shutdown);
         close(server);
         timer.shutdownNow();
         connecting.shutdownNow();

@@ -6,7 +6,9 @@ import io.gma.internal.link.LinkException;
 import io.gma.internal.link.Peer;
 import io.gma.internal.link.WhenFull;
 import io.gma.wire.Command;
+import io.gma.wire.Message;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -43,13 +45,24 @@ final class Outbox {
 
     /** As {@link #send(String, Command, byte[])}, numbered {@code seq} (a request's, which awaits it). */
     Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
+        return send(to, command, data, seq, null);
+    }
+
+    /**
+     * As {@link #send(String, Command, byte[], long)}; with a {@code receipt}, the message asks its destination for
+     * one (REPLY_EXPECTED), and its Sent's delivered() is {@code receipt} ({@link Receipts}).
+     */
+    Pending send(String to, Command command, byte[] data, long seq, CompletableFuture<Void> receipt)
+            throws EndpointException {
         Peer peer = peers.peer(to);
-        Pending p = new Pending(peer.queue(), seq);
+        Pending p = receipt == null ? new Pending(peer.queue(), seq) : new Pending.WithReceipt(peer.queue(), seq,
+                receipt);
+        int flags = receipt == null ? Message.defaultFlags(command) : Message.REPLY_EXPECTED;
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         WhenFull policy = whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
         long unsent;
         try {
-            unsent = peer.queue().offerData(p, peer.envelope(to), command, data, policy, blockNanos, to);
+            unsent = peer.queue().offerData(p, peer.envelope(to), command, flags, data, policy, blockNanos, to);
         } catch (LinkException ex) {
             throw Failures.toEndpoint(ex);
         }

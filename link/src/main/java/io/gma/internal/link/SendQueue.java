@@ -3,6 +3,7 @@ package io.gma.internal.link;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -106,6 +107,18 @@ public final class SendQueue {
      */
     public long offerData(QueuedMessage m, Envelope envelope, Command command, byte[] payload, WhenFull policy,
             long blockNanos, String peer) throws LinkException {
+        return offerData(m, envelope, command, Message.defaultFlags(command), payload, policy, blockNanos, peer);
+    }
+
+    /**
+     * As {@link #offerData(QueuedMessage, Envelope, Command, byte[], WhenFull, long, String)}, packed with
+     * {@code flags} instead of the usual ones: REPLY_EXPECTED on a DATA asks its destination for a receipt.
+     *
+     * @param flags 0 or {@link Message#REPLY_EXPECTED}, as {@link Envelope#put(long, Command, int, byte[], byte[],
+     *     int)} takes them
+     */
+    public long offerData(QueuedMessage m, Envelope envelope, Command command, int flags, byte[] payload,
+            WhenFull policy, long blockNanos, String peer) throws LinkException {
         int size = envelope.packedLength(command, payload);
         if (size > maxBytes) {
             counters.rejected.increment();
@@ -115,7 +128,7 @@ public final class SendQueue {
         byte[] own = null;
         if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
             own = new byte[size]; // packed here, not under the lock
-            envelope.put(m.sequence(), command, payload, own, 0);
+            envelope.put(m.sequence(), command, flags, payload, own, 0);
         }
         List<QueuedMessage> dropped = null;
         boolean queued;
@@ -132,8 +145,8 @@ public final class SendQueue {
             }
             queued = fits(size);
             if (queued) {
-                m.index = own != null ? lanes.addData(own, m) : lanes.pack(envelope, m.sequence(), command, payload,
-                        size);
+                m.index = own != null ? lanes.addData(own, m) : lanes.pack(envelope, m.sequence(), command, flags,
+                        payload, size);
             } else {
                 counters.drops.increment();
                 dropped.add(m);
