@@ -86,6 +86,7 @@ public final class Spool implements AutoCloseable {
     private final LongAdder acknowledged = new LongAdder();
     private final LongAdder forces = new LongAdder();
     private final LongAdder refusedFull = new LongAdder();
+    private final LongAdder written = new LongAdder();
     private final long recovered;
     private final long damaged;
     private final long torn;
@@ -217,6 +218,7 @@ public final class Spool implements AutoCloseable {
             diskBytes += size;
             liveRecords++;
             appended.increment();
+            written.add(size);
             switch (settings.fsync()) {
                 case ALWAYS -> forceNow(active, seq);
                 case NEVER -> durableSeq = seq;
@@ -442,7 +444,7 @@ public final class Spool implements AutoCloseable {
      */
     private void writeAcks(long[] acks, int ackCount, long ackFileSeq) {
         try {
-            ackLog.append(acks, ackCount, ackFileSeq);
+            written.add(ackLog.append(acks, ackCount, ackFileSeq));
             if (settings.fsync() != Fsync.NEVER) {
                 ackLog.force();
                 forces.increment();
@@ -529,7 +531,8 @@ public final class Spool implements AutoCloseable {
         lock.lock();
         try {
             return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged.sum(),
-                    recovered, forces.sum(), damaged, torn, refusedFull.sum());
+                    recovered, forces.sum(), damaged, torn, refusedFull.sum(),
+                    written.sum());
         } finally {
             lock.unlock();
         }
