@@ -3,12 +3,15 @@ package io.gma.pcservlet;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Consumer;
+import io.gma.client.EndpointException;
 import io.gma.client.FullQueuePolicy;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import io.gma.wire.ErrorCode;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.ServerSocket;
@@ -21,6 +24,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -157,6 +162,58 @@ class SpooledRestartTest {
                 expected.add("m" + i);
             }
             assertEquals(expected, got, "all but the last, once each, in order");
+        }
+    }
+
+    @Test
+    void messagesOlderThanMaxAgeGoBackToTheirSendersAsTimeoutAndAreCounted() throws Exception {
+        Path spool = dir.resolve("west");
+        int http = freePort();
+        int later = freePort();
+        SpoolOptions aged = new SpoolOptions(spool, SpoolOptions.Fsync.BATCH, SpoolOptions.DEFAULT_MAX_BYTES,
+                Duration.ofSeconds(1));
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
+            PcServer west = PcServer.builder("west", registry.url()).httpPort(http).drainTimeout(Duration.ZERO)
+                    .spool(aged).start();
+            try (Consumer sink = Consumer.builder().registry(registry.url()).domain("west").label("sink")
+                    .pcServlet("127.0.0.1:" + later).onMessage(m -> { }).build();
+                    Producer source = Producer.builder().registry(registry.url()).domain("east").label("source")
+                            .pcServlet(east.uplink()).requestTimeout(Duration.ofSeconds(60)).build()) {
+                List<CompletableFuture<byte[]>> asked = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    asked.add(source.requestAsync(sink.name(), ("r" + i).getBytes(UTF_8)));
+                }
+                PcServer first = west;
+                await().atMost(Duration.ofSeconds(20)).until(() -> sample(metrics(first), "gma_pc_spool_records")
+                        == 5);
+                west.close(); // sink never reached it: the requests stay in its spool
+                Thread.sleep(1500); // a deliberate pause: the spooled requests grow older than maxAge
+                west = PcServer.builder("west", registry.url()).httpPort(http).uplinkPort(later)
+                        .drainTimeout(Duration.ZERO).spool(aged).start();
+                for (CompletableFuture<byte[]> f : asked) {
+                    ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+                    EndpointException why = (EndpointException) e.getCause();
+                    assertEquals(ErrorCode.TIMEOUT, why.code(), why.getMessage());
+                    assertTrue(why.getMessage().matches(".*REQUEST \\d+ waited \\d+ s in the spool of west, longer"
+                            + " than maxAge 1 s"), why.getMessage());
+                }
+                assertEquals(5, sample(metrics(west), "gma_pc_spool_expired_total"));
+            } finally {
+                west.close();
+            }
+        }
+    }
+
+    @Test
+    void aDataDirectoryInUseIsRefusedNamingItAndTheProcess() throws Exception {
+        Path spool = dir.resolve("east");
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer east = PcServer.builder("east", registry.url()).spool(SpoolOptions.in(spool)).start()) {
+            IOException refused = assertThrows(IOException.class, () -> PcServer.builder("east2", registry.url())
+                    .spool(SpoolOptions.in(spool)).start().close());
+            assertTrue(refused.getMessage().startsWith("the spool directory " + spool.toAbsolutePath()
+                    + " is in use by process " + ProcessHandle.current().pid() + "@"), refused.getMessage());
         }
     }
 
