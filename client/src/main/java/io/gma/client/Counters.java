@@ -14,12 +14,22 @@ final class Counters {
     final LongAdder duplicates = new LongAdder();
     /** REPLYs and ERRORs from another than the endpoint a request went to: refused, not delivered. */
     final LongAdder refusedAnswers = new LongAdder();
+    /** Sends that waited for room in a full outbox (BLOCK), as {@code waits} counts a full queue's. */
+    final LongAdder outboxWaits = new LongAdder();
+    /** Sends refused with QUEUE_FULL because the outbox was full, as {@code rejected} counts a full queue's. */
+    final LongAdder outboxRejected = new LongAdder();
 
-    /** A snapshot, with the queues' depth now. */
-    EndpointStats snapshot(long queuedMessages, long queuedBytes) {
+    /**
+     * A snapshot, with the queues' depth now.
+     *
+     * @param outbox the outbox's fill and counts now: live records, bytes on disk, recovered at start, damaged
+     *     (all 0 without an outbox)
+     */
+    EndpointStats snapshot(long queuedMessages, long queuedBytes, long[] outbox) {
         return new EndpointStats(link.messagesOut(), link.bytesOut(), link.messagesIn(), link.bytesIn(),
-                queuedMessages, queuedBytes, link.waits(), link.drops(), link.rejected(), reconnects.sum(),
-                duplicates.sum(), link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
-                link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum());
+                queuedMessages, queuedBytes, link.waits() + outboxWaits.sum(), link.drops(),
+                link.rejected() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(), link.connectionsOverCap(),
+                link.handshakesUnauthorized(), link.handshakesTooLarge(), link.handshakesMalformed(),
+                link.handshakesTimedOut(), refusedAnswers.sum(), outbox[0], outbox[1], outbox[2], outbox[3]);
     }
 }

@@ -9,9 +9,9 @@ package io.gma.client;
  * @param bytesIn bytes read from peers
  * @param queuedMessages messages in all send queues now (unwritten plus unacknowledged)
  * @param queuedBytes bytes in all send queues now
- * @param waits sends that waited for room (BLOCK)
+ * @param waits sends that waited for room (BLOCK) in a send queue or the outbox
  * @param drops data messages dropped (DROP_OLDEST)
- * @param rejected sends that failed with QUEUE_FULL
+ * @param rejected sends that failed with QUEUE_FULL: a full send queue or a full outbox
  * @param reconnects links reopened after a failure
  * @param duplicates messages dropped as already delivered
  * @param connectionsOverCap accepted connections closed at once, before any handshake, because a cap on
@@ -27,9 +27,16 @@ package io.gma.client;
  *     within 5 s
  * @param refusedAnswers REPLYs and ERRORs refused because they came from another than the endpoint the request
  *     went to (or, for an ERROR, this endpoint's own PC servlet): forged answers, not delivered
+ * @param outboxMessages messages in the outbox now ({@link EndpointBuilder#outbox}): sent and not yet acknowledged
+ *     by the first hop; 0 without an outbox
+ * @param outboxBytes the outbox's files on disk now (acknowledged messages included until their segment goes)
+ * @param outboxRecovered messages the outbox held from an earlier run when this one started, queued again
+ * @param outboxDamaged damaged runs of bytes (a torn or corrupt record, told by its CRC32C) and records that were
+ *     not messages, skipped when the outbox was read at start
  */
 public record EndpointStats(long messagesOut, long bytesOut, long messagesIn, long bytesIn, long queuedMessages,
         long queuedBytes, long waits, long drops, long rejected, long reconnects, long duplicates,
         long connectionsOverCap, long handshakesUnauthorized, long handshakesTooLarge, long handshakesMalformed,
-        long handshakesTimedOut, long refusedAnswers) {
+        long handshakesTimedOut, long refusedAnswers, long outboxMessages, long outboxBytes, long outboxRecovered,
+        long outboxDamaged) {
 }

@@ -106,6 +106,19 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Ends it as {@code kill -9} would (SIGKILL: no shutdown hook, no close), and waits until it is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("a killed JVM (pid " + process.pid() + ") is still there after 10 s");
+        }
+    }
+
+    /** Its process id. */
+    public long pid() {
+        return process.pid();
+    }
+
     /** Ends it as Ctrl-C would (its shutdown hooks run), forcibly after 10 s. */
     public void stop() throws InterruptedException {
         process.destroy();
