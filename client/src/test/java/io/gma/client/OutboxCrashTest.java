@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -86,57 +87,75 @@ class OutboxCrashTest {
 
     @Test
     void aProducerKilledMidStreamLosesAndDuplicatesNothingWhoseSendReturned() throws Exception {
-        Path outbox = tmp.resolve("outbox");
         Tally got = new Tally();
-        Random random = new Random();
         try (DirectFixture f = new DirectFixture();
                 Consumer sink = f.consumer("tally").exactLabel(true)
                         .onMessage(m -> got.add(ByteBuffer.wrap(m.data()).getLong())).build()) {
-            Set<Long> confirmed = new TreeSet<>();
-            StringBuilder runs = new StringBuilder();
-            long recovered = 0;
-            for (int run = 0; run <= KILLS; run++) {
-                long first = run * 10_000_000L;
-                boolean last = run == KILLS;
-                try (ChildJvm child = ChildJvm.start(List.of("-Xmx128m"), OutboxProducerMain.class.getName(),
-                        List.of(f.registryUrl(), outbox.toString(), "streamer", sink.name(), Long.toString(first),
-                                last ? "1000" : "0"))) {
-                    Matcher ready = child.await(Pattern.compile("ready (\\S+) recovered=(\\d+)"), 30_000);
-                    assertEquals("streamer@lan", ready.group(1));
-                    recovered += Long.parseLong(ready.group(2));
-                    if (last) {
-                        child.await(Pattern.compile("done .*"), 60_000);
-                    } else {
-                        // a moment that falls anywhere in the stream: mid-write, mid-fsync, between ACKs
-                        child.await(Pattern.compile("sent " + (first + 2_000 + random.nextInt(8_000))), 60_000);
-                        child.kill();
-                    }
-                    Set<Long> sent = sentIn(child.output());
-                    confirmed.addAll(sent);
-                    runs.append(" run ").append(run).append(": ").append(ready.group(2)).append(" recovered, ")
-                            .append(sent.size()).append(" sent up to ")
-                            .append(sent.isEmpty() ? "-" : Collections.max(sent)).append(';');
-                }
-            }
-            try {
-                // "done" came after the last send was acknowledged, so all should be in; a margin all the same
-                await().atMost(Duration.ofSeconds(10)).until(() -> got.missing(confirmed).isEmpty());
-            } catch (ConditionTimeoutException stillMissing) {
-                // the assertions below say what is missing
-            }
-            Set<Long> lost = got.missing(confirmed);
-            Set<Long> twice = got.twice();
-            Set<Long> unconfirmed = got.beyond(confirmed);
-            String summary = confirmed.size() + " sent, " + recovered + " recovered from the outbox after "
-                    + KILLS + " kills, " + sink.stats().duplicates() + " dropped by the consumer's dedup; lost "
-                    + few(lost) + ", twice " + few(twice) + ", arrived though their send never returned "
-                    + few(unconfirmed) + ";" + runs;
-            assertTrue(lost.isEmpty(), summary);
-            assertTrue(twice.isEmpty(), summary);
-            // the one send under way when its JVM was killed may have been appended: it arrives, once
-            assertTrue(unconfirmed.size() <= KILLS, summary);
-            assertTrue(recovered > 0, "no kill left anything in the outbox: " + summary);
-            System.out.println("OutboxCrashTest: " + summary);
+            String summary = killAndCount(f.registryUrl(), tmp.resolve("outbox"), "streamer@lan", sink, got, KILLS,
+                    List.of());
+            System.out.println("OutboxCrashTest, direct: " + summary);
         }
+    }
+
+    /**
+     * Runs the producer {@code kills} times, each killed at a random moment mid-stream, and once more to the end,
+     * all with {@code outbox}; then asserts that of every number whose send returned none was lost and none came
+     * twice to {@code sink}, which counts them in {@code got}. Public for the same test across domains, in the PC
+     * servlet's module.
+     *
+     * @param name the producer's exact name, {@code streamer@DOMAIN}
+     * @param more the producer's arguments after the first six (its PC servlet's uplink and its domain)
+     * @return what happened, a sentence
+     */
+    static String killAndCount(String registryUrl, Path outbox, String name, Consumer sink, Tally got, int kills,
+            List<String> more) throws Exception {
+        Random random = new Random();
+        Set<Long> confirmed = new TreeSet<>();
+        StringBuilder runs = new StringBuilder();
+        long recovered = 0;
+        for (int run = 0; run <= kills; run++) {
+            long first = run * 10_000_000L;
+            boolean last = run == kills;
+            List<String> args = new ArrayList<>(List.of(registryUrl, outbox.toString(), "streamer", sink.name(),
+                    Long.toString(first), last ? "1000" : "0"));
+            args.addAll(more);
+            try (ChildJvm child = ChildJvm.start(List.of("-Xmx128m"), OutboxProducerMain.class.getName(), args)) {
+                Matcher ready = child.await(Pattern.compile("ready (\\S+) recovered=(\\d+)"), 30_000);
+                assertEquals(name, ready.group(1));
+                recovered += Long.parseLong(ready.group(2));
+                if (last) {
+                    child.await(Pattern.compile("done .*"), 60_000);
+                } else {
+                    // a moment that falls anywhere in the stream: mid-write, mid-fsync, between ACKs
+                    child.await(Pattern.compile("sent " + (first + 2_000 + random.nextInt(8_000))), 60_000);
+                    child.kill();
+                }
+                Set<Long> sent = sentIn(child.output());
+                confirmed.addAll(sent);
+                runs.append(" run ").append(run).append(": ").append(ready.group(2)).append(" recovered, ")
+                        .append(sent.size()).append(" sent up to ")
+                        .append(sent.isEmpty() ? "-" : Collections.max(sent)).append(';');
+            }
+        }
+        try {
+            // "done" came after the last send was acknowledged by the first hop; across domains, the rest of the
+            // way takes a moment more
+            await().atMost(Duration.ofSeconds(20)).until(() -> got.missing(confirmed).isEmpty());
+        } catch (ConditionTimeoutException stillMissing) {
+            // the assertions below say what is missing
+        }
+        Set<Long> lost = got.missing(confirmed);
+        Set<Long> twice = got.twice();
+        Set<Long> unconfirmed = got.beyond(confirmed);
+        String summary = confirmed.size() + " sent, " + recovered + " recovered from the outbox after " + kills
+                + " kills, " + sink.stats().duplicates() + " dropped by the consumer's dedup; lost " + few(lost)
+                + ", twice " + few(twice) + ", arrived though their send never returned " + few(unconfirmed) + ";"
+                + runs;
+        assertTrue(lost.isEmpty(), summary);
+        assertTrue(twice.isEmpty(), summary);
+        // the one send under way when its JVM was killed may have been appended: it arrives, once
+        assertTrue(unconfirmed.size() <= kills, summary);
+        assertTrue(recovered > 0, "no kill left anything in the outbox: " + summary);
+        return summary;
     }
 }
