@@ -227,7 +227,7 @@ final class EndpointCore implements AutoCloseable {
         long[] kept = new long[4];
         if (spool != null) {
             SpoolStats s = spool.stats();
-            kept = new long[] {s.liveRecords(), s.diskBytes(), s.recovered(), spool.damaged(s)};
+            kept = new long[] {s.liveRecords(), s.diskBytes(), spool.recovered(s), spool.damaged(s)};
         }
         return counters.snapshot(queuedMessages, queuedBytes, kept);
     }

@@ -195,6 +195,10 @@ final class OutboxSpool implements AutoCloseable {
                     deadline = System.nanoTime() + blockNanos;
                 }
                 if (!awaitRoom(freedBefore, deadline)) {
+                    if (closing) {
+                        throw new EndpointException(ErrorCode.SHUTTING_DOWN, "the endpoint closed while this send"
+                                + " waited for room in its outbox " + dir + "; the message was not kept");
+                    }
                     counters.outboxRejected.increment();
                     throw full(e);
                 }
@@ -231,11 +235,14 @@ final class OutboxSpool implements AutoCloseable {
         }
     }
 
-    /** Waits until the spool frees room after {@code freedBefore}, or the deadline; whether it did. */
+    /** Waits until the spool frees room after {@code freedBefore}, the deadline, or the close; whether it did. */
     private boolean awaitRoom(long freedBefore, long deadline) {
         lock.lock();
         try {
             while (roomFreed == freedBefore) {
+                if (closing) {
+                    return false;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -290,14 +297,18 @@ final class OutboxSpool implements AutoCloseable {
         spool.ack(record);
     }
 
-    /** The endpoint closes: what its queues fail from now on stays here, for the next start. */
+    /**
+     * The endpoint closes: what its queues fail from now on stays here, for the next start, and a send waiting for
+     * room gives up.
+     */
     void closing() {
-        closing = true;
-    }
-
-    /** Whether the endpoint is closing. */
-    boolean isClosing() {
-        return closing;
+        lock.lock();
+        try {
+            closing = true;
+            room.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The spool's counters and fill, with the records skipped at start for not being messages. */
@@ -308,6 +319,11 @@ final class OutboxSpool implements AutoCloseable {
     /** Damaged runs the spool skipped at start, and records that were not messages. */
     long damaged(SpoolStats s) {
         return s.damaged() + unreadable;
+    }
+
+    /** Messages found at start and queued again: the spool's recovered records but those that were not messages. */
+    long recovered(SpoolStats s) {
+        return s.recovered() - unreadable;
     }
 
     /** Writes what waits and closes; what is not acknowledged stays for the next start. */

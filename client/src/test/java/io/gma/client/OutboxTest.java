@@ -168,6 +168,34 @@ class OutboxTest {
     }
 
     @Test
+    void aSendWaitingForRoomInTheOutboxEndsWhenTheEndpointCloses() throws Exception {
+        Path dir = tmp.resolve("closing");
+        try (DirectFixture f = new DirectFixture()) {
+            registerNowhere(f, "nowhere");
+            Producer p = f.producer("filler").exactLabel(true).outbox(dir).maxOutboxBytes(1 << 20)
+                    .blockTimeout(Duration.ofSeconds(60)).build();
+            CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
+                while (true) {
+                    try {
+                        p.send("nowhere@lan", new byte[1000]);
+                    } catch (EndpointException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> p.stats().waits() > 0);
+            long started = System.nanoTime();
+            p.close();
+            ExecutionException ended = assertThrows(ExecutionException.class, () -> sending.get(10, TimeUnit.SECONDS));
+            assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) < 10);
+            EndpointException why = (EndpointException) ended.getCause().getCause();
+            assertEquals(ErrorCode.SHUTTING_DOWN, why.code());
+            assertEquals("the endpoint closed while this send waited for room in its outbox " + dir + "; the message"
+                    + " was not kept", why.getMessage());
+        }
+    }
+
+    @Test
     void whatACloseLeftGoesOutOnTheNextStartAndADamagedRecordIsSkippedAndCounted() throws Exception {
         Path dir = tmp.resolve("kept");
         try (DirectFixture f = new DirectFixture()) {
