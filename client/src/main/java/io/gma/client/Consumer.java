@@ -27,7 +27,9 @@ public final class Consumer extends Endpoint {
     }
 
     /**
-     * Subscribes to a producer: its published events arrive at the handler as DATA.
+     * Subscribes to a producer: its published events arrive at the handler as DATA. With
+     * {@link EndpointBuilder#receipts}, the Sent's {@code delivered()} completes once the producer has the
+     * subscriber.
      *
      * @param filter text the producer's application interprets (null for none)
      */

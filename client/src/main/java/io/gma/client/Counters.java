@@ -14,22 +14,31 @@ final class Counters {
     final LongAdder duplicates = new LongAdder();
     /** REPLYs and ERRORs from another than the endpoint a request went to: refused, not delivered. */
     final LongAdder refusedAnswers = new LongAdder();
+    /** Sends that waited for room among the receipts awaited (BLOCK); added to the queues' waits. */
+    final LongAdder receiptWaits = new LongAdder();
+    /** Sends that failed with QUEUE_FULL because too many receipts were awaited; added to the queues'. */
+    final LongAdder receiptRejections = new LongAdder();
+    /** Receipts that did not come within their timeout. */
+    final LongAdder receiptsTimedOut = new LongAdder();
+    /** Receipts no longer awaited under DROP_OLDEST, to make room for newer ones. */
+    final LongAdder receiptsGivenUp = new LongAdder();
     /** Sends that waited for room in a full outbox (BLOCK), as {@code waits} counts a full queue's. */
     final LongAdder outboxWaits = new LongAdder();
     /** Sends refused with QUEUE_FULL because the outbox was full, as {@code rejected} counts a full queue's. */
     final LongAdder outboxRejected = new LongAdder();
 
     /**
-     * A snapshot, with the queues' depth now.
+     * A snapshot, with the queues' depth and the receipts awaited now.
      *
      * @param outbox the outbox's fill and counts now: live records, bytes on disk, recovered at start, damaged
      *     (all 0 without an outbox)
      */
-    EndpointStats snapshot(long queuedMessages, long queuedBytes, long[] outbox) {
+    EndpointStats snapshot(long queuedMessages, long queuedBytes, long receiptsAwaited, long[] outbox) {
         return new EndpointStats(link.messagesOut(), link.bytesOut(), link.messagesIn(), link.bytesIn(),
-                queuedMessages, queuedBytes, link.waits() + outboxWaits.sum(), link.drops(),
-                link.rejected() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(), link.connectionsOverCap(),
-                link.handshakesUnauthorized(), link.handshakesTooLarge(), link.handshakesMalformed(),
-                link.handshakesTimedOut(), refusedAnswers.sum(), outbox[0], outbox[1], outbox[2], outbox[3]);
+                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum() + outboxWaits.sum(), link.drops(),
+                link.rejected() + receiptRejections.sum() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(),
+                link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
+                link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum(), receiptsAwaited,
+                receiptsTimedOut.sum(), receiptsGivenUp.sum(), outbox[0], outbox[1], outbox[2], outbox[3]);
     }
 }

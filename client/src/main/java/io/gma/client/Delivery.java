@@ -35,7 +35,8 @@ final class Delivery implements Incoming {
 
     @Override
     public boolean replyExpected() {
-        return message.replyExpected();
+        // on another command, the flag asks for a receipt, which the endpoint sends itself
+        return message.replyExpected() && message.command() == Command.REQUEST;
     }
 
     @Override

@@ -31,9 +31,11 @@ public abstract class Endpoint implements AutoCloseable {
      * With an {@link EndpointBuilder#outbox outbox}, the message is appended there before this returns, and goes
      * out again after a crash and restart until the first hop acknowledges it.
      *
-     * @return the sequence, and a future completed when the peer acknowledges it
-     * @throws EndpointException QUEUE_FULL (the peer's queue, or the outbox, is full: nothing was queued or kept),
-     *     NO_ROUTE for another domain, SHUTTING_DOWN; INTERNAL when the outbox's disk failed (nothing was kept)
+     * @return the sequence, a future completed when the peer (the first hop) acknowledges it, and with
+     *     {@link EndpointBuilder#receipts} one completed when the destination took it
+     * @throws EndpointException QUEUE_FULL (the peer's queue, the receipts awaited or the outbox are full: nothing
+     *     was queued or kept), NO_ROUTE for another domain, SHUTTING_DOWN; INTERNAL when the outbox's disk failed
+     *     (nothing was kept)
      */
     public Sent send(String to, byte[] data) throws EndpointException {
         return core.send(to, Command.DATA, data);

@@ -53,6 +53,10 @@ public final class EndpointBuilder<T> {
     int maxMessageBytes = 16 << 20;
     Executor executor;
     MessageHandler handler;
+    /** How long a receipt is awaited; null: none is asked for (the default). */
+    Duration receipts;
+    /** The most receipts awaited at once; 0: not set, which is {@link Receipts#DEFAULT_AWAITED}. */
+    int maxAwaitedReceipts;
     /** Null: none given, which is {@link Security#unlessExposed} of the host. */
     Security security;
 
@@ -292,6 +296,44 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
+    /**
+     * End-to-end acknowledgement: every message this endpoint sends with {@code send}, {@code publish} (to each
+     * subscriber) or {@code subscribe} asks its destination endpoint for a receipt, and {@link Sent#delivered()}
+     * completes when the receipt comes back: when the destination's handler returned from {@code onMessage} for
+     * it, in this domain or another. A receipt not back within {@code timeout} of the send fails delivered() with
+     * TIMEOUT, as does a destination that sends none (docs/protocol-choices.md, "Receipts"). At most
+     * {@link #maxAwaitedReceipts} are awaited at once; a send past them waits, fails or gives up the oldest
+     * receipt, as the {@link #fullQueuePolicy} says. Each receipt is a small REPLY back, and each message a
+     * little memory while its receipt is awaited (about 300 bytes). Default: off, and a send costs what it did;
+     * {@link Sent#delivered()} then throws.
+     *
+     * @param timeout 10 ms..24 h, counted from the send
+     * @throws IllegalArgumentException if {@code timeout} is outside 10 ms..24 h
+     */
+    public EndpointBuilder<T> receipts(Duration timeout) {
+        positive("receipts timeout", timeout);
+        if (timeout.toMillis() < 10 || timeout.compareTo(Duration.ofHours(24)) > 0) {
+            throw new IllegalArgumentException("receipts timeout " + timeout + " is outside 10 ms..24 h");
+        }
+        this.receipts = timeout;
+        return this;
+    }
+
+    /**
+     * The most messages whose receipt is awaited at once ({@link #receipts}), 1..1,048,576; what bounds the
+     * memory they take. Default 65,536.
+     *
+     * @throws IllegalArgumentException if {@code receipts} is outside 1..1,048,576
+     */
+    public EndpointBuilder<T> maxAwaitedReceipts(int receipts) {
+        if (receipts < 1 || receipts > Receipts.MAX_AWAITED) {
+            throw new IllegalArgumentException("maxAwaitedReceipts " + receipts + " is outside 1.."
+                    + Receipts.MAX_AWAITED);
+        }
+        this.maxAwaitedReceipts = receipts;
+        return this;
+    }
+
     /** Receives DATA, REQUEST and application commands. Default: none (such messages are dropped). */
     public EndpointBuilder<T> onMessage(MessageHandler handler) {
         this.handler = Objects.requireNonNull(handler, "handler");
@@ -302,9 +344,9 @@ public final class EndpointBuilder<T> {
      * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
      *
      * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key;
-     *     takeOver without exactLabel; an outbox without exactLabel, or with DROP_OLDEST; an outbox whose
-     *     directory another live process uses (naming it and the process), or that holds another endpoint's
-     *     messages
+     *     maxAwaitedReceipts is set without receipts; takeOver without exactLabel; an outbox without exactLabel,
+     *     or with DROP_OLDEST; an outbox whose directory another live process uses (naming it and the process),
+     *     or that holds another endpoint's messages
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
      *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000; or, with
      *     security on, the registry URL is not https (nothing was sent: credentials never cross the network in
@@ -340,6 +382,10 @@ public final class EndpointBuilder<T> {
             throw new IllegalStateException("outbox " + outbox + " cannot go with fullQueuePolicy DROP_OLDEST: an"
                     + " outbox keeps what send accepted until it is delivered, and DROP_OLDEST drops accepted"
                     + " messages; choose BLOCK or FAIL");
+        }
+        if (maxAwaitedReceipts != 0 && receipts == null) {
+            throw new IllegalStateException("maxAwaitedReceipts " + maxAwaitedReceipts + " is set, but no receipts"
+                    + " are asked for: set receipts(timeout) too");
         }
         if (security == null) {
             security = Security.unlessExposed(host, "endpoint " + label + "@" + domain);

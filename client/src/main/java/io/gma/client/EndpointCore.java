@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Outbox}: sending, into a peer's queue and onto its link, through the {@link OutboxSpool} on disk
  *       when the endpoint has one;
  *   <li>{@link Requests}: the replies awaited, and who may answer;
+ *   <li>{@link Receipts}: with receipts on, the messages sent that ask for one, and the receipts awaited;
  *   <li>{@link Subscribers}: a producer's subscribers, and publishing to them;
  *   <li>{@link Inbox}: receiving, checking, deduplicating and delivering, each link through its
  *       {@link PeerLink}.
@@ -63,6 +64,7 @@ final class EndpointCore implements AutoCloseable {
     private final Connector connector;
     private final Outbox outbox;
     private final Requests requests;
+    private final Receipts receipts;
     private final Subscribers subscribers;
     private final Inbox inbox;
     /** The outbox on disk, or null: none. */
@@ -88,8 +90,9 @@ final class EndpointCore implements AutoCloseable {
                 : config.exact ? SequenceNumbers.fromClock() : SequenceNumbers.fromOne();
         this.outbox = new Outbox(config, peers, connector, numbers, spool, counters);
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
-        this.subscribers = new Subscribers(outbox);
-        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, subscribers, counters);
+        this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
+        this.subscribers = new Subscribers(receipts);
+        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, counters);
     }
 
     static EndpointCore start(EndpointBuilder<?> config) throws EndpointException {
@@ -153,6 +156,7 @@ final class EndpointCore implements AutoCloseable {
         subscribers.remove(peer.name());
         peer.queue().close(Failures.toLink(why));
         requests.failTo(peer.name(), why);
+        receipts.failTo(peer.name(), why);
     }
 
     String name() {
@@ -161,9 +165,9 @@ final class EndpointCore implements AutoCloseable {
 
     // ---------------------------------------------------------------- sending
 
-    /** Queues a message for {@code to}: data lane, under the full-queue policy. */
+    /** Queues a message for {@code to}: data lane, under the full-queue policy; a receipt asked if they are. */
     Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return outbox.send(to, command, data);
+        return receipts.send(to, command, data);
     }
 
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */
@@ -229,7 +233,7 @@ final class EndpointCore implements AutoCloseable {
             SpoolStats s = spool.stats();
             kept = new long[] {s.liveRecords(), s.diskBytes(), spool.recovered(s), spool.damaged(s)};
         }
-        return counters.snapshot(queuedMessages, queuedBytes, kept);
+        return counters.snapshot(queuedMessages, queuedBytes, receipts.awaitedNow(), kept);
     }
 
     /**
@@ -268,6 +272,7 @@ final class EndpointCore implements AutoCloseable {
             p.queue().close(Failures.toLink(shutdown));
         }
         requests.failAll(shutdown);
+        receipts.failAll(shutdown);
         close(server);
         timer.shutdownNow();
         connecting.shutdownNow();

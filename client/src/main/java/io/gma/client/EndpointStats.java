@@ -9,11 +9,12 @@ package io.gma.client;
  * @param bytesIn bytes read from peers
  * @param queuedMessages messages in all send queues now (unwritten plus unacknowledged)
  * @param queuedBytes bytes in all send queues now
- * @param waits sends that waited for room (BLOCK) in a send queue or the outbox
+ * @param waits sends that waited for room (BLOCK): in a send queue, among the receipts awaited, or in the outbox
  * @param drops data messages dropped (DROP_OLDEST)
- * @param rejected sends that failed with QUEUE_FULL: a full send queue or a full outbox
+ * @param rejected sends that failed with QUEUE_FULL: a send queue full, too many receipts awaited, or the outbox
+ *     full
  * @param reconnects links reopened after a failure
- * @param duplicates messages dropped as already delivered
+ * @param duplicates messages dropped as already delivered, and REPLYs to nothing awaited (a second receipt)
  * @param connectionsOverCap accepted connections closed at once, before any handshake, because a cap on
  *     connections not yet authenticated was reached (system properties {@code gma.maxUnauthenticated},
  *     {@code gma.maxUnauthenticatedPerAddress}; docs/security.md)
@@ -26,7 +27,13 @@ package io.gma.client;
  * @param handshakesTimedOut accepted links closed because their handshake (TLS and HELLO) was not over
  *     within 5 s
  * @param refusedAnswers REPLYs and ERRORs refused because they came from another than the endpoint the request
- *     went to (or, for an ERROR, this endpoint's own PC servlet): forged answers, not delivered
+ *     went to (or, for an ERROR, this endpoint's own PC servlet): forged answers, not delivered; receipts
+ *     likewise
+ * @param receiptsAwaited messages whose receipt is awaited now ({@link EndpointBuilder#receipts}): at most
+ *     {@link EndpointBuilder#maxAwaitedReceipts}
+ * @param receiptsTimedOut messages whose receipt did not come within the receipts' timeout
+ * @param receiptsGivenUp messages whose receipt was no longer awaited under DROP_OLDEST, to make room for newer
+ *     ones (their {@link Sent#delivered()} failed with QUEUE_FULL; the messages themselves went on)
  * @param outboxMessages messages in the outbox now ({@link EndpointBuilder#outbox}): sent and not yet acknowledged
  *     by the first hop; 0 without an outbox
  * @param outboxBytes the outbox's files on disk now (acknowledged messages included until their segment goes)
@@ -37,6 +44,6 @@ package io.gma.client;
 public record EndpointStats(long messagesOut, long bytesOut, long messagesIn, long bytesIn, long queuedMessages,
         long queuedBytes, long waits, long drops, long rejected, long reconnects, long duplicates,
         long connectionsOverCap, long handshakesUnauthorized, long handshakesTooLarge, long handshakesMalformed,
-        long handshakesTimedOut, long refusedAnswers, long outboxMessages, long outboxBytes, long outboxRecovered,
-        long outboxDamaged) {
+        long handshakesTimedOut, long refusedAnswers, long receiptsAwaited, long receiptsTimedOut,
+        long receiptsGivenUp, long outboxMessages, long outboxBytes, long outboxRecovered, long outboxDamaged) {
 }

@@ -7,6 +7,8 @@ import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,16 +16,24 @@ import org.slf4j.LoggerFactory;
 /**
  * What an endpoint receives, on the I/O thread of the link it came on. A message whose sender is not the peer
  * that authenticated is refused (an impostor); one for another endpoint is answered NO_ROUTE; a duplicate is
- * dropped ({@link Dedup}); a REPLY or an ERROR goes to the request it answers ({@link Requests}); SUBSCRIBE and
- * UNSUBSCRIBE change the {@link Subscribers}; the rest is delivered to the message handler, on the link's thread
- * or through the executor. What it must answer (an ERROR, a handler's REPLY) goes out through the
- * {@link Outbox}.
+ * dropped ({@link Dedup}); a REPLY or an ERROR goes to the request ({@link Requests}) or the receipt
+ * ({@link Receipts}) it answers; SUBSCRIBE and UNSUBSCRIBE change the {@link Subscribers}; the rest is delivered to
+ * the message handler, on the link's thread or through the executor. What it must answer (an ERROR, a handler's
+ * REPLY, a receipt) goes out through the {@link Outbox}.
  *
  * <p>One sender's messages reach the handler one at a time and in order: its {@link Dedup.Seen} record is held
  * while a message is checked and delivered.
+ *
+ * <p>Receipts: a message other than a REQUEST that comes with REPLY_EXPECTED asks for one, an empty REPLY with
+ * its sequence, sent once the message was taken: when the handler returned from it (on the link's thread or on
+ * the executor), or for SUBSCRIBE and UNSUBSCRIBE when the subscribers changed. A handler that throws, no
+ * handler, or an executor that refuses the message answer it with an ERROR instead, as they answer a request.
+ * A duplicate is answered with a receipt too (its first copy was taken, and the first receipt may have been
+ * lost on the way), but not while its first copy is still with the executor: that copy's receipt will say it.
  */
 final class Inbox {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    private static final byte[] NO_DATA = new byte[0];
     private final String name;
     private final EndpointBuilder<?> config;
     private final Security security;
@@ -31,12 +41,19 @@ final class Inbox {
     private final Peer uplink;
     private final Outbox outbox;
     private final Requests requests;
+    private final Receipts receipts;
     private final Subscribers subscribers;
     private final Counters counters;
     private final Dedup dedup = new Dedup();
+    /** Messages that asked for a receipt and wait for the executor to run the handler: theirs is not sent yet. */
+    private final Set<Taken> withExecutor = ConcurrentHashMap.newKeySet();
+
+    /** A sender's message, by sequence. */
+    private record Taken(String from, long sequence) {
+    }
 
     /** @param config the handler and its executor, read as each message is delivered */
-    Inbox(String name, EndpointBuilder<?> config, Peer uplink, Outbox outbox, Requests requests,
+    Inbox(String name, EndpointBuilder<?> config, Peer uplink, Outbox outbox, Requests requests, Receipts receipts,
             Subscribers subscribers, Counters counters) {
         this.name = name;
         this.config = config;
@@ -44,6 +61,7 @@ final class Inbox {
         this.uplink = uplink;
         this.outbox = outbox;
         this.requests = requests;
+        this.receipts = receipts;
         this.subscribers = subscribers;
         this.counters = counters;
     }
@@ -133,6 +151,10 @@ final class Inbox {
             synchronized (seen) {
                 if (!seen.add(m.sequence())) {
                     counters.duplicates.increment();
+                    if (asksReceipt(m) && (config.executor == null
+                            || !withExecutor.contains(new Taken(m.from(), m.sequence())))) {
+                        receipt(m);
+                    }
                     return;
                 }
                 dispatch(m);
@@ -140,16 +162,23 @@ final class Inbox {
         }
     }
 
-    /** A REPLY or an ERROR: it completes the request it answers, if it may. */
+    /** A REPLY or an ERROR: it completes the request or the receipt it answers, if it may. */
     private void answer(Message m, Peer from) {
-        if (m.command() == Command.REPLY) {
-            if (requests.answered(m, from) instanceof Requests.Awaited a) {
-                a.reply().complete(m.data());
-            }
+        Requests.Answer a = requests.answered(m, from);
+        if (a == Requests.Unmatched.NOT_AWAITED) {
+            a = receipts.answered(m, from); // a request and a receipt never share a sequence number
+        }
+        if (a == Requests.Unmatched.REFUSED) {
             return;
         }
-        Requests.Answer a = requests.answered(m, from);
-        if (a == Requests.Unmatched.REFUSED) {
+        if (m.command() == Command.REPLY) {
+            if (a instanceof Requests.Awaited request) {
+                request.reply().complete(m.data());
+            } else if (a instanceof Receipts.Awaited receipt) {
+                receipt.delivered().complete(null);
+            } else {
+                counters.duplicates.increment(); // resent, or a second receipt
+            }
             return;
         }
         String text = m.dataAsString();
@@ -160,8 +189,10 @@ final class Inbox {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
         }
-        if (a instanceof Requests.Awaited awaited) {
-            awaited.reply().completeExceptionally(error);
+        if (a instanceof Requests.Awaited request) {
+            request.reply().completeExceptionally(error);
+        } else if (a instanceof Receipts.Awaited receipt) {
+            receipt.delivered().completeExceptionally(error);
         } else {
             LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
                     Long.toUnsignedString(m.sequence()), text);
@@ -188,6 +219,28 @@ final class Inbox {
             subscribers.remove(m.from());
         } else {
             deliver(m);
+            return;
+        }
+        if (asksReceipt(m)) {
+            receipt(m);
+        }
+    }
+
+    /**
+     * Whether {@code m} asks for a receipt: REPLY_EXPECTED on another command than REQUEST (whose answer is the
+     * handler's REPLY).
+     */
+    private static boolean asksReceipt(Message m) {
+        return m.replyExpected() && m.command() != Command.REQUEST;
+    }
+
+    /** Says to the sender of {@code m} that it was taken: an empty REPLY with its sequence. */
+    private void receipt(Message m) {
+        try {
+            outbox.sendControl(m.from(), Command.REPLY, m.sequence(), NO_DATA);
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not send the receipt of {} to {}: {}", name, Long.toUnsignedString(m.sequence()),
+                    m.from(), ex.getMessage());
         }
     }
 
@@ -200,12 +253,19 @@ final class Inbox {
             return;
         }
         if (config.executor == null) {
-            handle(handler, m); // on the I/O thread, without a task object per message
+            handle(handler, m, null); // on the I/O thread, without a task object per message
             return;
         }
+        Taken taken = asksReceipt(m) ? new Taken(m.from(), m.sequence()) : null;
+        if (taken != null) {
+            withExecutor.add(taken);
+        }
         try {
-            config.executor.execute(() -> handle(handler, m));
+            config.executor.execute(() -> handle(handler, m, taken));
         } catch (RejectedExecutionException ex) {
+            if (taken != null) {
+                withExecutor.remove(taken);
+            }
             LOG.warn("{}: the handler executor refused {} from {}", name, m.command(), m.from());
             if (m.replyExpected()) {
                 error(m, ErrorCode.QUEUE_FULL, "the handler executor of " + name + " refused the message");
@@ -213,15 +273,25 @@ final class Inbox {
         }
     }
 
-    private void handle(MessageHandler handler, Message m) {
+    /** Runs the handler on {@code m}; {@code taken}: its receipt waited for this, on the executor. */
+    private void handle(MessageHandler handler, Message m, Taken taken) {
+        boolean took = false;
         try {
             handler.onMessage(new Delivery(outbox, m));
+            took = true;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
             // the handler's failure is this message's, not the link's: the link goes on
             LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
             if (m.replyExpected()) {
                 error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
             }
+        } finally {
+            if (taken != null) {
+                withExecutor.remove(taken); // before the receipt: a duplicate from now on is answered itself
+            }
+        }
+        if (took && asksReceipt(m)) {
+            receipt(m);
         }
     }
 

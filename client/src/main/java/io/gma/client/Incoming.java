@@ -21,11 +21,15 @@ public interface Incoming {
     /** The payload; the array belongs to the handler. */
     byte[] data();
 
-    /** Whether the sender waits for a reply (a REQUEST). */
+    /**
+     * Whether the sender waits for a reply: a REQUEST. False for a DATA or an application command that asks for
+     * a receipt ({@link EndpointBuilder#receipts}): the endpoint sends that itself, once the handler returns.
+     */
     boolean replyExpected();
 
     /**
-     * Sends a REPLY carrying {@code data} to the sender.
+     * Sends a REPLY carrying {@code data} to the sender. To a message that asked for a receipt, the sender takes
+     * it as the receipt, before the handler returns.
      *
      * @throws EndpointException if the endpoint is closed
      */

@@ -8,9 +8,11 @@ import io.gma.internal.link.WhenFull;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What an endpoint sends: it numbers the messages the endpoint originates ({@link SequenceNumbers}), queues each
@@ -57,17 +59,28 @@ final class Outbox {
 
     /** As {@link #send(String, Command, byte[])}, numbered {@code seq} (a request's, which awaits it). */
     Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
+        return send(to, command, data, seq, null);
+    }
+
+    /**
+     * As {@link #send(String, Command, byte[], long)}; with a {@code receipt}, the message asks its destination for
+     * one (REPLY_EXPECTED), and its Sent's delivered() is {@code receipt} ({@link Receipts}).
+     */
+    Pending send(String to, Command command, byte[] data, long seq, CompletableFuture<Void> receipt)
+            throws EndpointException {
         Peer peer = peers.peer(to);
-        Pending p = new Pending(peer.queue(), seq);
+        Pending p = receipt == null ? new Pending(peer.queue(), seq) : new Pending.WithReceipt(peer.queue(), seq,
+                receipt);
+        int flags = receipt == null ? Message.defaultFlags(command) : Message.REPLY_EXPECTED;
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         WhenFull policy = whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
         // a REQUEST is not kept: after a crash nobody awaits its REPLY, and it fails with the process
         if (spool != null && command != Command.REQUEST) {
-            return sendKept(peer, p, to, command, data, policy);
+            return sendKept(peer, p, to, command, flags, data, policy);
         }
         long unsent;
         try {
-            unsent = peer.queue().offerData(p, peer.envelope(to), command, data, policy, blockNanos, to);
+            unsent = peer.queue().offerData(p, peer.envelope(to), command, flags, data, policy, blockNanos, to);
         } catch (LinkException ex) {
             throw Failures.toEndpoint(ex);
         }
@@ -82,11 +95,11 @@ final class Outbox {
      * its way to the disk (at the operating system already), and one whose send threw is not sent after a
      * restart (its record is acknowledged at once).
      */
-    private Sent sendKept(Peer peer, Pending p, String to, Command command, byte[] data, WhenFull policy)
-            throws EndpointException {
+    private Pending sendKept(Peer peer, Pending p, String to, Command command, int flags, byte[] data,
+            WhenFull policy) throws EndpointException {
         Envelope envelope = peer.envelope(to);
         byte[] packed = new byte[envelope.packedLength(command, data)];
-        envelope.put(p.sequence(), command, data, packed, 0);
+        envelope.put(p.sequence(), command, flags, data, packed, 0);
         long record = spool.append(packed, policy == WhenFull.BLOCK, blockNanos, counters);
         long unsent;
         try {

@@ -28,7 +28,10 @@ public final class Producer extends Endpoint {
         return new EndpointBuilder<>(Kind.PRODUCER, Producer::new);
     }
 
-    /** Sends DATA to every current subscriber. */
+    /**
+     * Sends DATA to every current subscriber: a {@link Sent} for each, with a receipt of its own when the
+     * endpoint asks for receipts.
+     */
     public List<Sent> publish(byte[] data) {
         return core().publish(data, filter -> true);
     }

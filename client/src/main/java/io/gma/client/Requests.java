@@ -32,17 +32,17 @@ final class Requests {
     private final ScheduledExecutorService timer;
     private final Map<Long, Awaited> awaited = new ConcurrentHashMap<>();
 
-    /** What a REPLY or an ERROR is to the requests awaited. */
-    sealed interface Answer permits Awaited, Unmatched {
+    /** What a REPLY or an ERROR is to the requests (and the {@link Receipts}) awaited. */
+    sealed interface Answer permits Awaited, Receipts.Awaited, Unmatched {
     }
 
     /** A request waiting for its REPLY or ERROR; as an {@link Answer}, the one answered, now taken. */
     record Awaited(String to, CompletableFuture<byte[]> reply) implements Answer {
     }
 
-    /** An answer that answers no request awaited. */
+    /** An answer that answers nothing awaited. */
     enum Unmatched implements Answer {
-        /** The request is not awaited (any more): the answer was resent, or came too late. */
+        /** Not awaited (any more): the answer was resent, or came too late. */
         NOT_AWAITED,
         /** It came from another than the request's destination: refused (logged, counted), not delivered. */
         REFUSED
@@ -102,28 +102,32 @@ final class Requests {
 
     /**
      * What {@code m}, a REPLY or ERROR that came from {@code from}, answers. It takes its request from those
-     * awaited only when it comes from the endpoint the request went to (PC servlets that cannot deliver it answer
-     * in that endpoint's name), or is an ERROR from this endpoint's own PC servlet, on its uplink (it refused to
-     * carry the request), so that nobody else can answer for it; taking it is what makes the answer
-     * exactly-once. A REPLY to nothing awaited is counted as a duplicate.
+     * awaited only when {@link #mayAnswer} says so, so that nobody else can answer for it; taking it is what
+     * makes the answer exactly-once.
      */
     Answer answered(Message m, Peer from) {
         Awaited a = awaited.get(m.sequence());
         if (a == null) {
-            if (m.command() == Command.REPLY) {
-                counters.duplicates.increment();
-            }
             return Unmatched.NOT_AWAITED;
         }
-        boolean fromOwnPcServlet = m.command() == Command.ERROR && from == uplink && uplink != null
-                && m.from().equals(uplink.name());
-        if (!a.to().equals(m.from()) && !fromOwnPcServlet) {
+        if (!mayAnswer(a.to(), m, from, uplink)) {
             counters.refusedAnswers.increment();
             LOG.info("{}: refused {} {} from {}: request {} went to {}, and only it answers it", name, m.command(),
                     Long.toUnsignedString(m.sequence()), m.from(), Long.toUnsignedString(m.sequence()), a.to());
             return Unmatched.REFUSED;
         }
         return awaited.remove(m.sequence(), a) ? a : Unmatched.NOT_AWAITED;
+    }
+
+    /**
+     * Whether {@code m}, a REPLY or ERROR that came from {@code from}, may answer a message this endpoint sent to
+     * {@code to}: it comes from that endpoint (PC servlets that cannot deliver a message answer in its
+     * destination's name), or it is an ERROR from this endpoint's own PC servlet, {@code uplink}, on its uplink
+     * (it refused to carry the message). The rule of requests and of receipts alike.
+     */
+    static boolean mayAnswer(String to, Message m, Peer from, Peer uplink) {
+        return to.equals(m.from()) || m.command() == Command.ERROR && from == uplink && uplink != null
+                && m.from().equals(uplink.name());
     }
 
     /** Fails every request to {@code peerName} with {@code why}. */

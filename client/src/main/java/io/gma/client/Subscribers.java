@@ -13,14 +13,18 @@ import java.util.function.Predicate;
  * they vanish. Any thread; a concurrent map, no lock.
  */
 final class Subscribers {
-    private final Outbox outbox;
+    /** Sends, through the outbox, with a receipt asked for when the endpoint asks for them. */
+    private final Receipts outbox;
     private final Map<String, String> filters = new ConcurrentHashMap<>();
 
-    Subscribers(Outbox outbox) {
+    Subscribers(Receipts outbox) {
         this.outbox = outbox;
     }
 
-    /** Sends DATA to every subscriber whose filter the predicate accepts; one slow subscriber fails alone. */
+    /**
+     * Sends DATA to every subscriber whose filter the predicate accepts, each a Sent of its own (and a receipt of
+     * its own); one slow subscriber fails alone.
+     */
     List<Sent> publish(byte[] data, Predicate<String> filter) {
         List<Sent> sent = new ArrayList<>();
         for (Map.Entry<String, String> s : filters.entrySet()) {
@@ -30,7 +34,7 @@ final class Subscribers {
             try {
                 sent.add(outbox.send(s.getKey(), Command.DATA, data));
             } catch (EndpointException ex) {
-                sent.add(Pending.refused(ex));
+                sent.add(outbox.refused(ex));
             }
         }
         return sent;

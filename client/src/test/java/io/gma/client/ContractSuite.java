@@ -13,9 +13,13 @@ import io.gma.wire.ErrorCode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -173,5 +177,146 @@ abstract class ContractSuite {
         }
         sent.get(n - 1).acknowledged().get(10, TimeUnit.SECONDS);
         assertNull(atProducer.poll(100, TimeUnit.MILLISECONDS));
+    }
+
+    // ---------------------------------------------------------------- receipts (end-to-end acknowledgement)
+
+    /** A producer that asks for receipts, awaited {@code timeout}. */
+    private Producer asker(Duration timeout) throws EndpointException {
+        return fixture.producer("asker").receipts(timeout).build();
+    }
+
+    @Test
+    void deliveredWaitsForTheHandlerWhileAcknowledgedDoesNot() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService handlers = Executors.newSingleThreadExecutor();
+        try (Consumer held = fixture.consumer("held").executor(handlers).onMessage(m -> {
+            entered.countDown();
+            release.await();
+        }).build(); Producer p = asker(Duration.ofSeconds(30))) {
+            Sent sent = p.send(held.name(), "hold me".getBytes(UTF_8));
+            assertTrue(entered.await(10, TimeUnit.SECONDS), "the message never reached the handler");
+            sent.acknowledged().get(10, TimeUnit.SECONDS);
+            await("delivered() completed while the handler still held the message").during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2)).until(() -> !sent.delivered().isDone());
+            release.countDown();
+            sent.delivered().get(10, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            handlers.shutdownNow();
+        }
+    }
+
+    @Test
+    void publishGivesEachSubscriberItsOwnReceipt() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService handlers = Executors.newSingleThreadExecutor();
+        try (Consumer held = fixture.consumer("held").executor(handlers).onMessage(m -> release.await()).build();
+                Producer p = asker(Duration.ofSeconds(30))) {
+            p.addSubscriber(consumer.name(), null);
+            p.addSubscriber(held.name(), null);
+            List<Sent> sent = p.publish("to both".getBytes(UTF_8));
+            assertEquals(2, sent.size());
+            for (Sent s : sent) {
+                s.acknowledged().get(10, TimeUnit.SECONDS);
+            }
+            assertEquals("to both", text(atConsumer.poll(10, TimeUnit.SECONDS)));
+            // one of the two is held by its handler, the other was taken: exactly one receipt comes
+            await("not one receipt, the free subscriber's, came").atMost(Duration.ofSeconds(10))
+                    .until(() -> sent.stream().filter(s -> s.delivered().isDone()).count() == 1);
+            await("a receipt came from the held subscriber").during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> sent.stream().filter(s -> s.delivered().isDone()).count() == 1);
+            release.countDown();
+            for (Sent s : sent) {
+                s.delivered().get(10, TimeUnit.SECONDS);
+            }
+            assertTrue(sent.get(0).sequence() != sent.get(1).sequence(), "each subscriber's message is numbered");
+        } finally {
+            release.countDown();
+            handlers.shutdownNow();
+        }
+    }
+
+    @Test
+    void subscribeIsDeliveredWhenTheProducerHasTheSubscriber() throws Exception {
+        try (Consumer c = fixture.consumer("subscriber").receipts(Duration.ofSeconds(30)).build()) {
+            c.subscribe(producer.name(), "metric=cpu").delivered().get(10, TimeUnit.SECONDS);
+            assertEquals("metric=cpu", producer.subscribers().get(c.name())); // no waiting: the receipt says so
+        }
+    }
+
+    @Test
+    void aDuplicateIsAnsweredWithAReceiptButNotHandedToTheHandler() throws Exception {
+        LinkedBlockingQueue<Incoming> got = new LinkedBlockingQueue<>();
+        AtomicReference<Consumer> self = new AtomicReference<>();
+        try (Consumer cutter = fixture.consumer("cutter").onMessage(m -> {
+            got.add(m);
+            if (got.size() == 1) {
+                // on the link's thread, before any ACK of it: the message comes again on the next link
+                self.get().core().severLinks();
+            }
+        }).build(); Producer p = asker(Duration.ofSeconds(30))) {
+            self.set(cutter);
+            Sent sent = p.send(cutter.name(), "once".getBytes(UTF_8));
+            sent.delivered().get(10, TimeUnit.SECONDS);
+            eventually(() -> cutter.stats().duplicates() >= 1);
+            assertEquals(1, cutter.stats().duplicates(), "the message never came again: " + cutter.stats());
+            // two receipts: the first copy's and the duplicate's; the second answers nothing any more
+            eventually(() -> p.stats().duplicates() >= 1);
+            assertEquals(1, p.stats().duplicates(), "the duplicate got no receipt: " + p.stats());
+            assertEquals("once", text(got.take()));
+            assertNull(got.poll(200, TimeUnit.MILLISECONDS), "the duplicate reached the handler");
+        }
+    }
+
+    @Test
+    void deliveredFailsWithNoRouteForAnEndpointThatIsGone() throws Exception {
+        Consumer gone = fixture.consumer("gone").build();
+        String name = gone.name();
+        gone.close();
+        try (Producer p = asker(Duration.ofSeconds(30))) {
+            Sent sent = p.send(name, "anyone?".getBytes(UTF_8));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> sent.delivered().get(20, TimeUnit.SECONDS));
+            EndpointException why = (EndpointException) e.getCause();
+            assertEquals(ErrorCode.NO_ROUTE, why.code(), why.getMessage());
+            if (!fixture.acknowledgedByDestination()) {
+                // the PC servlet took it; the destination's PC servlet answered in the destination's name
+                sent.acknowledged().get(10, TimeUnit.SECONDS);
+                assertTrue(why.getMessage().startsWith(name + " answered ERROR NO_ROUTE"), why.getMessage());
+            }
+            assertEquals(0, p.stats().receiptsAwaited());
+        }
+    }
+
+    @Test
+    void deliveredFailsWithTimeoutWhenNoReceiptComes() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService handlers = Executors.newSingleThreadExecutor();
+        try (Consumer stuck = fixture.consumer("stuck").executor(handlers).onMessage(m -> {
+            entered.countDown();
+            release.await();
+        }).build(); Producer p = asker(Duration.ofMillis(500))) {
+            Sent sent = p.send(stuck.name(), "too slow".getBytes(UTF_8));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> sent.delivered().get(10, TimeUnit.SECONDS));
+            EndpointException why = (EndpointException) e.getCause();
+            assertEquals(ErrorCode.TIMEOUT, why.code(), why.getMessage());
+            assertEquals("no receipt from " + stuck.name() + " for message " + sent.sequence() + " within 500 ms",
+                    why.getMessage());
+            assertEquals(0, p.stats().receiptsAwaited(), "a receipt timed out is no longer remembered");
+            assertEquals(1, p.stats().receiptsTimedOut());
+            // the late receipt answers nothing awaited
+            assertTrue(entered.await(10, TimeUnit.SECONDS), "the message never reached the handler");
+            release.countDown();
+            eventually(() -> p.stats().duplicates() >= 1);
+            assertEquals(1, p.stats().duplicates(), "the late receipt never came: " + p.stats());
+        } finally {
+            release.countDown();
+            handlers.shutdownNow();
+        }
     }
 }

@@ -222,6 +222,41 @@ final class LocalQueues {
     }
 
     /**
+     * Stopping without a spool, after the drain: closes the queues that still hold messages and takes those out,
+     * to tell their senders ({@link Farewell}); the other queues stay open, so that their uplinks still carry the
+     * ERRORs for the endpoints that sent what could not be delivered. Nothing more is delivered here.
+     */
+    List<byte[]> takeUndelivered(String why) {
+        synchronized (delivering) {
+            closed = true;
+        }
+        LinkException shutdown = new LinkException(ErrorCode.SHUTTING_DOWN, why);
+        List<byte[]> left = new ArrayList<>();
+        for (Peer p : peers.values()) {
+            if (p.queue().messages() > 0) {
+                left.addAll(p.queue().closeKeeping(shutdown));
+                peers.remove(p.name(), p);
+            }
+        }
+        return left;
+    }
+
+    /** Queues an answer for {@code endpoint} in its queue's control lane, if it has an open one; whether it did. */
+    boolean offerControl(String endpoint, byte[] packed) {
+        Peer p = peers.get(endpoint);
+        if (p == null) {
+            return false;
+        }
+        try {
+            p.queue().offerControl(packed);
+            p.kick();
+            return true;
+        } catch (LinkException closed) {
+            return false;
+        }
+    }
+
+    /**
      * Closes every queue for good. In memory, what they held goes to {@code failed} as SHUTTING_DOWN; spooled,
      * it stays in the spool, for the next start to deliver.
      */

@@ -2,6 +2,7 @@ package io.gma.pcservlet;
 
 import io.gma.wire.Message;
 import io.gma.wire.Threads;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -133,12 +134,12 @@ final class Outbound {
         return DomainQueue.allEmpty(queues.values());
     }
 
-    /** Closes every queue for good and stops the forwarders; how many messages were left in the queues. */
-    int close() {
+    /** Closes every queue for good and stops the forwarders; the messages left in the queues. */
+    List<Queued> close() {
         closed = true;
-        int left = 0;
+        List<Queued> left = new ArrayList<>();
         for (DomainQueue q : queues.values()) {
-            left += q.drain().size();
+            left.addAll(q.drain());
         }
         threads.values().forEach(Thread::interrupt);
         return left;

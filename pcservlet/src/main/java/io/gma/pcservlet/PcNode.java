@@ -10,6 +10,7 @@ import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
+import io.gma.wire.Packed;
 import io.gma.wire.Threads;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
@@ -60,6 +61,7 @@ final class PcNode implements AutoCloseable {
     private final UplinkServer uplinks;
     private final ScheduledExecutorService timer;
     private final Spooling spooling;
+    private final RegistryGrace grace;
     /** What the spool held at start, queued again once the node runs. */
     private final List<Spooling.Recovered> recovered = new ArrayList<>();
     private Thread poller;
@@ -75,7 +77,8 @@ final class PcNode implements AutoCloseable {
             LOG.warn(warning);
         }
         this.registry = RegistryClient.builder(settings.registry()).security(security).build();
-        this.routes = new Routes(domain, settings.via(), registry);
+        this.grace = new RegistryGrace(registry, settings.registryGrace());
+        this.routes = new Routes(domain, settings.via(), registry, grace);
         this.tunnel = new TunnelClient(domain, security);
         this.codec = new BatchCodec(domain, settings.maxBatchBytes());
         SpoolOptions spool = settings.spool();
@@ -191,7 +194,9 @@ final class PcNode implements AutoCloseable {
     private void renewDomain() {
         try {
             registerDomain();
+            grace.renewal(true);
         } catch (RegistryException e) {
+            grace.renewal(false);
             LOG.warn("{}: renewing the domain's registration failed, will retry: {}", domain, e.getMessage());
         }
     }
@@ -294,28 +299,57 @@ final class PcNode implements AutoCloseable {
             poller.interrupt();
         }
         inbound.close(); // no POST is between its check and its queueing now
-        int fromQueues = relay.drain() + outbound.close();
-        int left = fromQueues;
-        for (LocalQueues.QueueInfo q : local.queues()) {
-            left += (int) q.messages(); // in memory, counted as drops as the queues close, one by one
+        List<Queued> fromQueues = relay.drain();
+        fromQueues.addAll(outbound.close());
+        if (spooling.on()) {
+            int left = fromQueues.size();
+            for (LocalQueues.QueueInfo q : local.queues()) {
+                left += (int) q.messages();
+            }
+            uplinks.close();
+            local.close(router); // what the queues held stays in the spool
+            tunnel.close();
+            spooling.close();
+            if (left > 0) {
+                LOG.info("{}: stopped; {} messages not delivered yet stay in the spool in {} for the next start",
+                        domain, left, spooling.dir());
+            } else {
+                LOG.info("{}: stopped; every queue was drained", domain);
+            }
+            return 0;
         }
+        int left = farewell(fromQueues);
         uplinks.close();
         local.close(router);
         tunnel.close();
-        spooling.close();
-        if (left > 0 && spooling.on()) {
-            LOG.info("{}: stopped; {} messages not delivered yet stay in the spool in {} for the next start",
-                    domain, left, spooling.dir());
+        return left;
+    }
+
+    /**
+     * In memory: what the drain left goes back to its senders as ERROR SHUTTING_DOWN, each told on its uplink
+     * (given up to a second to write it) or in one last POST to its domain; how many messages were not delivered.
+     */
+    private int farewell(List<Queued> fromQueues) {
+        String why = domain + "'s PC servlet stopped, without a spool, before it could deliver this within its"
+                + " drain time of " + settings.drainTimeout().toMillis() + " ms";
+        List<byte[]> left = local.takeUndelivered(why);
+        fromQueues.forEach(q -> left.add(Packed.shared(q.message())));
+        if (left.isEmpty()) {
+            LOG.info("{}: stopped; every queue was drained", domain);
             return 0;
         }
-        metrics.drops.add(fromQueues);
-        if (left > 0) {
-            LOG.warn("{}: stopped with {} messages undelivered after draining for {} ms", domain, left,
-                    settings.drainTimeout().toMillis());
-        } else {
-            LOG.info("{}: stopped; every queue was drained", domain);
+        metrics.drops.add(left.size());
+        int untold = new Farewell(domain, routes, tunnel, local).tell(left, why);
+        try {
+            room.await(local::connectedDrained, Boolean::booleanValue, System.nanoTime()
+                    + TimeUnit.SECONDS.toNanos(1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        return left;
+        LOG.warn("{}: stopped with {} messages undelivered after draining for {} ms; their senders were told"
+                + " (ERROR SHUTTING_DOWN){}", domain, left.size(), settings.drainTimeout().toMillis(), untold == 0
+                        ? "" : ", except " + untold + " who could not be reached");
+        return left.size();
     }
 
     private boolean drained() {

@@ -148,6 +148,8 @@ public final class PcServer implements AutoCloseable {
         private Security security;
         /** Null: in memory only. */
         private SpoolOptions spool;
+        /** Null: the registry's default lease. */
+        private Duration registryGrace;
 
         private Builder(String domain, String registry) {
             this.domain = Name.requireDomain("domain", domain);
@@ -288,6 +290,21 @@ public final class PcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long after the registry began serving (or was reached again after an outage) its "not registered"
+         * only means "not registered again yet": messages for a name or domain it does not know wait, within
+         * their bounds, and fail with NO_ROUTE only after this (docs/pcservlet.md, "The registry restarted").
+         * Default: the registry's default lease, within which every live endpoint and PC servlet registers again;
+         * zero makes every "not registered" final at once.
+         */
+        public Builder registryGrace(Duration grace) {
+            if (grace.isNegative()) {
+                throw new IllegalArgumentException("registryGrace " + grace + " is negative");
+            }
+            this.registryGrace = grace;
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -298,7 +315,8 @@ public final class PcServer implements AutoCloseable {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
                     maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
                     drainTimeout, lease, idleQueue,
-                    security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool);
+                    security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
+                    registryGrace);
         }
 
         /**

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,10 +97,10 @@ final class Relay {
     }
 
     /** Empties every queue for good, polls waiting returning at once; what was in them. */
-    int drain() {
-        int left = 0;
+    List<Queued> drain() {
+        List<Queued> left = new ArrayList<>();
         for (DomainQueue q : queues.values()) {
-            left += q.drain().size();
+            left.addAll(q.drain());
         }
         return left;
     }

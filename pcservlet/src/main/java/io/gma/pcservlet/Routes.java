@@ -25,7 +25,6 @@ final class Routes {
     private static final long MISSING_TTL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int MAX_CACHED = 10_000;
 
-    /** Where to post for a domain: a URL, or null when this PC servlet relays for it. */
     /**
      * Where to post: the URL of the PC servlet that takes the messages, and its domain (the audience of the
      * token shown there: the destination's, or that of the domain relaying for it); or here, to the relay.
@@ -50,13 +49,15 @@ final class Routes {
     private final String domain;
     private final String via;
     private final RegistryClient registry;
+    private final RegistryGrace grace;
     private final Map<String, Cached<DomainInfo>> domains = new ConcurrentHashMap<>();
     private final Map<String, Cached<Boolean>> endpoints = new ConcurrentHashMap<>();
 
-    Routes(String domain, String via, RegistryClient registry) {
+    Routes(String domain, String via, RegistryClient registry, RegistryGrace grace) {
         this.domain = domain;
         this.via = via;
         this.registry = registry;
+        this.grace = grace;
     }
 
     /** Where messages for {@code destination} are posted. */
@@ -115,12 +116,29 @@ final class Routes {
             domains.put(name, c);
         }
         if (c.failure() != null) {
-            throw c.failure();
+            throw c.failure().code == ErrorCode.NO_ROUTE ? unknownForNow(c.failure()) : c.failure();
         }
         return c.value();
     }
 
-    /** Whether {@code name} is a live endpoint in the registry (answers cached a few seconds). */
+    /**
+     * A "not registered" as it counts now: final, or (the registry restarted or was cut off less than a lease
+     * ago) a passing failure, so that what waits for the name is kept and retried.
+     */
+    private RouteException unknownForNow(RouteException notRegistered) {
+        if (grace.settled()) {
+            return notRegistered;
+        }
+        return new RouteException(ErrorCode.INTERNAL, notRegistered.getMessage() + " (yet: the registry restarted"
+                + " or was unreachable less than a lease ago, so it may not have been registered again; kept, and"
+                + " final in " + grace.secondsLeft() + " s)");
+    }
+
+    /**
+     * Whether {@code name} is a live endpoint in the registry (answers cached a few seconds).
+     *
+     * @throws RouteException INTERNAL when the registry cannot say now, or its "no" may not be final yet
+     */
     boolean endpointExists(String name) throws RouteException {
         long now = System.nanoTime();
         Cached<Boolean> c = endpoints.get(name);
@@ -140,6 +158,13 @@ final class Routes {
         }
         if (c.failure() != null) {
             throw c.failure();
+        }
+        if (!c.value()) {
+            RouteException f = unknownForNow(new RouteException(ErrorCode.NO_ROUTE, "endpoint " + name
+                    + " is not registered"));
+            if (f.code != ErrorCode.NO_ROUTE) {
+                throw f;
+            }
         }
         return c.value();
     }

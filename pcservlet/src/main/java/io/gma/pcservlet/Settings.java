@@ -25,9 +25,11 @@ import java.time.Duration;
  * @param idleQueue how long a destination's queue and forwarder live without traffic
  * @param security TLS, credentials and rules for every hop: HTTPS, uplinks, the registry
  * @param spool where what it takes is kept until the next hop has it, or null: in memory only
+ * @param registryGrace how long the registry's "not registered" is not final after it restarted, or null: its
+ *     default lease
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
         int maxBatchBytes, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease,
-        Duration idleQueue, Security security, SpoolOptions spool) {
+        Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace) {
 }

@@ -50,6 +50,8 @@ final class Spooling implements AutoCloseable {
     }
 
     private final Spool spool;
+    /** When a refusal of the disk was last logged (System.nanoTime). */
+    private volatile long diskRefusedLogAt = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
     private Spooling(Spool spool) {
         this.spool = spool;
@@ -109,7 +111,17 @@ final class Spooling implements AutoCloseable {
             return NONE;
         }
         byte code = (byte) (lane.ordinal() | (fromUplink ? FROM_UPLINK : 0));
-        return spool.append(System.currentTimeMillis(), code, identity == null ? "" : identity, Packed.shared(m));
+        try {
+            return spool.append(System.currentTimeMillis(), code, identity == null ? "" : identity,
+                    Packed.shared(m));
+        } catch (SpoolException e) {
+            long now = System.nanoTime();
+            if (e.getCause() != null && now - diskRefusedLogAt > TimeUnit.SECONDS.toNanos(10)) {
+                diskRefusedLogAt = now; // the disk, not the bound: an operator must hear of it, once in a while
+                LOG.warn("{}; senders are held back until acknowledgements free room", e.getMessage());
+            }
+            throw e;
+        }
     }
 
     /** The next hop has the message of record {@code seq}. */

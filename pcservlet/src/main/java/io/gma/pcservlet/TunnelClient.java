@@ -46,6 +46,14 @@ final class TunnelClient {
                 .execute();
     }
 
+    /** As {@link #post(String, String, RequestBody)}, the whole call within {@code timeout}. */
+    Response post(String to, String baseUrl, RequestBody batch, Duration timeout) throws IOException {
+        okhttp3.Call call = http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH).post(batch)
+                .build());
+        call.timeout().timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return call.execute();
+    }
+
     /**
      * A long poll of the via domain {@code via} at {@code baseUrl}, acknowledging batch {@code ack} (empty:
      * none); the caller closes the response.

@@ -76,8 +76,12 @@ final class TunnelFixture implements Fixture {
                 : Security.fromDirectory(keys, identity, Tls.ClientAuth.WANT).build();
     }
 
+    /**
+     * A PC servlet of this fixture: the registry here never restarts, so its "not registered" is final at once
+     * (the contract's vanished subscriber is dropped on the NO_ROUTE that follows).
+     */
     private PcServer.Builder pc(String domain) throws IOException {
-        return PcServer.builder(domain, registry.url()).security(security(domain));
+        return PcServer.builder(domain, registry.url()).security(security(domain)).registryGrace(Duration.ZERO);
     }
 
     @Override

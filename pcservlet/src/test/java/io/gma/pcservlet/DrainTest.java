@@ -2,13 +2,20 @@ package io.gma.pcservlet;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Consumer;
+import io.gma.client.EndpointException;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
+import io.gma.wire.ErrorCode;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,6 +49,43 @@ class DrainTest {
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertEquals(10, left, "the one being handled is unacknowledged too");
                 assertTrue(tookMillis >= 650 && tookMillis < 5_000, "stop took " + tookMillis + " ms");
+            } finally {
+                never.countDown();
+            }
+        }
+    }
+
+    @Test
+    void withoutASpoolWhatTheDrainLeftGoesBackToItsSendersAsShuttingDown() throws Exception {
+        CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch first = new CountDownLatch(1);
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer east = PcServer.builder("east", registry.url()).start()) {
+            PcServer west = PcServer.builder("west", registry.url()).drainTimeout(Duration.ofMillis(300))
+                    .start();
+            try (Consumer stuck = Consumer.builder().registry(registry.url()).domain("west")
+                    .pcServlet(west.uplink()).label("stuck").onMessage(m -> {
+                        first.countDown();
+                        never.await(); // reads nothing more: west's queue for it cannot drain
+                    }).build();
+                    Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
+                            .label("p").requestTimeout(Duration.ofSeconds(60)).build()) {
+                List<CompletableFuture<byte[]>> asked = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    asked.add(p.requestAsync(stuck.name(), new byte[100]));
+                }
+                assertTrue(first.await(10, TimeUnit.SECONDS));
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> queuedAtWest(west) >= 9);
+                assertEquals(10, west.stop());
+                // each request fails now with the code and the reason, long before its 60 s timeout
+                for (CompletableFuture<byte[]> f : asked) {
+                    ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+                    EndpointException why = (EndpointException) e.getCause();
+                    assertEquals(ErrorCode.SHUTTING_DOWN, why.code(), why.getMessage());
+                    assertTrue(why.getMessage().contains("west's PC servlet stopped, without a spool, before it could"
+                            + " deliver this within its drain time of 300 ms"), why.getMessage());
+                }
             } finally {
                 never.countDown();
             }

@@ -32,7 +32,7 @@ class HardCasesTest {
     @Test
     void unknownDomainsLeaveNoForwarderThreads() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServer east = PcServer.builder("east", registry.url()).start();
+                PcServer east = PcServer.builder("east", registry.url()).registryGrace(Duration.ZERO).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").build()) {
             long before = p.stats().messagesIn();
@@ -188,9 +188,9 @@ class HardCasesTest {
     @Test
     void errorsLargerThanTheBatchAllReachTheirSenders() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServer east = PcServer.builder("east", registry.url()).maxBatchBytes(1024)
-                        .linger(Duration.ofMillis(300)).start();
-                PcServer west = PcServer.builder("west", registry.url()).start();
+                PcServer east = PcServer.builder("east", registry.url()).registryGrace(Duration.ZERO)
+                        .maxBatchBytes(1024).linger(Duration.ofMillis(300)).start();
+                PcServer west = PcServer.builder("west", registry.url()).registryGrace(Duration.ZERO).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").requestTimeout(Duration.ofSeconds(4)).build()) {
             java.util.List<java.util.concurrent.CompletableFuture<byte[]>> replies = new java.util.ArrayList<>();

@@ -25,8 +25,8 @@ class IdleQueueTest {
     @Test
     void anIdleDestinationIsRetiredAndServedAgainLater() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServer east = PcServer.builder("east", registry.url()).idleQueue(Duration.ofMillis(200))
-                        .start();
+                PcServer east = PcServer.builder("east", registry.url()).registryGrace(Duration.ZERO)
+                        .idleQueue(Duration.ofMillis(200)).start();
                 Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
                         .label("p").requestTimeout(Duration.ofSeconds(10)).build()) {
             for (int round = 0; round < 2; round++) {

@@ -99,7 +99,7 @@ class InboundTest {
     }
 
     private void serve(UnaryOperator<PcServer.Builder> options, MessageHandler handler) throws Exception {
-        pc = options.apply(PcServer.builder("west", registry.url())).start();
+        pc = options.apply(PcServer.builder("west", registry.url()).registryGrace(Duration.ZERO)).start();
         sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(pc.uplink()).label("sink")
                 .onMessage(handler).build();
     }

@@ -141,6 +141,38 @@ class SpooledRestartTest {
         }
     }
 
+    @Test
+    void aSegmentCutShortLosesItsLastRecordOnlyCountedAsTornAndTheRestArrive() throws Exception {
+        String[] metrics = new String[1];
+        List<String> got = stopAndRestartWestWith(spool -> cutTheEndOff(spool, 10), N - 1, metrics);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> {
+            synchronized (got) {
+                return got.size() == N - 1;
+            }
+        });
+        assertEquals(1, sample(metrics[0], "gma_pc_spool_torn_total"), metrics[0]);
+        synchronized (got) {
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < N - 1; i++) {
+                expected.add("m" + i);
+            }
+            assertEquals(expected, got, "all but the last, once each, in order");
+        }
+    }
+
+    /** Cuts {@code bytes} off the end of the largest segment, tearing its last record. */
+    private static void cutTheEndOff(Path spool, int bytes) {
+        try (Stream<Path> files = Files.list(spool)) {
+            Path seg = files.filter(p -> p.toString().endsWith(".seg")).max((a, b) -> Long.compare(a.toFile()
+                    .length(), b.toFile().length())).orElseThrow();
+            try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
+                f.setLength(f.length() - bytes);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Flips one byte of a record's payload, in the middle of the largest segment. */
     private static void flipAByteInTheMiddleOf(Path spool) {
         try (Stream<Path> files = Files.list(spool)) {

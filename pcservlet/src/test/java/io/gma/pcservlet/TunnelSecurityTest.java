@@ -24,6 +24,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -72,8 +73,8 @@ class TunnelSecurityTest {
                 """);
         registry = Registry.builder().port(0).security(Security.fromDirectory(keys, "registry",
                 Tls.ClientAuth.NONE).build()).build().start();
-        swansea = PcServer.builder("swansea", registry.url()).security(Security.fromDirectory(keys, "swansea",
-                Tls.ClientAuth.WANT).build()).start();
+        swansea = PcServer.builder("swansea", registry.url()).registryGrace(Duration.ZERO)
+                .security(Security.fromDirectory(keys, "swansea", Tls.ClientAuth.WANT).build()).start();
         cardiff = Security.fromDirectory(keys, "cardiff", Tls.ClientAuth.NONE).build();
         http = HttpClients.configure(new OkHttpClient.Builder(), cardiff).retryOnConnectionFailure(false).build();
         Tls trustOnly = Tls.builder().trustStore(keys.resolve("truststore.p12"), pass(keys)).build();

@@ -26,6 +26,8 @@ final class RegistryCore implements AutoCloseable {
     final boolean authorizes;
     /** Whether no authenticator is configured: then diagnostics go to loopback callers only. */
     final boolean open;
+    /** When this registry began serving: what it knows of leases is no older (System.nanoTime). */
+    final long startedNanos = System.nanoTime();
     private final ThreadPoolExecutor parser;
     private final LeaseSweeper sweeper;
 

@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,9 +177,15 @@ public class RegistryServlet extends HttpServlet {
         }
     }
 
-    /** Up, and the details (database, live endpoints) to authenticated callers, or any on loopback when open. */
+    /**
+     * Up, how long it has run and its default lease (which PC servlets read to tell a registry that may have
+     * forgotten registrations, having restarted less than a lease ago: docs/registry.md); and the details
+     * (database, live endpoints) to authenticated callers, or any on loopback when open.
+     */
     private void health(HttpServletRequest req, HttpServletResponse resp) throws IOException, SQLException {
-        ObjectNode health = Json.MAPPER.createObjectNode().put("status", "up");
+        ObjectNode health = Json.MAPPER.createObjectNode().put("status", "up")
+                .put("uptimeSeconds", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - core.startedNanos))
+                .put("defaultLeaseSeconds", core.settings.defaultLease().toSeconds());
         if (!core.open || loopback(req.getRemoteAddr())) {
             health.put("database", core.database.dialect().toString()).put("endpoints", core.store.liveEndpoints());
         }

@@ -85,10 +85,23 @@ public final class Envelope {
      * @throws IndexOutOfBoundsException if the message does not fit there
      */
     public void put(long sequence, Command command, byte[] data, byte[] into, int offset) {
+        put(sequence, command, Message.defaultFlags(command), data, into, offset);
+    }
+
+    /**
+     * As {@link #put(long, Command, byte[], byte[], int)}, with {@code flags} instead of the usual ones: a DATA
+     * with REPLY_EXPECTED, which asks its destination for a receipt.
+     *
+     * @param flags 0 or {@link Message#REPLY_EXPECTED}; REQUEST requires REPLY_EXPECTED
+     * @throws IllegalArgumentException as {@link #pack}, or for other flags
+     * @throws IndexOutOfBoundsException if the message does not fit there
+     */
+    public void put(long sequence, Command command, int flags, byte[] data, byte[] into, int offset) {
         Objects.checkFromIndexSize(offset, packedLength(command, data), into.length);
+        Message.checkFlags(command, flags);
         System.arraycopy(prefix, 0, into, offset, prefix.length);
         into[offset + Layout.OFF_COMMAND] = (byte) command.code();
-        into[offset + Layout.OFF_FLAGS] = (byte) Message.defaultFlags(command);
+        into[offset + Layout.OFF_FLAGS] = (byte) flags;
         Layout.putU64(into, offset + Layout.OFF_SEQUENCE, sequence);
         Layout.putU32(into, offset + Layout.OFF_DATA_LENGTH, data.length);
         System.arraycopy(data, 0, into, offset + prefix.length, data.length);

@@ -48,7 +48,7 @@ public final class Message {
     }
 
     /** REPLY_EXPECTED for REQUEST, none otherwise: the flags every factory uses unless told. */
-    static int defaultFlags(Command command) {
+    public static int defaultFlags(Command command) {
         return command == Command.REQUEST ? REPLY_EXPECTED : 0;
     }
 
@@ -81,12 +81,12 @@ public final class Message {
         return pack(command, flags, fromBytes, toBytes, sequence, data, dataOffset, dataLength);
     }
 
-    /** Builds the packed array from names already encoded and checked by {@link Utf8#encodeName}. */
-    static byte[] pack(Command command, int flags, byte[] fromBytes, byte[] toBytes, long sequence,
-            byte[] data, int dataOffset, int dataLength) {
-        Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(data, "data");
-        Objects.checkFromIndexSize(dataOffset, dataLength, data.length);
+    /**
+     * Refuses flags a sender may not send: bits other than REPLY_EXPECTED, or a REQUEST without it.
+     *
+     * @throws IllegalArgumentException naming the flags
+     */
+    static void checkFlags(Command command, int flags) {
         if ((flags & ~REPLY_EXPECTED) != 0) {
             throw new IllegalArgumentException(String.format(
                     "flags 0x%02X has bits other than REPLY_EXPECTED (0x01)", flags));
@@ -94,6 +94,15 @@ public final class Message {
         if (command == Command.REQUEST && flags != REPLY_EXPECTED) {
             throw new IllegalArgumentException("REQUEST needs the REPLY_EXPECTED flag");
         }
+    }
+
+    /** Builds the packed array from names already encoded and checked by {@link Utf8#encodeName}. */
+    static byte[] pack(Command command, int flags, byte[] fromBytes, byte[] toBytes, long sequence,
+            byte[] data, int dataOffset, int dataLength) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(data, "data");
+        Objects.checkFromIndexSize(dataOffset, dataLength, data.length);
+        checkFlags(command, flags);
         if (dataLength > MAX_DATA_BYTES) {
             throw new IllegalArgumentException(String.format(
                     "data is %d bytes, over the limit of %d", dataLength, MAX_DATA_BYTES));

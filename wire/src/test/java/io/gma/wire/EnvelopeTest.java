@@ -58,4 +58,20 @@ class EnvelopeTest {
                 IllegalArgumentException.class, () -> Envelope.of("a@x", "b@x").packedLength(Command.HELLO,
                         new byte[0])).getMessage());
     }
+
+    @Test
+    void putsTheFlagsItIsGivenAsMessageOfDoesAndRefusesOthers() {
+        Envelope e = Envelope.of("a@x", "b@x");
+        byte[] data = {1, 2, 3};
+        byte[] into = new byte[e.packedLength(Command.DATA, data)];
+        // a DATA that asks for a receipt: the one flag of version 1, on a command other than REQUEST
+        e.put(7, Command.DATA, Message.REPLY_EXPECTED, data, into, 0);
+        assertArrayEquals(Message.of(Command.DATA, Message.REPLY_EXPECTED, "a@x", "b@x", 7, data).packed(), into);
+        e.put(7, Command.DATA, 0, data, into, 0);
+        assertArrayEquals(e.pack(7, Command.DATA, data), into);
+        assertEquals("flags 0x02 has bits other than REPLY_EXPECTED (0x01)", assertThrows(
+                IllegalArgumentException.class, () -> e.put(7, Command.DATA, 2, data, into, 0)).getMessage());
+        assertEquals("REQUEST needs the REPLY_EXPECTED flag", assertThrows(IllegalArgumentException.class,
+                () -> e.put(7, Command.REQUEST, 0, data, into, 0)).getMessage());
+    }
 }

@@ -61,8 +61,8 @@ final class Lanes {
     }
 
     /** Packs a small data message (under {@link SendQueue#OWN_ARRAY_BYTES}) into a segment; its index. */
-    long pack(Envelope envelope, long sequence, Command command, byte[] payload, int size) {
-        packer.pack(envelope, sequence, command, payload, size, data, dataQueued);
+    long pack(Envelope envelope, long sequence, Command command, int flags, byte[] payload, int size) {
+        packer.pack(envelope, sequence, command, flags, payload, size, data, dataQueued);
         return count(size);
     }
 

@@ -40,15 +40,15 @@ final class SegmentPacker {
      *
      * @param lastIndex the index of the last data message queued before this one
      */
-    void pack(Envelope envelope, long sequence, Command command, byte[] payload, int size, SliceRing data,
-            long lastIndex) {
+    void pack(Envelope envelope, long sequence, Command command, int flags, byte[] payload, int size,
+            SliceRing data, long lastIndex) {
         if (segment == null || segment.length - segmentUsed < size) {
             closeOpenRun(data, lastIndex);
             segment = new byte[segment == null ? FIRST_SEGMENT_BYTES : Math.min(SEGMENT_BYTES, segment.length * 2)];
             segmentUsed = 0;
             openStart = 0;
         }
-        envelope.put(sequence, command, payload, segment, segmentUsed);
+        envelope.put(sequence, command, flags, payload, segment, segmentUsed);
         segmentUsed += size;
         openCount++;
     }

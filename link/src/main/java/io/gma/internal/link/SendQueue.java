@@ -3,6 +3,7 @@ package io.gma.internal.link;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -106,14 +107,26 @@ public final class SendQueue {
      */
     public long offerData(QueuedMessage m, Envelope envelope, Command command, byte[] payload, WhenFull policy,
             long blockNanos, String peer) throws LinkException {
+        return offerData(m, envelope, command, Message.defaultFlags(command), payload, policy, blockNanos, peer);
+    }
+
+    /**
+     * As {@link #offerData(QueuedMessage, Envelope, Command, byte[], WhenFull, long, String)}, packed with
+     * {@code flags} instead of the usual ones: REPLY_EXPECTED on a DATA asks its destination for a receipt.
+     *
+     * @param flags 0 or {@link Message#REPLY_EXPECTED}, as {@link Envelope#put(long, Command, int, byte[], byte[],
+     *     int)} takes them
+     */
+    public long offerData(QueuedMessage m, Envelope envelope, Command command, int flags, byte[] payload,
+            WhenFull policy, long blockNanos, String peer) throws LinkException {
         int size = envelope.packedLength(command, payload);
         checkSize(size);
         byte[] own = null;
         if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
             own = new byte[size]; // packed here, not under the lock
-            envelope.put(m.sequence(), command, payload, own, 0);
+            envelope.put(m.sequence(), command, flags, payload, own, 0);
         }
-        return offer(m, own, envelope, command, payload, size, policy, blockNanos, peer);
+        return offer(m, own, envelope, command, flags, payload, size, policy, blockNanos, peer);
     }
 
     /**
@@ -127,7 +140,7 @@ public final class SendQueue {
     public long offerPacked(QueuedMessage m, byte[] packed, WhenFull policy, long blockNanos, String peer)
             throws LinkException {
         checkSize(packed.length);
-        return offer(m, packed, null, null, null, packed.length, policy, blockNanos, peer);
+        return offer(m, packed, null, null, 0, null, packed.length, policy, blockNanos, peer);
     }
 
     private void checkSize(int size) throws LinkException {
@@ -139,8 +152,8 @@ public final class SendQueue {
     }
 
     /** Queues a message of {@code size} bytes: {@code own} if packed already, else packed here from the rest. */
-    private long offer(QueuedMessage m, byte[] own, Envelope envelope, Command command, byte[] payload, int size,
-            WhenFull policy, long blockNanos, String peer) throws LinkException {
+    private long offer(QueuedMessage m, byte[] own, Envelope envelope, Command command, int flags, byte[] payload,
+            int size, WhenFull policy, long blockNanos, String peer) throws LinkException {
         List<QueuedMessage> dropped = null;
         boolean queued;
         long unsent;
@@ -156,8 +169,8 @@ public final class SendQueue {
             }
             queued = fits(size);
             if (queued) {
-                m.index = own != null ? lanes.addData(own, m) : lanes.pack(envelope, m.sequence(), command, payload,
-                        size);
+                m.index = own != null ? lanes.addData(own, m) : lanes.pack(envelope, m.sequence(), command, flags,
+                        payload, size);
             } else {
                 counters.drops.increment();
                 dropped.add(m);

@@ -155,6 +155,26 @@ public final class RegistryClient {
                 instant(d, "expiresAt"));
     }
 
+    /**
+     * The registry's health: that it is up, how long it has served and its default lease; a registry older
+     * than this client, which says neither, answers zero for both.
+     */
+    public Health health() throws RegistryException {
+        JsonNode h = call(request(url("health")).get());
+        return new Health(h.path("status").asText("up"), Duration.ofSeconds(h.path("uptimeSeconds").asLong(0)),
+                Duration.ofSeconds(h.path("defaultLeaseSeconds").asLong(0)));
+    }
+
+    /**
+     * What {@link #health} answers.
+     *
+     * @param uptime how long the registry has served: a registry restarted in memory knows no lease older than
+     *     this (zero when it does not say)
+     * @param defaultLease the lease an endpoint gets when it asks for none (zero when it does not say)
+     */
+    public record Health(String status, Duration uptime, Duration defaultLease) {
+    }
+
     /** Removes a domain's registration. */
     public void unregisterDomain(String domain) throws RegistryException {
         call(request(url("domains", domain)).delete());

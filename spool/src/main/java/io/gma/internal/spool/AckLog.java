@@ -77,9 +77,20 @@ final class AckLog {
             roll(nextSeq);
         }
         ByteBuffer record = RecordFormat.acks(seqs, count);
-        while (record.hasRemaining()) {
-            activeSize += active.write(record, activeSize);
+        long at = activeSize;
+        try {
+            while (record.hasRemaining()) {
+                active.write(record, at + record.position());
+            }
+        } catch (IOException e) {
+            try {
+                active.truncate(at); // the torn record goes, so that the next one follows a whole one
+            } catch (IOException ignored) {
+                // the torn record stays; its CRC will tell
+            }
+            throw e;
         }
+        activeSize = at + record.limit();
         AckFile last = files.peekLast();
         for (int i = 0; i < count; i++) {
             last.maxSeq = Math.max(last.maxSeq, seqs[i]);

@@ -25,8 +25,9 @@ final class Recovery {
      * @param nextSeq the sequence number the next append gets: past every one in a data or acknowledgement file
      * @param recovered records handed out
      * @param damaged damaged runs skipped
+     * @param torn 1 when the last data file ended with a record cut short (cut off), else 0
      */
-    record Result(AckLog ackLog, List<Segment> segments, long nextSeq, long recovered, long damaged) {
+    record Result(AckLog ackLog, List<Segment> segments, long nextSeq, long recovered, long damaged, long torn) {
     }
 
     private Recovery() {
@@ -48,6 +49,7 @@ final class Recovery {
         List<Segment> kept = new ArrayList<>();
         List<Segment> empty = new ArrayList<>();
         long maxSeq = ackLog.maxSeq();
+        long torn = 0;
         long recovered = 0;
         for (int i = 0; i < files.size(); i++) {
             Segment s = Segment.open(files.get(i));
@@ -71,6 +73,7 @@ final class Recovery {
             boolean last = i == files.size() - 1;
             damaged[0] += count(dir, "data", scan);
             if (scan.tornEnd() && last) {
+                torn = 1;
                 LOG.info("spool {}: {} ends with {} bytes of a record cut short by a crash; cut off", dir,
                         s.path.getFileName(), bytes.length - scan.validEnd());
                 s.truncate(scan.validEnd());
@@ -89,7 +92,7 @@ final class Recovery {
         }
         long nextSeq = Math.max(1, maxSeq + 1);
         ackLog.deleteBelow(kept.isEmpty() ? nextSeq : kept.get(0).firstSeq);
-        return new Result(ackLog, kept, nextSeq, recovered, damaged[0]);
+        return new Result(ackLog, kept, nextSeq, recovered, damaged[0], torn);
     }
 
     /** Logs the damaged runs a scan skipped; how many. */

@@ -74,6 +74,10 @@ public final class Spool implements AutoCloseable {
     private long[] pendingAcks = new long[256];
     private int pendingAckCount;
     private boolean deletable;
+    /** Writing acknowledgements failed (a full disk): they wait until then (System.nanoTime) to be tried again. */
+    private long ackRetryAt;
+    private boolean ackRetrying;
+    private long ackFailedLogAt;
     private boolean closed;
     /** A force failed: what was appended since may not be on disk, so nothing more is taken. */
     private IOException broken;
@@ -84,6 +88,7 @@ public final class Spool implements AutoCloseable {
     private final LongAdder refusedFull = new LongAdder();
     private final long recovered;
     private final long damaged;
+    private final long torn;
     /** Told when deleted segments freed room. */
     private final Runnable roomFreed;
 
@@ -91,15 +96,15 @@ public final class Spool implements AutoCloseable {
     private record Waiter(long seq, Runnable action) {
     }
 
-    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, AckLog ackLog, long recovered, long damaged,
-            Runnable roomFreed) {
+    private Spool(Path dir, SpoolSettings settings, FileLock dirLock, Recovery.Result found, Runnable roomFreed) {
         this.roomFreed = roomFreed;
         this.dir = dir;
         this.settings = settings;
         this.dirLock = dirLock;
-        this.ackLog = ackLog;
-        this.recovered = recovered;
-        this.damaged = damaged;
+        this.ackLog = found.ackLog();
+        this.recovered = found.recovered();
+        this.damaged = found.damaged();
+        this.torn = found.torn();
         this.committer = new Thread(this::commitLoop, "gma-spool-" + dir.getFileName());
         committer.setDaemon(true);
     }
@@ -126,7 +131,7 @@ public final class Spool implements AutoCloseable {
         FileLock dirLock = Directory.lock(dir);
         try {
             Recovery.Result found = Recovery.run(dir, live);
-            Spool s = new Spool(dir, settings, dirLock, found.ackLog(), found.recovered(), found.damaged(), roomFreed);
+            Spool s = new Spool(dir, settings, dirLock, found, roomFreed);
             s.segments.addAll(found.segments());
             s.nextSeq = found.nextSeq();
             s.appendedSeq = s.nextSeq - 1;
@@ -197,6 +202,12 @@ public final class Spool implements AutoCloseable {
             try {
                 active.append(record, seq);
             } catch (IOException e) {
+                if (active.live() == 0 && active.size() > 0) {
+                    // a full disk, and the segment appended to holds nothing live: begin another, so that it can go
+                    roll();
+                    deletable = true;
+                    work.signal();
+                }
                 refusedFull.increment();
                 throw new SpoolException("the spool at " + dir + " could not write " + size + " bytes: "
                         + e.getMessage(), true, e);
@@ -333,7 +344,15 @@ public final class Spool implements AutoCloseable {
             lock.lock();
             try {
                 while (!closed && !hasWork()) {
-                    work.awaitUninterruptibly();
+                    if (ackRetrying && pendingAckCount > 0) {
+                        try {
+                            work.awaitNanos(Math.max(1, ackRetryAt - System.nanoTime()));
+                        } catch (InterruptedException ignored) {
+                            // nobody interrupts the committer; closing is what ends it
+                        }
+                    } else {
+                        work.awaitUninterruptibly();
+                    }
                 }
                 if (closed && !hasWork()) {
                     return;
@@ -361,7 +380,8 @@ public final class Spool implements AutoCloseable {
     /** Under the lock. */
     private boolean hasWork() {
         boolean toForce = settings.fsync() == Fsync.BATCH && appendedSeq > durableSeq && broken == null;
-        return toForce || pendingAckCount > 0 || deletable;
+        boolean acks = pendingAckCount > 0 && (!ackRetrying || System.nanoTime() - ackRetryAt >= 0);
+        return toForce || acks || deletable;
     }
 
     /** Forces the segments written to, writes (and forces) acknowledgements, then says what is durable. */
@@ -374,11 +394,7 @@ public final class Spool implements AutoCloseable {
                 }
             }
             if (ackCount > 0) {
-                ackLog.append(acks, ackCount, ackFileSeq);
-                if (settings.fsync() != Fsync.NEVER) {
-                    ackLog.force();
-                    forces.increment();
-                }
+                writeAcks(acks, ackCount, ackFileSeq);
             }
         } catch (IOException e) {
             LOG.error("spool {}: forcing to disk failed; it takes nothing more: {}", dir, e.getMessage());
@@ -414,6 +430,51 @@ public final class Spool implements AutoCloseable {
                 r.run();
             } catch (RuntimeException e) {
                 LOG.error("spool {}: an action on a durable record failed", dir, e);
+            }
+        }
+    }
+
+    /**
+     * Writes acknowledgements. One that cannot be written (a full disk, most likely) is not a broken spool: the
+     * acknowledgements wait, and are tried again 100 ms later, after the deletions they allow have freed room (a
+     * segment goes once all of its records are acknowledged here, written or not). Meanwhile a crash sends their
+     * records once more, and the next hop drops them as duplicates.
+     */
+    private void writeAcks(long[] acks, int ackCount, long ackFileSeq) {
+        try {
+            ackLog.append(acks, ackCount, ackFileSeq);
+            if (settings.fsync() != Fsync.NEVER) {
+                ackLog.force();
+                forces.increment();
+            }
+            if (ackRetrying) {
+                lock.lock();
+                try {
+                    ackRetrying = false;
+                } finally {
+                    lock.unlock();
+                }
+                LOG.info("spool {}: acknowledgements are written again", dir);
+            }
+        } catch (IOException e) {
+            lock.lock();
+            try {
+                int total = pendingAckCount + ackCount;
+                long[] merged = new long[Math.max(total, pendingAcks.length)];
+                System.arraycopy(acks, 0, merged, 0, ackCount);
+                System.arraycopy(pendingAcks, 0, merged, ackCount, pendingAckCount);
+                pendingAcks = merged;
+                pendingAckCount = total;
+                long now = System.nanoTime();
+                ackRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
+                if (!ackRetrying || now - ackFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
+                    ackFailedLogAt = now;
+                    LOG.warn("spool {}: writing {} acknowledgements failed, kept to try again: {}", dir,
+                            pendingAckCount, e.getMessage());
+                }
+                ackRetrying = true;
+            } finally {
+                lock.unlock();
             }
         }
     }
@@ -468,7 +529,7 @@ public final class Spool implements AutoCloseable {
         lock.lock();
         try {
             return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged.sum(),
-                    recovered, forces.sum(), damaged, refusedFull.sum());
+                    recovered, forces.sum(), damaged, torn, refusedFull.sum());
         } finally {
             lock.unlock();
         }

@@ -11,8 +11,10 @@ package io.gma.internal.spool;
  * @param recovered records not acknowledged that {@link Spool#open} found and handed out
  * @param forces forces of data and acknowledgement files
  * @param damaged damaged runs of bytes skipped (torn or corrupt records), since it opened
+ * @param torn records cut short at the end of the last data file, as a crash in mid-write leaves them (never
+ *     durable, so never acknowledged to anyone), cut off when it opened: 0 or 1
  * @param refusedFull appends refused because the spool or the disk was full
  */
 public record SpoolStats(long liveRecords, long diskBytes, int segments, long appended, long acknowledged,
-        long recovered, long forces, long damaged, long refusedFull) {
+        long recovered, long forces, long damaged, long torn, long refusedFull) {
 }

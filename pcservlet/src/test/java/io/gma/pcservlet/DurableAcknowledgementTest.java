@@ -1,0 +1,103 @@
+package io.gma.pcservlet;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.client.Consumer;
+import io.gma.client.Producer;
+import io.gma.client.Sent;
+import io.gma.internal.spool.SpoolHooks;
+import io.gma.registry.Registry;
+import io.gma.wire.Command;
+import io.gma.wire.Packed;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An acknowledgement is a promise that the message survives a crash, so it follows the fsync that covers the
+ * message: the spool's committer is held after a force and before it says the records are durable, and while it
+ * is held, neither an uplink's ACK nor a POST's 200 goes out; once it goes on, both do.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DurableAcknowledgementTest {
+    @TempDir
+    Path dir;
+
+    private final AtomicBoolean armed = new AtomicBoolean();
+    private final CountDownLatch holding = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    @BeforeEach
+    void holdTheCommitterOnceArmed() {
+        SpoolHooks.onPoint(point -> {
+            if (point.equals("forced") && armed.compareAndSet(true, false)) {
+                holding.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+    }
+
+    @AfterEach
+    void letGo() {
+        release.countDown();
+        SpoolHooks.clear();
+    }
+
+    @Test
+    void anUplinksAckWaitsForTheForceThatCoversItsMessage() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer east = PcServer.builder("east", registry.url()).spool(SpoolOptions.in(dir.resolve("east")))
+                        .start();
+                Producer p = Producer.builder().registry(registry.url()).domain("east").pcServlet(east.uplink())
+                        .label("p").build()) {
+            p.send("x-aaaaaa@west", new byte[10]).acknowledged().get(10, TimeUnit.SECONDS); // the uplink is up
+            armed.set(true);
+            Sent s = p.send("x-aaaaaa@west", new byte[10]);
+            assertTrue(holding.await(10, TimeUnit.SECONDS), "the committer forced the message's record");
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> !s.acknowledged().isDone());
+            release.countDown();
+            s.acknowledged().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aPostIsAnswered200OnlyOnceItsBatchIsOnDisk() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer west = PcServer.builder("west", registry.url()).spool(SpoolOptions.in(dir.resolve("west")))
+                        .start();
+                Consumer sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
+                        .label("sink").onMessage(m -> { }).build()) {
+            armed.set(true);
+            byte[] batch = Packed.make(1, Command.DATA, "p-aaaaaa@east", sink.name(), new byte[10]);
+            CompletableFuture<HttpResponse<String>> answer = HttpClient.newHttpClient().sendAsync(HttpRequest
+                    .newBuilder(URI.create(west.url() + Tunnel.MESSAGES_PATH)).header("Content-Type", Tunnel.MEDIA_TYPE)
+                    .header(Tunnel.DOMAIN_HEADER, "east").POST(HttpRequest.BodyPublishers.ofByteArray(batch)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(holding.await(10, TimeUnit.SECONDS), "the committer forced the batch's record");
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !answer.isDone());
+            assertFalse(answer.isDone());
+            release.countDown();
+            assertEquals(200, answer.get(10, TimeUnit.SECONDS).statusCode());
+        }
+    }
+}
