@@ -245,6 +245,19 @@ class OutboxTest {
     }
 
     @Test
+    void anOutboxKeepsWhatAsksForAReceiptAndItsReceiptComes() throws Exception {
+        Path dir = tmp.resolve("receipts");
+        try (DirectFixture f = new DirectFixture(); Consumer sink = f.consumer("sink").exactLabel(true)
+                .onMessage(m -> { }).build();
+                Producer p = f.producer("asker").exactLabel(true).outbox(dir).receipts(Duration.ofSeconds(10))
+                        .build()) {
+            // a receipt comes only for a message whose bytes asked for one: the outbox's bytes are what went
+            p.send(sink.name(), "kept".getBytes(UTF_8)).delivered().get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> p.stats().outboxMessages() == 0);
+        }
+    }
+
+    @Test
     void sequenceNumbersGoOnAboveWhatTheOutboxReservedWhateverTheClockSays() throws Exception {
         Path dir = tmp.resolve("numbers");
         List<Long> got = Collections.synchronizedList(new ArrayList<>());
