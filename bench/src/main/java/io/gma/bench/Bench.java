@@ -26,9 +26,10 @@ import picocli.CommandLine.Spec;
         header = "Run the benchmark suite: the jGMA paper's figures, GMA beside raw sockets, raw HTTP, NATS and"
                 + " JGroups.",
         description = {"Stages, in order: pingpong (figures 4 and 5), streaming (benchmarks 3 and 4), fanin (figure"
-                + " 6), tunnel (figure 7), tokens (Ed25519 against HMAC tokens: the cost of a check, and the"
-                + " secure cross-domain round trip). Everything runs on loopback; NATS needs nats-server (Debian:"
-                + " apt-get install nats-server) and is skipped, with the reason in the summary, without it.",
+                + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
+                + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip)."
+                + " Everything runs on loopback; NATS needs nats-server (Debian: apt-get install nats-server) and is"
+                + " skipped, with the reason in the summary, without it.",
             "Writes DIR/<figure>.csv and .png and DIR/summary.md; a full run into the default directory also"
                 + " replaces the latest-run section of bench/RESULTS.md. Methodology: bench/README.md."})
 public final class Bench implements Callable<Integer> {
@@ -41,7 +42,7 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, tokens (comma-separated; default all).")
+            + " streaming, fanin, tunnel, spool, tokens (comma-separated; default all).")
     List<String> only;
 
     @Option(names = "--skip", paramLabel = "PEER", split = ",", description = "Leave out these peers: nats,"

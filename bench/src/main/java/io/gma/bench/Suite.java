@@ -18,7 +18,7 @@ import java.util.Set;
  */
 final class Suite {
     /** The stages, in the order they run. */
-    static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "tokens");
+    static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "spool", "tokens");
 
     /**
      * @param out the directory for CSV, PNG and summary.md (created)
@@ -57,7 +57,8 @@ final class Suite {
         List<String> failures = new ArrayList<>();
         Map<String, String> peersRan;
         Map<String, Stage> stages = Map.of("pingpong", PingPongStage::run, "streaming", StreamingStage::run,
-                "fanin", FanInStage::run, "tunnel", TunnelStage::run, "tokens", TokensStage::run);
+                "fanin", FanInStage::run, "tunnel", TunnelStage::run, "spool", SpoolStage::run,
+                "tokens", TokensStage::run);
         try (Peers peers = Peers.start(skip, s.natsServer(), progress)) {
             for (String name : STAGES) {
                 if (s.stages().contains(name)) {

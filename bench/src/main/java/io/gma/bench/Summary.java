@@ -113,6 +113,13 @@ final class Summary {
         }
         md.append("- GMA direct streaming of 1 KB messages at or above JGroups unicast: ")
                 .append(goal(stream, Peers.GMA_DIRECT, Peers.JGROUPS, 1024, true, 1, "messages/s")).append('\n');
+        Optional<Figure> spool = find(run.figures(), SpoolStage.STREAM);
+        md.append("- Cross-domain streaming with the spool (fsync batch) at least 70% of in memory, 1 KB: ")
+                .append(goal(spool, SpoolStage.BATCH, SpoolStage.MEMORY, 1024, true, 0.70, "messages/s"))
+                .append('\n');
+        Optional<Figure> spoolRtt = find(run.figures(), SpoolStage.ROUND_TRIP);
+        md.append("- Cross-domain round trip with the spool (fsync batch) at most 1.5x of in memory, 64 B: ")
+                .append(goal(spoolRtt, SpoolStage.BATCH, SpoolStage.MEMORY, 64, false, 1.5, "µs")).append('\n');
         Optional<Figure> tokens = find(run.figures(), TokensStage.ROUND_TRIP);
         for (double x : xs(tokens, Optional.empty())) {
             md.append("- Secure cross-domain round trip with Ed25519 gma2 tokens within 10% of HMAC gma1 tokens, ")

@@ -71,7 +71,10 @@ class BenchTest {
                 "tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages"),
                 "tokens-verify", List.of("series", "messages_per_check", "ns_per_message", "ns_per_check",
                         "ns_per_check_fastest_pass", "ns_per_check_slowest_pass", "checks"),
-                "tokens-roundtrip", LATENCY);
+                "tokens-roundtrip", LATENCY,
+                SpoolStage.STREAM, List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages"),
+                SpoolStage.ROUND_TRIP, LATENCY);
+        Set<String> spool = Set.of(SpoolStage.MEMORY, SpoolStage.BATCH, SpoolStage.ALWAYS);
         Map<String, Set<String>> series = Map.of(
                 "fig4-pingpong-latency", pingPong,
                 "fig5-pingpong-bandwidth", pingPong,
@@ -84,7 +87,9 @@ class BenchTest {
                         VerifyCost.SIGNED_VERIFY_CACHED, VerifyCost.SIGNED_AUTHENTICATE_CACHED,
                         VerifyCost.SIGNED_BEARER),
                 "tokens-roundtrip", Set.of(TokenBench.RAW_POST, TokenBench.PLAINTEXT, TokenBench.HMAC,
-                        TokenBench.SIGNED));
+                        TokenBench.SIGNED),
+                SpoolStage.STREAM, spool,
+                SpoolStage.ROUND_TRIP, spool);
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -109,6 +114,11 @@ class BenchTest {
                 + " tokens, 64 B: "), summary);
         assertTrue(summary.contains("| POST of a round trip: the sender's bearer and the receiver's authenticate"),
                 summary);
+        assertTrue(summary.contains("- Cross-domain streaming with the spool (fsync batch) at least 70% of in memory,"
+                + " 1 KB: "), summary);
+        assertTrue(summary.contains("- Cross-domain round trip with the spool (fsync batch) at most 1.5x of in"
+                + " memory, 64 B: "), summary);
+        assertTrue(summary.contains("- " + SpoolStage.BATCH + ", 1,024 B: "), summary);
         assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
     }
 
@@ -126,8 +136,8 @@ class BenchTest {
     @Test
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
-        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, tokens (see gma"
-                + " bench --help)", err.toString().strip());
+        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens"
+                + " (see gma bench --help)", err.toString().strip());
     }
 
     @Test

@@ -216,9 +216,7 @@ final class Forwarder implements Runnable {
                 router.answer(q.message(), code, reason);
             }
         }
-        for (Queued q : queue.done()) {
-            spooling.ack(q.spoolSeq()); // the next hop has it, or its sender was told
-        }
+        spooling.ackAll(queue.done()); // the next hop has them, or their senders were told
         room.freed();
     }
 

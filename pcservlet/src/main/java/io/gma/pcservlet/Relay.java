@@ -73,7 +73,7 @@ final class Relay {
             Long out = handedOut.get(domain);
             if (out != null && out == ack) {
                 handedOut.remove(domain);
-                q.done().forEach(m -> spooling.ack(m.spoolSeq()));
+                spooling.ackAll(q.done());
                 roomFreed.run();
             }
             List<Queued> batch = q.nextBatch(settings.maxBatchBytes(), 0,

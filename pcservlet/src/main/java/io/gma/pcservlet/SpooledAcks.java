@@ -35,9 +35,18 @@ final class SpooledAcks {
     }
 
     private void ack(ArrayDeque<long[]> lane, long upTo) {
-        while (!lane.isEmpty() && lane.peekFirst()[0] <= upTo) {
-            spooling.ack(lane.pollFirst()[1]);
+        int n = 0;
+        for (long[] e : lane) {
+            if (e[0] > upTo) {
+                break;
+            }
+            n++;
         }
+        long[] seqs = new long[n];
+        for (int i = 0; i < n; i++) {
+            seqs[i] = lane.pollFirst()[1];
+        }
+        spooling.ackAll(seqs, n);
     }
 
     /** The queue is gone and its senders were told: every record left is done with. */

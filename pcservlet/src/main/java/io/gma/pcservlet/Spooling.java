@@ -12,6 +12,7 @@ import io.gma.wire.ProtocolException;
 import io.gma.wire.WireCodec;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -128,6 +129,28 @@ final class Spooling implements AutoCloseable {
     void ack(long seq) {
         if (spool != null && seq != NONE) {
             spool.ack(seq);
+        }
+    }
+
+    /** The next hop has these messages (a batch): their records are acknowledged together. */
+    void ackAll(List<Queued> done) {
+        if (spool == null || done.isEmpty()) {
+            return;
+        }
+        long[] seqs = new long[done.size()];
+        int n = 0;
+        for (Queued q : done) {
+            if (q.spoolSeq() != NONE) {
+                seqs[n++] = q.spoolSeq();
+            }
+        }
+        spool.ack(seqs, n);
+    }
+
+    /** The next hop has the first {@code count} of these records. */
+    void ackAll(long[] seqs, int count) {
+        if (spool != null && count > 0) {
+            spool.ack(seqs, count);
         }
     }
 

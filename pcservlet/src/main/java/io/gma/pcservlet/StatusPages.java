@@ -149,6 +149,8 @@ final class StatusPages {
             Metrics.sample(out, "gma_pc_spool_bytes", null, spool.diskBytes());
             counter(out, "gma_pc_spool_appended_total", "Messages appended to the spool", spool.appended());
             counter(out, "gma_pc_spool_fsyncs_total", "Forces of the spool's files to disk", spool.forces());
+            counter(out, "gma_pc_spool_written_bytes_total", "Bytes written to the spool's files: records and"
+                    + " acknowledgements, with their framing", spool.written());
             counter(out, "gma_pc_spool_recovered_total", "Messages read back from the spool at start",
                     spool.recovered());
             counter(out, "gma_pc_spool_damaged_total", "Damaged runs of bytes (torn or corrupt records, told by"

@@ -94,17 +94,17 @@ public final class TunnelBench {
         }
     }
 
-    /** Seconds from the first send to the last delivery of n messages from east to west. */
+    /** Seconds from the first send to the last delivery of n messages from east's domain to west's. */
     public static double stream(String registry, PcServer east, PcServer west, int size, int n) throws Exception {
         AtomicLong received = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
-        try (Consumer sink = Consumer.builder().registry(registry).domain("west").pcServlet(west.uplink())
+        try (Consumer sink = Consumer.builder().registry(registry).domain(west.domain()).pcServlet(west.uplink())
                 .label("sink").onMessage(m -> {
                     if (received.incrementAndGet() == n) {
                         done.countDown();
                     }
                 }).build();
-                Producer source = Producer.builder().registry(registry).domain("east").pcServlet(east.uplink())
+                Producer source = Producer.builder().registry(registry).domain(east.domain()).pcServlet(east.uplink())
                         .label("source").build()) {
             byte[] payload = new byte[size];
             long start = System.nanoTime();

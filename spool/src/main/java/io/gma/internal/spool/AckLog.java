@@ -71,8 +71,11 @@ final class AckLog {
         return Long.parseLong(n.substring(0, n.length() - SUFFIX.length()));
     }
 
-    /** Appends the acknowledgement of {@code count} sequence numbers; a new file first when there is none. */
-    void append(long[] seqs, int count, long nextSeq) throws IOException {
+    /**
+     * Appends the acknowledgement of {@code count} sequence numbers, a new file first when there is none; the
+     * bytes written.
+     */
+    int append(long[] seqs, int count, long nextSeq) throws IOException {
         if (active == null || activeSize >= ROLL_BYTES) {
             roll(nextSeq);
         }
@@ -96,6 +99,7 @@ final class AckLog {
             last.maxSeq = Math.max(last.maxSeq, seqs[i]);
         }
         dirty = true;
+        return record.limit();
     }
 
     private void roll(long nextSeq) throws IOException {

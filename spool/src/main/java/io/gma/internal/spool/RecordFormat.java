@@ -35,22 +35,37 @@ final class RecordFormat {
     private RecordFormat() {
     }
 
-    /** A whole data record, framed. */
-    static ByteBuffer data(long seq, long arrivalMillis, byte lane, String identity, byte[] payload) {
-        byte[] id = identity.getBytes(StandardCharsets.UTF_8);
-        if (id.length > 255) {
-            throw new IllegalArgumentException("identity \"" + identity + "\" is " + id.length
-                    + " UTF-8 bytes; a spool keeps at most 255");
+    /**
+     * A data record's size, framed.
+     *
+     * @throws IllegalArgumentException if the identity is over 255 bytes or the body over {@link #MAX_BODY_BYTES}
+     */
+    static int dataBytes(int identityLength, int payloadLength) {
+        if (identityLength > 255) {
+            throw new IllegalArgumentException("an identity of " + identityLength + " UTF-8 bytes exceeds the 255"
+                    + " a spool keeps");
         }
-        int body = DATA_FIXED_BYTES + id.length + payload.length;
+        long body = (long) DATA_FIXED_BYTES + identityLength + payloadLength;
         if (body > MAX_BODY_BYTES) {
             throw new IllegalArgumentException("a record of " + body + " bytes exceeds the spool's "
                     + MAX_BODY_BYTES);
         }
-        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + body);
-        b.putInt(DATA_MAGIC).putInt(body).putInt(0);
-        b.putLong(seq).putLong(arrivalMillis).put(lane).put((byte) id.length).put(id).put(payload);
-        return seal(b);
+        return HEADER_BYTES + (int) body;
+    }
+
+    /**
+     * Writes a whole data record, framed, at {@code into}'s position (which moves past it); {@code into} has room
+     * for {@link #dataBytes} of it.
+     */
+    static void writeData(ByteBuffer into, long seq, long arrivalMillis, byte lane, byte[] identity, byte[] payload) {
+        int start = into.position();
+        int body = DATA_FIXED_BYTES + identity.length + payload.length;
+        into.putInt(DATA_MAGIC).putInt(body).putInt(0);
+        into.putLong(seq).putLong(arrivalMillis).put(lane).put((byte) identity.length).put(identity).put(payload);
+        CRC32C c = new CRC32C();
+        c.update(into.duplicate().position(start + 4).limit(start + 8));
+        c.update(into.duplicate().position(start + HEADER_BYTES).limit(start + HEADER_BYTES + body));
+        into.putInt(start + 8, (int) c.getValue());
     }
 
     /** A whole acknowledgement record, framed: the sequence numbers acknowledged. */

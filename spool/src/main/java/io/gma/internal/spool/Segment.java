@@ -6,7 +6,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 
 /**
  * One data file of a spool: records appended one after another, their sequence numbers contiguous from the one
@@ -28,7 +31,7 @@ final class Segment {
     private final BitSet present = new BitSet();
     private final BitSet acked = new BitSet();
     private int live;
-    /** Written to since the last force. */
+    /** Written to since the last force (appended and not written is not dirty yet: see {@link Chunk}). */
     private volatile boolean dirty;
 
     private Segment(long firstSeq, Path path, FileChannel channel, long size) {
@@ -87,28 +90,97 @@ final class Segment {
     }
 
     /**
-     * Appends one framed record. A failed write (a full disk) cuts the file back to where it was, so that no torn
-     * record stays behind a good one.
+     * Records appended and not written to the file yet, in a few large buffers, each with its place in the file:
+     * what the committer writes in one call each, rather than one system call a record. Nothing here has been
+     * said to be durable. Guarded by the spool's lock; a chunk taken out is its taker's alone.
      */
-    void append(ByteBuffer record, long seq) throws IOException {
-        long at = size;
-        try {
-            while (record.hasRemaining()) {
-                channel.write(record, at + (record.position()));
-            }
-        } catch (IOException e) {
-            try {
-                channel.truncate(at);
-            } catch (IOException ignored) {
-                // the torn record stays; its CRC will tell
-            }
-            throw e;
+    static final class Chunk {
+        final ByteBuffer buffer;
+        /** Where in the file its first byte goes. */
+        final long offset;
+        /** Taken out to be written: appends go to a new chunk. */
+        boolean sealed;
+
+        Chunk(ByteBuffer buffer, long offset) {
+            this.buffer = buffer;
+            this.offset = offset;
         }
-        size = at + record.limit();
+
+        /** Its bytes, to write, without touching the buffer's own position. */
+        ByteBuffer bytes() {
+            return buffer.duplicate().flip();
+        }
+    }
+
+    private final ArrayDeque<Chunk> unwritten = new ArrayDeque<>();
+
+    /**
+     * Appends one record, encoded into the write buffer ({@code buffers} gives it room); the committer writes
+     * it. Under the spool's lock.
+     */
+    void append(long seq, long arrivalMillis, byte lane, byte[] identity, byte[] payload, int recordBytes,
+            WriteBuffers buffers) {
+        Chunk last = unwritten.peekLast();
+        if (last == null || last.sealed || last.buffer.remaining() < recordBytes) {
+            if (last != null) {
+                last.sealed = true;
+            }
+            last = new Chunk(buffers.take(recordBytes), size);
+            unwritten.addLast(last);
+        }
+        RecordFormat.writeData(last.buffer, seq, arrivalMillis, lane, identity, payload);
+        size += recordBytes;
         present.set(index(seq));
         live++;
         endSeq = seq + 1;
+    }
+
+    /** Under the spool's lock: what was appended and not written, to write now (appends go to new chunks). */
+    List<Chunk> takeUnwritten() {
+        List<Chunk> taken = new ArrayList<>(unwritten);
+        taken.forEach(c -> c.sealed = true);
+        unwritten.clear();
+        return taken;
+    }
+
+    /** Under the spool's lock: chunks whose write failed, back in front of the rest, to be written later. */
+    void putBack(List<Chunk> chunks) {
+        for (int i = chunks.size() - 1; i >= 0; i--) {
+            unwritten.addFirst(chunks.get(i));
+        }
+    }
+
+    boolean hasUnwritten() {
+        return !unwritten.isEmpty();
+    }
+
+    /**
+     * Writes one chunk at its place in the file. A write that fails part way is simply written whole again
+     * later, at the same place.
+     */
+    void write(Chunk c) throws IOException {
+        ByteBuffer b = c.bytes();
+        while (b.hasRemaining()) {
+            channel.write(b, c.offset + b.position());
+        }
         dirty = true;
+    }
+
+    /**
+     * Takes back the record just appended, {@code recordBytes} long, whose write failed (with {@link Fsync#ALWAYS},
+     * where the write is the append's own): the file is cut back to where it was. Under the spool's lock.
+     */
+    void unappend(long seq, int recordBytes) {
+        unwritten.clear();
+        size -= recordBytes;
+        present.clear(index(seq));
+        live--;
+        endSeq = seq;
+        try {
+            channel.truncate(size);
+        } catch (IOException ignored) {
+            // the torn record stays; its CRC will tell
+        }
     }
 
     /** Forces what was written to the disk, if anything was since the last force. */
@@ -161,6 +233,20 @@ final class Segment {
         } catch (IOException ignored) {
             // closing anyway
         }
+    }
+
+    /**
+     * Under the spool's lock, every record being acknowledged: what was not written never need be; the bytes
+     * dropped, their buffers given back.
+     */
+    long dropUnwritten(WriteBuffers buffers) {
+        long bytes = 0;
+        for (Chunk c : unwritten) {
+            bytes += c.bytes().remaining();
+            buffers.give(c.buffer);
+        }
+        unwritten.clear();
+        return bytes;
     }
 
     /** Closes and deletes the file. */

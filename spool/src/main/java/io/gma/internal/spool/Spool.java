@@ -1,8 +1,8 @@
 package io.gma.internal.spool;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -49,6 +49,18 @@ import org.slf4j.LoggerFactory;
 public final class Spool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Spool.class);
     /**
+     * Past this many bytes appended and not yet written (the committer behind, or the disk refusing), an append
+     * writes them itself, and is refused when it cannot: the memory a spool holds is bounded.
+     */
+    static final long MAX_UNWRITTEN_BYTES = 8L << 20;
+    /**
+     * Acknowledgements are written each round, and forced at most this often. An acknowledgement is not a promise
+     * to anyone: one lost makes its record go out once more, which the next hop drops as a duplicate. Written,
+     * it survives a crash of the process; forced once per 100 ms, a power loss replays at most that much, well
+     * inside the receivers' window of 65,536 numbers per sender.
+     */
+    static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
      * Told each time the committer passes a point where a crash must lose nothing ("forced", "segmentsDeleted"):
      * a crash test in this package halts the process there, as a kill -9 at that moment would. Nothing else sets
      * it.
@@ -74,6 +86,16 @@ public final class Spool implements AutoCloseable {
     private long[] pendingAcks = new long[256];
     private int pendingAckCount;
     private boolean deletable;
+    /** Records appended and not written yet (in {@link Segment.Chunk}s), in bytes; bounded. */
+    private long unwrittenBytes;
+    private final WriteBuffers buffers = new WriteBuffers();
+    /** Writing records failed (a full disk): they wait until then (System.nanoTime) to be tried again. */
+    private long writeRetryAt;
+    private boolean writeRetrying;
+    private IOException writeFailure;
+    private long writeFailedLogAt;
+    /** When the acknowledgement log was last forced (System.nanoTime); only the committer touches it. */
+    private long ackForcedAt = System.nanoTime() - ACK_FORCE_NANOS;
     /** Writing acknowledgements failed (a full disk): they wait until then (System.nanoTime) to be tried again. */
     private long ackRetryAt;
     private boolean ackRetrying;
@@ -86,6 +108,7 @@ public final class Spool implements AutoCloseable {
     private final LongAdder acknowledged = new LongAdder();
     private final LongAdder forces = new LongAdder();
     private final LongAdder refusedFull = new LongAdder();
+    private final LongAdder written = new LongAdder();
     private final long recovered;
     private final long damaged;
     private final long torn;
@@ -167,12 +190,17 @@ public final class Spool implements AutoCloseable {
     }
 
     /**
-     * Appends a record; its sequence number, which {@link #whenDurable} and {@link #ack} take.
+     * Appends a record; its sequence number, which {@link #whenDurable} and {@link #ack} take. The record goes to
+     * a write buffer, which the committer writes to its file and forces in one go with every other record
+     * appended meanwhile ({@link Fsync#ALWAYS}: at once, before this returns); it is durable once both are done.
      *
      * @throws SpoolException {@link SpoolException#full() full}: the spool is at maxBytes, or the disk is full
      *     (nothing was appended; the caller pushes back); or the spool is closed or broken
+     * @throws IllegalArgumentException if the identity is over 255 UTF-8 bytes or the record over 32 MiB
      */
     public long append(long arrivalMillis, byte lane, String identity, byte[] payload) throws SpoolException {
+        byte[] id = identity.getBytes(StandardCharsets.UTF_8);
+        int size = RecordFormat.dataBytes(id.length, payload.length);
         lock.lock();
         try {
             if (closed || broken != null) {
@@ -180,9 +208,16 @@ public final class Spool implements AutoCloseable {
                         + " failed to force its files to disk (" + broken.getMessage() + "): it takes nothing"
                         + " more until the PC servlet is restarted", false, broken);
             }
+            if (writeRetrying) {
+                // the disk refused the committer's last write: nothing more is taken until a write succeeds
+                refusedFull.increment();
+                throw new SpoolException("the spool at " + dir + " cannot write to its disk (" + writeFailure
+                        .getMessage() + "): " + unwrittenBytes + " bytes wait to be written", true, writeFailure);
+            }
+            if (unwrittenBytes > MAX_UNWRITTEN_BYTES) {
+                writeNow(); // the committer is behind: no more is kept in memory
+            }
             long seq = nextSeq;
-            ByteBuffer record = RecordFormat.data(seq, arrivalMillis, lane, identity, payload);
-            int size = record.remaining();
             Segment last = segments.get(segments.size() - 1);
             if (diskBytes + size > settings.maxBytes() && last.live() == 0 && last.size() > 0) {
                 // the segment appended to holds nothing live: begin another, so that it can go
@@ -199,32 +234,84 @@ public final class Spool implements AutoCloseable {
             if (active.size() > 0 && active.size() + size > settings.segmentBytes()) {
                 active = roll();
             }
-            try {
-                active.append(record, seq);
-            } catch (IOException e) {
-                if (active.live() == 0 && active.size() > 0) {
-                    // a full disk, and the segment appended to holds nothing live: begin another, so that it can go
-                    roll();
-                    deletable = true;
-                    work.signal();
-                }
-                refusedFull.increment();
-                throw new SpoolException("the spool at " + dir + " could not write " + size + " bytes: "
-                        + e.getMessage(), true, e);
-            }
+            active.append(seq, arrivalMillis, lane, id, payload, size, buffers);
+            unwrittenBytes += size;
             nextSeq = seq + 1;
             appendedSeq = seq;
             diskBytes += size;
             liveRecords++;
             appended.increment();
-            switch (settings.fsync()) {
-                case ALWAYS -> forceNow(active, seq);
-                case NEVER -> durableSeq = seq;
-                default -> work.signal();
+            written.add(size);
+            if (settings.fsync() == Fsync.ALWAYS) {
+                writeAndForceNow(active, seq, size);
+            } else {
+                work.signal();
             }
             return seq;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: writes every record not written yet, in order; when the disk refuses, what is left stays
+     * for the committer to write later, and the append that asked is refused (nothing of it was appended).
+     */
+    private void writeNow() throws SpoolException {
+        for (Segment s : segments) {
+            List<Segment.Chunk> chunks = s.takeUnwritten();
+            for (int i = 0; i < chunks.size(); i++) {
+                Segment.Chunk c = chunks.get(i);
+                try {
+                    s.write(c);
+                } catch (IOException e) {
+                    s.putBack(chunks.subList(i, chunks.size()));
+                    rollIfNothingLive();
+                    refusedFull.increment();
+                    throw new SpoolException("the spool at " + dir + " could not write " + unwrittenBytes
+                            + " bytes: " + e.getMessage(), true, e);
+                }
+                unwrittenBytes -= c.bytes().remaining();
+                buffers.give(c.buffer);
+            }
+        }
+    }
+
+    /**
+     * Under the lock, with {@link Fsync#ALWAYS}: the record just appended is written and forced before the append
+     * returns. A write the disk refuses takes the record back, and the append is refused as full.
+     */
+    private void writeAndForceNow(Segment active, long seq, int size) throws SpoolException {
+        try {
+            writeNow();
+        } catch (SpoolException full) {
+            active.unappend(seq, size);
+            unwrittenBytes -= size;
+            nextSeq = seq;
+            appendedSeq = seq - 1;
+            diskBytes -= size;
+            liveRecords--;
+            appended.decrement();
+            written.add(-size);
+            throw full;
+        }
+        forceNow(active, seq);
+    }
+
+    /**
+     * Under the lock, the disk having refused a write: when the segment appended to holds nothing live, another is
+     * begun, so that this one can go and free room.
+     */
+    private void rollIfNothingLive() {
+        Segment active = segments.get(segments.size() - 1);
+        if (active.live() == 0 && active.size() > 0) {
+            try {
+                roll();
+                deletable = true;
+                work.signal();
+            } catch (SpoolException e) {
+                LOG.debug("spool {}: {}", dir, e.getMessage());
+            }
         }
     }
 
@@ -295,22 +382,40 @@ public final class Spool implements AutoCloseable {
     public void ack(long seq) {
         lock.lock();
         try {
-            Segment s = segmentOf(seq);
-            if (s == null || !s.ack(seq)) {
-                return;
-            }
-            liveRecords--;
-            acknowledged.increment();
-            if (pendingAckCount == pendingAcks.length) {
-                pendingAcks = Arrays.copyOf(pendingAcks, pendingAcks.length * 2);
-            }
-            pendingAcks[pendingAckCount++] = seq;
-            if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
-                deletable = true;
+            ackOne(seq);
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** As {@link #ack(long)} for the first {@code count} of {@code seqs}, under one taking of the lock. */
+    public void ack(long[] seqs, int count) {
+        lock.lock();
+        try {
+            for (int i = 0; i < count; i++) {
+                ackOne(seqs[i]);
             }
             work.signal();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private void ackOne(long seq) {
+        Segment s = segmentOf(seq);
+        if (s == null || !s.ack(seq)) {
+            return;
+        }
+        liveRecords--;
+        acknowledged.increment();
+        if (pendingAckCount == pendingAcks.length) {
+            pendingAcks = Arrays.copyOf(pendingAcks, pendingAcks.length * 2);
+        }
+        pendingAcks[pendingAckCount++] = seq;
+        if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
+            deletable = true;
         }
     }
 
@@ -337,31 +442,32 @@ public final class Spool implements AutoCloseable {
     private void commitLoop() {
         while (true) {
             long target;
-            List<Segment> toForce = new ArrayList<>(2);
+            List<Segment> all;
+            List<List<Segment.Chunk>> toWrite = new ArrayList<>();
             long[] acks = null;
             int ackCount;
             long ackFileSeq;
             lock.lock();
             try {
                 while (!closed && !hasWork()) {
-                    if (ackRetrying && pendingAckCount > 0) {
+                    long wake = nextRetry();
+                    if (wake == Long.MAX_VALUE) {
+                        work.awaitUninterruptibly();
+                    } else {
                         try {
-                            work.awaitNanos(Math.max(1, ackRetryAt - System.nanoTime()));
+                            work.awaitNanos(Math.max(1, wake - System.nanoTime()));
                         } catch (InterruptedException ignored) {
                             // nobody interrupts the committer; closing is what ends it
                         }
-                    } else {
-                        work.awaitUninterruptibly();
                     }
                 }
-                if (closed && !hasWork()) {
-                    return;
+                if (closed && (!hasWork() || writeRetrying)) {
+                    return; // closing, and the disk refused the last write: what is unwritten was never durable
                 }
                 target = appendedSeq;
-                for (Segment s : segments) {
-                    if (s.isDirty()) {
-                        toForce.add(s);
-                    }
+                all = new ArrayList<>(segments);
+                for (Segment s : all) {
+                    toWrite.add(s.takeUnwritten());
                 }
                 ackCount = pendingAckCount;
                 if (ackCount > 0) {
@@ -372,25 +478,103 @@ public final class Spool implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            commit(target, toForce, acks, ackCount, ackFileSeq);
+            boolean written = write(all, toWrite);
+            commit(written ? target : -1, all, acks, ackCount, ackFileSeq);
             deleteAcknowledged();
         }
     }
 
     /** Under the lock. */
     private boolean hasWork() {
-        boolean toForce = settings.fsync() == Fsync.BATCH && appendedSeq > durableSeq && broken == null;
-        boolean acks = pendingAckCount > 0 && (!ackRetrying || System.nanoTime() - ackRetryAt >= 0);
-        return toForce || acks || deletable;
+        long now = System.nanoTime();
+        boolean toCommit = appendedSeq > durableSeq && broken == null && (!writeRetrying || now - writeRetryAt >= 0);
+        boolean acks = pendingAckCount > 0 && (!ackRetrying || now - ackRetryAt >= 0);
+        return toCommit || acks || deletable;
     }
 
-    /** Forces the segments written to, writes (and forces) acknowledgements, then says what is durable. */
-    private void commit(long target, List<Segment> toForce, long[] acks, int ackCount, long ackFileSeq) {
+    /** Under the lock: when a write or acknowledgements that failed are next tried (System.nanoTime), or never. */
+    private long nextRetry() {
+        long wake = Long.MAX_VALUE;
+        if (writeRetrying && appendedSeq > durableSeq && broken == null) {
+            wake = writeRetryAt;
+        }
+        if (ackRetrying && pendingAckCount > 0 && (wake == Long.MAX_VALUE || ackRetryAt - wake < 0)) {
+            wake = ackRetryAt;
+        }
+        return wake;
+    }
+
+    /**
+     * Outside the lock: writes what each segment had appended and not written, in order. When the disk refuses
+     * (full, most likely), what was not written goes back, to be tried again 100 ms later; whether all of it was
+     * written.
+     */
+    private boolean write(List<Segment> all, List<List<Segment.Chunk>> toWrite) {
+        long bytes = 0;
+        List<Segment.Chunk> done = new ArrayList<>();
+        IOException failed = null;
+        int s = 0;
+        int i = 0;
+        outer:
+        for (; s < all.size(); s++) {
+            List<Segment.Chunk> chunks = toWrite.get(s);
+            for (i = 0; i < chunks.size(); i++) {
+                try {
+                    all.get(s).write(chunks.get(i));
+                } catch (IOException e) {
+                    failed = e;
+                    break outer;
+                }
+                bytes += chunks.get(i).bytes().remaining();
+                done.add(chunks.get(i));
+            }
+        }
+        boolean recovered = false;
+        lock.lock();
+        try {
+            unwrittenBytes -= bytes;
+            done.forEach(c -> buffers.give(c.buffer));
+            if (failed == null) {
+                recovered = writeRetrying;
+                writeRetrying = false;
+                return true;
+            }
+            writeFailure = failed;
+            all.get(s).putBack(toWrite.get(s).subList(i, toWrite.get(s).size()));
+            for (int later = s + 1; later < all.size(); later++) {
+                all.get(later).putBack(toWrite.get(later));
+            }
+            long now = System.nanoTime();
+            writeRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
+            if (!writeRetrying || now - writeFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
+                writeFailedLogAt = now;
+                LOG.warn("spool {}: writing {} bytes failed, kept to try again: {}", dir, unwrittenBytes,
+                        failed.getMessage());
+            }
+            writeRetrying = true;
+            rollIfNothingLive();
+            return false;
+        } finally {
+            lock.unlock();
+            if (recovered) {
+                LOG.info("spool {}: its disk takes writes again", dir);
+                roomFreed.run(); // appends refused meanwhile may be offered again
+            }
+        }
+    }
+
+    /**
+     * Forces the segments written to, writes (and forces) acknowledgements, then says what is durable: up to
+     * {@code target}, or nothing new when it is -1 (a write failed).
+     */
+    private void commit(long target, List<Segment> all, long[] acks, int ackCount, long ackFileSeq) {
         try {
             if (settings.fsync() != Fsync.NEVER) {
-                for (Segment s : toForce) {
-                    s.force();
-                    forces.increment();
+                for (Segment s : all) {
+                    if (s.isDirty()) {
+                        s.force();
+                        forces.increment();
+                    }
                 }
             }
             if (ackCount > 0) {
@@ -411,7 +595,7 @@ public final class Spool implements AutoCloseable {
         List<Runnable> ready = new ArrayList<>();
         lock.lock();
         try {
-            if (settings.fsync() == Fsync.BATCH && target > durableSeq) {
+            if (target > durableSeq) {
                 durableSeq = target;
                 durableMoved.signalAll();
             }
@@ -442,10 +626,12 @@ public final class Spool implements AutoCloseable {
      */
     private void writeAcks(long[] acks, int ackCount, long ackFileSeq) {
         try {
-            ackLog.append(acks, ackCount, ackFileSeq);
-            if (settings.fsync() != Fsync.NEVER) {
+            written.add(ackLog.append(acks, ackCount, ackFileSeq));
+            long now = System.nanoTime();
+            if (settings.fsync() != Fsync.NEVER && now - ackForcedAt >= ACK_FORCE_NANOS) {
                 ackLog.force();
                 forces.increment();
+                ackForcedAt = now;
             }
             if (ackRetrying) {
                 lock.lock();
@@ -494,13 +680,14 @@ public final class Spool implements AutoCloseable {
             deletable = false;
             for (int i = 0; i < segments.size() - 1; i++) {
                 Segment s = segments.get(i);
-                if (s.live() == 0 && !s.isDirty()) {
+                if (s.live() == 0) {
                     gone.add(s);
                 }
             }
             segments.removeAll(gone);
             for (Segment s : gone) {
                 diskBytes -= s.size();
+                unwrittenBytes -= s.dropUnwritten(buffers); // every record acknowledged: none need ever be written
             }
             lowestLive = segments.get(0).firstSeq;
         } finally {
@@ -529,7 +716,8 @@ public final class Spool implements AutoCloseable {
         lock.lock();
         try {
             return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged.sum(),
-                    recovered, forces.sum(), damaged, torn, refusedFull.sum());
+                    recovered, forces.sum(), damaged, torn, refusedFull.sum(),
+                    written.sum());
         } finally {
             lock.unlock();
         }

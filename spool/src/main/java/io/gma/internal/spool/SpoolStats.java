@@ -14,7 +14,8 @@ package io.gma.internal.spool;
  * @param torn records cut short at the end of the last data file, as a crash in mid-write leaves them (never
  *     durable, so never acknowledged to anyone), cut off when it opened: 0 or 1
  * @param refusedFull appends refused because the spool or the disk was full
+ * @param written bytes written to its files since it opened, records and acknowledgements with their framing
  */
 public record SpoolStats(long liveRecords, long diskBytes, int segments, long appended, long acknowledged,
-        long recovered, long forces, long damaged, long torn, long refusedFull) {
+        long recovered, long forces, long damaged, long torn, long refusedFull, long written) {
 }
