@@ -176,7 +176,9 @@ final class OutboxSpool implements AutoCloseable {
         while (true) {
             long freedBefore = freedCount();
             try {
-                long record = spool.append(System.currentTimeMillis(), LANE, "", packed);
+                // written to the file before send returns (the spool's own appends wait in memory for the
+                // committer): a crash of this process must not lose what send said it took
+                long record = spool.appendWritten(System.currentTimeMillis(), LANE, "", packed);
                 if (forceOnSend) {
                     awaitDurable(record, blockNanos);
                 }
