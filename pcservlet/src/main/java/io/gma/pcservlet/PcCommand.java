@@ -177,10 +177,10 @@ public final class PcCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PcServer pc = configured().start();
         spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
-                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink() + (memory
-                        ? ", in memory only (--memory)" : ", spool in " + (dataDir != null ? dataDir
-                                : Path.of(domain)).toAbsolutePath().normalize() + " (fsync " + fsync.name()
-                                        .toLowerCase(Locale.ROOT) + ")"));
+                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
+        spec.commandLine().getOut().println(memory ? "in memory only (--memory): what it holds is lost if the"
+                + " process dies" : "spool in " + (dataDir != null ? dataDir : Path.of(domain)).toAbsolutePath()
+                        .normalize() + " (fsync " + fsync.name().toLowerCase(Locale.ROOT) + ")");
         Running.until(duration.seconds(), null, pc);
         return 0;
     }

@@ -16,6 +16,7 @@ import io.gma.wire.Packed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -59,9 +60,9 @@ class CrossDomainTrustTest {
                 send    *                *
                 """);
         registry = Registry.builder().port(0).security(as("registry")).build().start();
-        east = PcServer.builder("east", registry.url()).security(as("east")).start();
-        west = PcServer.builder("west", registry.url()).security(as("west")).start();
-        north = PcServer.builder("north", registry.url()).security(as("north")).start();
+        east = PcServer.builder("east", registry.url()).registryGrace(Duration.ZERO).security(as("east")).start();
+        west = PcServer.builder("west", registry.url()).registryGrace(Duration.ZERO).security(as("west")).start();
+        north = PcServer.builder("north", registry.url()).registryGrace(Duration.ZERO).security(as("north")).start();
         char[] pass = Files.readString(keys.resolve("store.pass")).strip().toCharArray();
         Security trustOnly = Security.builder().tls(Tls.builder().trustStore(keys.resolve("truststore.p12"), pass)
                 .build()).token(() -> null).build();

@@ -7,10 +7,12 @@ import io.gma.cli.Cli;
 import io.gma.registry.Registry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,8 +128,9 @@ class PcCommandTest {
     }
 
     @Test
-    void unreachableRegistryExitsOneWithOneLine() {
-        Run r = run("--domain", "east", "--registry", DEAD_REGISTRY, "--http-port", "0", "--uplink-port", "0");
+    void unreachableRegistryExitsOneWithOneLine(@TempDir Path dir) {
+        Run r = run("--domain", "east", "--registry", DEAD_REGISTRY, "--http-port", "0", "--uplink-port", "0",
+                "--data-dir", dir.resolve("east").toString());
         assertEquals(1, r.status(), r.err());
         List<String> lines = r.err().lines().toList();
         assertEquals(1, lines.size(), r.err());
@@ -136,13 +139,45 @@ class PcCommandTest {
     }
 
     @Test
-    void runsForItsDurationAndExitsZero() throws Exception {
+    void theSpoolsOptionsAreCheckedAndNamed() {
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--fsync", "sometimes"),
+                "Invalid value for option '--fsync': \"sometimes\" is not always, batch or never");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--max-age", "3w"),
+                "Invalid value for option '--max-age': \"3w\" is not an age: seconds, or a number with s, m, h or d"
+                        + " after it (90s, 15m, 24h, 7d)");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--memory", "--fsync", "always",
+                "--max-age", "1h"), "--memory keeps no spool: --fsync, --max-age would have no effect");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--max-spool-bytes", "1000"),
+                "maxSpoolBytes 1000 is under 1 MiB (1048576)");
+    }
+
+    @Test
+    void theSpoolsOptionsReachTheBuilder() {
+        SpoolOptions s = parse("--domain", "east", "--data-dir", "/var/lib/gma/east", "--fsync", "ALWAYS",
+                "--max-spool-bytes", "2097152", "--max-age", "24h").configured().settings().spool();
+        assertEquals(new SpoolOptions(Path.of("/var/lib/gma/east"), SpoolOptions.Fsync.ALWAYS, 2_097_152,
+                Duration.ofHours(24)), s);
+        assertEquals(new SpoolOptions(Path.of("east"), SpoolOptions.Fsync.BATCH, SpoolOptions.DEFAULT_MAX_BYTES,
+                Duration.ZERO), parse("--domain", "east").configured().settings().spool(), "the defaults");
+        assertEquals(null, parse("--domain", "east", "--memory").configured().settings().spool());
+    }
+
+    @Test
+    void runsForItsDurationAndExitsZero(@TempDir Path dir) throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
+            Path spool = dir.resolve("spool-east");
             Run r = run("--domain", "east", "--registry", registry.url(), "--http-port", "0", "--uplink-port", "0",
-                    "--duration", "1");
+                    "--duration", "1", "--data-dir", spool.toString());
             assertEquals(0, r.status(), r.err());
             assertTrue(r.out().matches("GMA PC servlet of east at http://127\\.0\\.0\\.1:[0-9]+, uplinks at"
-                    + " 127\\.0\\.0\\.1:[0-9]+\n"), r.out());
+                    + " 127\\.0\\.0\\.1:[0-9]+\nspool in " + Pattern.quote(spool.toAbsolutePath().toString())
+                    + " \\(fsync batch\\)\n"), r.out());
+            assertTrue(Files.exists(spool.resolve("spool.lock")), "the spool is there");
+            Run memory = run("--domain", "east", "--registry", registry.url(), "--http-port", "0", "--uplink-port",
+                    "0", "--duration", "1", "--memory");
+            assertEquals(0, memory.status(), memory.err());
+            assertTrue(memory.out().endsWith("\nin memory only (--memory): what it holds is lost if the process"
+                    + " dies\n"), memory.out());
         }
     }
 

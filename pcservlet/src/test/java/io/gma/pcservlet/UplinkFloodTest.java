@@ -88,7 +88,8 @@ class UplinkFloodTest {
                 Tls.ClientAuth.NONE).build()).build().start();
                 ChildJvm west = ChildJvm.start(List.of("-Xmx64m"), PcServer.class.getName(), List.of("--domain",
                         "west", "--registry", registry.url(), "--host", "127.0.0.1", "--http-port", "0",
-                        "--uplink-port", "0", "--security", keys.toString(), "--identity", "west"));
+                        "--uplink-port", "0", "--security", keys.toString(), "--identity", "west", "--data-dir",
+                        keys.resolve("west-spool").toString()));
                 PcServer east = PcServer.builder("east", registry.url())
                         .security(Security.fromDirectory(keys, "east", Tls.ClientAuth.WANT).build()).start();
                 PreAuthFlood flood = new PreAuthFlood()) {

@@ -57,7 +57,7 @@ class UplinkRefusalMetricsTest {
                 ChildJvm west = ChildJvm.start(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                         "-Dgma.maxUnauthenticatedPerAddress=1"), PcServer.class.getName(), List.of("--domain", "west",
                         "--registry", registry.url(), "--http-port", "0", "--uplink-port", "0", "--security",
-                        keys.toString(), "--identity", "west"))) {
+                        keys.toString(), "--identity", "west", "--memory"))) {
             try {
                 refuseAndCount(west, http, trustOnly);
             } finally {

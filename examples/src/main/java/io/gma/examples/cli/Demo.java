@@ -3,6 +3,7 @@ package io.gma.examples.cli;
 import io.gma.examples.agent.Agent;
 import io.gma.examples.agent.Collector;
 import io.gma.pcservlet.PcServer;
+import io.gma.pcservlet.SpoolOptions;
 import io.gma.registry.Registry;
 import io.gma.security.Keys;
 import io.gma.security.Security;
@@ -13,7 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The all-in-one demo, in one process, on loopback and ephemeral ports:
@@ -35,6 +38,8 @@ public final class Demo implements AutoCloseable {
 
     /** Where the keys are when every hop is secure, else null. */
     private final Path keys;
+    /** A temporary directory with each PC servlet's spool, deleted when the demo stops. */
+    private final Path spools;
 
     /** What the demo's identities may do when it runs secure. */
     static final String RULES = String.join(System.lineSeparator(),
@@ -52,6 +57,8 @@ public final class Demo implements AutoCloseable {
 
     private Demo(Duration sampleEvery, Path keys) throws Exception {
         this.keys = keys;
+        this.spools = Files.createTempDirectory("gma-demo-spools");
+        keep(() -> deleteTree(spools)); // closed last, after the PC servlets
         try {
             registry = keep(Registry.builder().port(0).security(security("registry")).build().start());
             cardiff = keep(pc("cardiff").start());
@@ -76,7 +83,16 @@ public final class Demo implements AutoCloseable {
     }
 
     private PcServer.Builder pc(String domain) throws IOException {
-        return PcServer.builder(domain, registry.url()).security(security(domain));
+        return PcServer.builder(domain, registry.url()).security(security(domain))
+                .spool(SpoolOptions.in(spools.resolve(domain)));
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     /** Starts everything, insecure (plaintext on loopback, logged); agents sample every {@code sampleEvery}. */
@@ -108,6 +124,8 @@ public final class Demo implements AutoCloseable {
                 "  cardiff    PC servlet " + cardiff.url() + ", an agent publishing this machine's metrics",
                 "  bangor     PC servlet, outbound-only (relayed by cardiff), an agent",
                 "  swansea    PC servlet " + swansea.url() + ", the collector below",
+                "  spools     each PC servlet keeps what it acknowledged in " + spools + " until the next hop has"
+                        + " it (deleted when the demo stops)",
                 keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
                         : "  security   TLS and tokens on every hop, keys and rules in " + keys
                         + " (the dashboard's data needs them: it shows 'no answer' in a browser)",

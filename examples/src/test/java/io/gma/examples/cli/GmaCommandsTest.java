@@ -130,13 +130,14 @@ class GmaCommandsTest {
 
     /** The README's example of forwarding through a firewall, command by command. */
     @Test
-    void eventsFromBehindAFirewallReachTheOtherDomain() throws Exception {
+    void eventsFromBehindAFirewallReachTheOtherDomain(@TempDir Path spools) throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             String url = registry.url();
             CompletableFuture<Run> site = background("pc", "--domain", "site", "--registry", url, "--http-port", "0",
-                    "--uplink-port", "0", "--duration", "12");
+                    "--uplink-port", "0", "--duration", "12", "--data-dir", spools.resolve("site").toString());
             CompletableFuture<Run> lab = background("pc", "--domain", "lab", "--via", "site", "--registry", url,
-                    "--http-port", "0", "--uplink-port", "0", "--duration", "12");
+                    "--http-port", "0", "--uplink-port", "0", "--duration", "12", "--data-dir",
+                    spools.resolve("lab").toString());
             String siteUplink = uplink(site);
             String labUplink = uplink(lab);
             CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lab", "--pc",
@@ -250,17 +251,17 @@ class GmaCommandsTest {
     }
 
     @Test
-    void registryAndPcServletStartAndStop() throws Exception {
+    void registryAndPcServletStartAndStop(@TempDir Path spool) throws Exception {
         Run registry = gma("registry", "--port", "0", "--duration", "1");
         assertEquals(0, registry.status(), registry.err());
         assertTrue(registry.out().matches("GMA registry at http://127\\.0\\.0\\.1:[0-9]+/registry/v1\n"),
                 registry.out());
         try (Registry r = Registry.builder().port(0).build().start()) {
             Run pc = gma("pc", "--domain", "east", "--registry", r.url(), "--http-port", "0", "--uplink-port", "0",
-                    "--duration", "1");
+                    "--duration", "1", "--data-dir", spool.toString());
             assertEquals(0, pc.status(), pc.err());
             assertTrue(pc.out().matches("GMA PC servlet of east at http://127\\.0\\.0\\.1:[0-9]+, uplinks at"
-                    + " 127\\.0\\.0\\.1:[0-9]+\n"), pc.out());
+                    + " 127\\.0\\.0\\.1:[0-9]+\nspool in .* \\(fsync batch\\)\n"), pc.out());
         }
         Run missing = gma("pc", "--registry", "http://127.0.0.1:1");
         assertEquals(2, missing.status());
@@ -320,7 +321,8 @@ class GmaCommandsTest {
         assertEquals(2, badMode.status());
         assertEquals("--client-auth maybe is not none, want or need (see gma registry --help)\n", badMode.err());
         // plaintext beyond this machine only when asked for: refused before anything listens
-        Run exposed = gma("pc", "--domain", "x", "--host", "0.0.0.0", "--http-port", "0", "--uplink-port", "0");
+        Run exposed = gma("pc", "--domain", "x", "--host", "0.0.0.0", "--http-port", "0", "--uplink-port", "0",
+                "--memory");
         assertEquals(2, exposed.status());
         assertEquals("gma pc --host 0.0.0.0 listens beyond this machine: give --security DIR (see gma keys) or"
                 + " --insecure (see gma pc --help)\n", exposed.err());

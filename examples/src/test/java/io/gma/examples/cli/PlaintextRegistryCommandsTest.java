@@ -96,7 +96,7 @@ class PlaintextRegistryCommandsTest {
     @Test
     void pcRefusesAnHttpRegistryWithSecurity() throws Exception {
         assertRefusedBeforeSending("pc", "east", "--domain", "east", "--http-port", "0", "--uplink-port", "0",
-                "--duration", "1");
+                "--duration", "1", "--memory");
     }
 
     @Test
