@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -236,10 +237,26 @@ final class Connector {
         }
     }
 
-    /** Says BYE on every link, open or in its handshake. */
-    void sayBye() {
+    /**
+     * Says BYE on every link, open or in its handshake; with {@code keepNumbers}, not on the links of a peer that
+     * has messages not acknowledged: they stay in the outbox and go out again after a restart, so the peer must
+     * keep remembering this endpoint's numbers (a BYE would make it forget them) to drop those it had.
+     */
+    void sayBye(boolean keepNumbers) {
+        Set<Link> quiet = new HashSet<>();
+        if (keepNumbers) {
+            for (Peer p : peers.all()) {
+                if (!p.queue().isEmpty()) {
+                    p.links().forEach(quiet::add);
+                }
+            }
+        }
         for (Link l : links) {
-            l.bye();
+            if (quiet.contains(l)) {
+                l.closeWithoutBye();
+            } else {
+                l.bye();
+            }
         }
     }
 

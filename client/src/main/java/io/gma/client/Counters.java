@@ -22,14 +22,23 @@ final class Counters {
     final LongAdder receiptsTimedOut = new LongAdder();
     /** Receipts no longer awaited under DROP_OLDEST, to make room for newer ones. */
     final LongAdder receiptsGivenUp = new LongAdder();
+    /** Sends that waited for room in a full outbox (BLOCK), as {@code waits} counts a full queue's. */
+    final LongAdder outboxWaits = new LongAdder();
+    /** Sends refused with QUEUE_FULL because the outbox was full, as {@code rejected} counts a full queue's. */
+    final LongAdder outboxRejected = new LongAdder();
 
-    /** A snapshot, with the queues' depth and the receipts awaited now. */
-    EndpointStats snapshot(long queuedMessages, long queuedBytes, long receiptsAwaited) {
+    /**
+     * A snapshot, with the queues' depth and the receipts awaited now.
+     *
+     * @param outbox the outbox's fill and counts now: live records, bytes on disk, recovered at start, damaged
+     *     (all 0 without an outbox)
+     */
+    EndpointStats snapshot(long queuedMessages, long queuedBytes, long receiptsAwaited, long[] outbox) {
         return new EndpointStats(link.messagesOut(), link.bytesOut(), link.messagesIn(), link.bytesIn(),
-                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum(), link.drops(),
-                link.rejected() + receiptRejections.sum(), reconnects.sum(), duplicates.sum(),
+                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum() + outboxWaits.sum(), link.drops(),
+                link.rejected() + receiptRejections.sum() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(),
                 link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
                 link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum(), receiptsAwaited,
-                receiptsTimedOut.sum(), receiptsGivenUp.sum());
+                receiptsTimedOut.sum(), receiptsGivenUp.sum(), outbox[0], outbox[1], outbox[2], outbox[3]);
     }
 }

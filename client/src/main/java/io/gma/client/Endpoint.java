@@ -28,10 +28,14 @@ public abstract class Endpoint implements AutoCloseable {
 
     /**
      * Sends DATA without waiting (a notification). The queue's policy applies when the peer's queue is full.
+     * With an {@link EndpointBuilder#outbox outbox}, the message is appended there before this returns, and goes
+     * out again after a crash and restart until the first hop acknowledges it.
      *
      * @return the sequence, a future completed when the peer (the first hop) acknowledges it, and with
      *     {@link EndpointBuilder#receipts} one completed when the destination took it
-     * @throws EndpointException QUEUE_FULL, NO_ROUTE for another domain, SHUTTING_DOWN
+     * @throws EndpointException QUEUE_FULL (the peer's queue, the receipts awaited or the outbox are full: nothing
+     *     was queued or kept), NO_ROUTE for another domain, SHUTTING_DOWN; INTERNAL when the outbox's disk failed
+     *     (nothing was kept)
      */
     public Sent send(String to, byte[] data) throws EndpointException {
         return core.send(to, Command.DATA, data);
@@ -68,7 +72,11 @@ public abstract class Endpoint implements AutoCloseable {
         return core.stats();
     }
 
-    /** Unregisters, says BYE to every peer, fails what is still queued with SHUTTING_DOWN. */
+    /**
+     * Unregisters, says BYE to every peer, fails what is still queued with SHUTTING_DOWN. With an outbox, what was
+     * not acknowledged stays in it and goes out when the endpoint starts again with it, and a peer it holds
+     * messages for is left without BYE, so that it keeps remembering which it had.
+     */
     @Override
     public void close() {
         core.close();

@@ -5,6 +5,7 @@ import io.gma.registry.api.Kind;
 import io.gma.security.Security;
 import io.gma.wire.Name;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,6 +24,10 @@ import java.util.function.Function;
  * @param <T> {@link Producer} or {@link Consumer}
  */
 public final class EndpointBuilder<T> {
+    /** {@link #maxOutboxBytes}'s default: 64 MiB. */
+    public static final long DEFAULT_MAX_OUTBOX_BYTES = 64L << 20;
+    private static final long MIN_OUTBOX_BYTES = 1L << 20;
+    private static final long MAX_OUTBOX_BYTES = 1L << 40;
 
     private final Kind kind;
     private final Function<EndpointCore, T> wrap;
@@ -30,6 +35,11 @@ public final class EndpointBuilder<T> {
     String domain;
     String label;
     boolean exact;
+    boolean takeOver;
+    /** The outbox's directory, or null: none. */
+    Path outbox;
+    long maxOutboxBytes = DEFAULT_MAX_OUTBOX_BYTES;
+    boolean outboxForceOnSend;
     String host = "127.0.0.1";
     InetSocketAddress pcServlet;
     final Map<String, String> attributes = new LinkedHashMap<>();
@@ -118,9 +128,77 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
-    /** Register as exactly {@code label@domain}, for a well-known service; start fails if it is taken. */
+    /**
+     * Register as exactly {@code label@domain}, for a well-known service. Default false: the registry adds a nonce.
+     * While a live endpoint holds the name, {@link #build()} fails with FORBIDDEN (the registry's 409 CONFLICT,
+     * its cause), unless {@link #takeOver} says to take it over from an endpoint that no longer answers.
+     */
     public EndpointBuilder<T> exactLabel(boolean exact) {
         this.exact = exact;
+        return this;
+    }
+
+    /**
+     * With {@link #exactLabel}: when the registry says the name is held (its endpoint crashed, say, and its lease
+     * has not run out yet: up to a lease), take it over at once, if and only if (1) the endpoint registered under
+     * it no longer answers at its registered host and port: nothing listens there, or another name answers
+     * there (a probe connects, says HELLO and reads the name the answer comes from), and (2) this endpoint's
+     * identity registered it (the registry's owner of the name; with security off every caller is
+     * {@code anonymous}). A live holder, or one that may be live (it took the connection but said nothing within
+     * 2 s, its host did not answer within 1 s), is not displaced: build() fails with FORBIDDEN naming it, and
+     * so does a name of another identity. Default false; an {@link #outbox} turns it on.
+     */
+    public EndpointBuilder<T> takeOver(boolean takeOver) {
+        this.takeOver = takeOver;
+        return this;
+    }
+
+    /**
+     * A durable outbox in {@code dir} (made if need be; one endpoint's alone): every message this endpoint
+     * originates with {@code send}, {@code publish} or {@code subscribe} is appended there before the call
+     * returns, and stays until the first hop (the peer, or this domain's PC servlet) acknowledges it, or it fails
+     * and its {@link Sent} says so. After a crash of this process (kill -9, an OOM kill) the next start with the
+     * same directory and exact name takes the name over ({@link #takeOver}) and sends what was not acknowledged
+     * again, in order and before anything new, with the same sequence numbers: receivers drop what they had
+     * already (they remember the last 65,536 numbers of each sender), so nothing is lost and nothing is delivered
+     * twice. A close keeps what was not acknowledged for the next start too. REQUESTs and control messages are
+     * not kept: nobody awaits a request's reply after a crash.
+     *
+     * <p>{@code send} returns once the message is written to the operating system, which a crash of this process
+     * does not undo; the outbox forces it to disk within about a millisecond (group commit), so a power loss or
+     * an operating-system crash may lose the last milliseconds' messages, unless {@link #outboxForceOnSend}.
+     * Default none: what is queued lives in memory and is failed with SHUTTING_DOWN at close.
+     *
+     * @throws NullPointerException if {@code dir} is null
+     */
+    public EndpointBuilder<T> outbox(Path dir) {
+        this.outbox = Objects.requireNonNull(dir, "dir");
+        return this;
+    }
+
+    /**
+     * The outbox's files on disk together, at most: 1 MiB..1 TiB, default 64 MiB. A full outbox pushes back as a
+     * full send queue does, by the {@link #fullQueuePolicy}: BLOCK waits up to {@link #blockTimeout} for room,
+     * FAIL throws QUEUE_FULL at once. Room comes back a segment (a sixteenth of this) at a time, once every
+     * message in it is acknowledged.
+     */
+    public EndpointBuilder<T> maxOutboxBytes(long bytes) {
+        if (bytes < MIN_OUTBOX_BYTES || bytes > MAX_OUTBOX_BYTES) {
+            throw new IllegalArgumentException("maxOutboxBytes " + bytes + " is outside " + MIN_OUTBOX_BYTES + ".."
+                    + MAX_OUTBOX_BYTES);
+        }
+        this.maxOutboxBytes = bytes;
+        return this;
+    }
+
+    /**
+     * Whether {@code send} returns only once its message is forced to the outbox's disk (fsync), so that it
+     * survives a power loss too: about a millisecond a send on one thread; sends on several threads share each
+     * force (group commit). Default false: {@code send} returns once the message reached the operating system,
+     * which survives a crash of this process.
+     */
+    public EndpointBuilder<T> outboxForceOnSend(boolean force) {
+        this.outboxForceOnSend = force;
         return this;
     }
 
@@ -265,13 +343,17 @@ public final class EndpointBuilder<T> {
     /**
      * Starts the endpoint: opens its listening socket on an ephemeral port and registers it.
      *
-     * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key,
-     *     or maxAwaitedReceipts is set without receipts
+     * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key;
+     *     maxAwaitedReceipts is set without receipts; takeOver without exactLabel; an outbox without exactLabel,
+     *     or with DROP_OLDEST; an outbox whose directory another live process uses (naming it and the process),
+     *     or that holds another endpoint's messages
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
      *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000; or, with
      *     security on, the registry URL is not https (nothing was sent: credentials never cross the network in
      *     plaintext)
-     * @throws EndpointException if the registry refuses or cannot be reached, or the socket cannot be opened
+     * @throws EndpointException if the registry refuses or cannot be reached (FORBIDDEN for an exact name held:
+     *     see {@link #exactLabel} and {@link #takeOver}), the socket cannot be opened, or the outbox's directory
+     *     cannot be read or written (INTERNAL)
      */
     public T build() throws EndpointException {
         java.util.StringJoiner missing = new java.util.StringJoiner(" ");
@@ -286,6 +368,20 @@ public final class EndpointBuilder<T> {
         }
         if (missing.length() > 0) {
             throw new IllegalStateException("registry, domain and label are required; missing: " + missing);
+        }
+        if (takeOver && !exact) {
+            throw new IllegalStateException("takeOver needs exactLabel(true): a name with a nonce is new on every"
+                    + " start, so there is nothing to take over");
+        }
+        if (outbox != null && !exact) {
+            throw new IllegalStateException("outbox " + outbox + " needs exactLabel(true): what it keeps goes out"
+                    + " again after a restart under the same name with the same sequence numbers, which is how"
+                    + " receivers tell it from new messages, and a name with a nonce is new on every start");
+        }
+        if (outbox != null && policy == FullQueuePolicy.DROP_OLDEST) {
+            throw new IllegalStateException("outbox " + outbox + " cannot go with fullQueuePolicy DROP_OLDEST: an"
+                    + " outbox keeps what send accepted until it is delivered, and DROP_OLDEST drops accepted"
+                    + " messages; choose BLOCK or FAIL");
         }
         if (maxAwaitedReceipts != 0 && receipts == null) {
             throw new IllegalStateException("maxAwaitedReceipts " + maxAwaitedReceipts + " is set, but no receipts"
@@ -303,6 +399,11 @@ public final class EndpointBuilder<T> {
 
     Kind kind() {
         return kind;
+    }
+
+    /** Whether a held exact name is taken over: asked for, or an outbox's. */
+    boolean takesOver() {
+        return takeOver || outbox != null;
     }
 
     private static Duration positive(String name, Duration d) {

@@ -4,6 +4,7 @@ import io.gma.internal.link.HandshakeAdmission;
 import io.gma.internal.link.LinkConfig;
 import io.gma.internal.link.LinkListener;
 import io.gma.internal.link.Peer;
+import io.gma.internal.spool.SpoolStats;
 import io.gma.registry.api.QueryResult;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link LeaseKeeper}: registration, its renewal, registering again after a lost lease;
  *   <li>{@link Peers}: the peers sent to, each with its send queue, and the uplink;
  *   <li>{@link Connector}: their links, made, accepted, retried, and what a link that opens or closes means;
- *   <li>{@link Outbox}: sending, into a peer's queue and onto its link;
+ *   <li>{@link Outbox}: sending, into a peer's queue and onto its link, through the {@link OutboxSpool} on disk
+ *       when the endpoint has one;
  *   <li>{@link Requests}: the replies awaited, and who may answer;
  *   <li>{@link Receipts}: with receipts on, the messages sent that ask for one, and the receipts awaited;
  *   <li>{@link Subscribers}: a producer's subscribers, and publishing to them;
@@ -65,14 +67,17 @@ final class EndpointCore implements AutoCloseable {
     private final Receipts receipts;
     private final Subscribers subscribers;
     private final Inbox inbox;
+    /** The outbox on disk, or null: none. */
+    private final OutboxSpool spool;
 
     private EndpointCore(EndpointBuilder<?> config, String name, RegistryClient registry, WireCodec codec,
-            ServerSocketChannel server, LeaseKeeper lease) {
+            ServerSocketChannel server, LeaseKeeper lease, OutboxSpool spool) {
         this.config = config;
         this.name = name;
         this.registry = registry;
         this.server = server;
         this.lease = lease;
+        this.spool = spool;
         String prefix = "gma-" + config.label;
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.named(prefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
@@ -81,7 +86,9 @@ final class EndpointCore implements AutoCloseable {
         LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
         this.connector = new Connector(config, links, registry, peers, counters, timer, connecting,
                 this::listenerFor, this::unreachable);
-        this.outbox = new Outbox(config, peers, connector);
+        SequenceNumbers numbers = spool != null ? spool.sequence()
+                : config.exact ? SequenceNumbers.fromClock() : SequenceNumbers.fromOne();
+        this.outbox = new Outbox(config, peers, connector, numbers, spool, counters);
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
         this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
         this.subscribers = new Subscribers(receipts);
@@ -92,6 +99,21 @@ final class EndpointCore implements AutoCloseable {
         HandshakeAdmission admission = HandshakeAdmission.process(); // first: a bad system property refuses to start
         WireCodec codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
         RegistryClient registry = RegistryClient.builder(config.registry).security(config.security).build();
+        // before the registry hears of this endpoint: a directory another process has refuses the start
+        OutboxSpool spool = config.outbox == null ? null : OutboxSpool.open(config.outbox, config.maxOutboxBytes,
+                config.outboxForceOnSend, config.label + "@" + config.domain);
+        try {
+            return start(config, admission, codec, registry, spool);
+        } catch (EndpointException | RuntimeException ex) {
+            if (spool != null) {
+                spool.close();
+            }
+            throw ex;
+        }
+    }
+
+    private static EndpointCore start(EndpointBuilder<?> config, HandshakeAdmission admission, WireCodec codec,
+            RegistryClient registry, OutboxSpool spool) throws EndpointException {
         ServerSocketChannel server;
         try {
             server = ServerSocketChannel.open();
@@ -104,7 +126,7 @@ final class EndpointCore implements AutoCloseable {
         String name;
         try {
             name = lease.register();
-        } catch (EndpointException ex) {
+        } catch (EndpointException | RuntimeException ex) {
             close(server);
             throw ex;
         }
@@ -112,8 +134,12 @@ final class EndpointCore implements AutoCloseable {
         if (warning != null) {
             LOG.warn(warning);
         }
-        EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease);
+        EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease, spool);
         e.connector.start(server, admission);
+        if (spool != null) {
+            // what the outbox held goes out first: nothing new can be sent before this returns
+            e.outbox.requeue(spool.takeRecovered());
+        }
         // the renewal's HTTP call runs on the connecting pool, so a slow registry delays no request timeout
         lease.keep(e.timer, e.connecting);
         return e;
@@ -202,7 +228,12 @@ final class EndpointCore implements AutoCloseable {
             queuedMessages += p.queue().messages();
             queuedBytes += p.queue().bytes();
         }
-        return counters.snapshot(queuedMessages, queuedBytes, receipts.awaitedNow());
+        long[] kept = new long[4];
+        if (spool != null) {
+            SpoolStats s = spool.stats();
+            kept = new long[] {s.liveRecords(), s.diskBytes(), spool.recovered(s), spool.damaged(s)};
+        }
+        return counters.snapshot(queuedMessages, queuedBytes, receipts.awaitedNow(), kept);
     }
 
     /**
@@ -231,8 +262,12 @@ final class EndpointCore implements AutoCloseable {
         }
         peers.close();
         lease.close();
-        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed");
-        connector.sayBye();
+        if (spool != null) {
+            spool.closing(); // what fails from here on stays in the outbox
+        }
+        EndpointException shutdown = new EndpointException(ErrorCode.SHUTTING_DOWN, name + " closed" + (spool == null
+                ? "" : "; what its outbox " + spool.dir() + " holds goes out when it starts again with it"));
+        connector.sayBye(spool != null);
         for (Peer p : peers.all()) {
             p.queue().close(Failures.toLink(shutdown));
         }
@@ -241,6 +276,9 @@ final class EndpointCore implements AutoCloseable {
         close(server);
         timer.shutdownNow();
         connecting.shutdownNow();
+        if (spool != null) {
+            spool.close(); // after the queues: the acknowledgements that came are written first
+        }
     }
 
     private static void close(ServerSocketChannel server) {

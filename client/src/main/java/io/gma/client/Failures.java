@@ -34,6 +34,7 @@ final class Failures {
             case 401 -> ErrorCode.UNAUTHORIZED;
             case 403 -> ErrorCode.FORBIDDEN;
             case 404 -> ErrorCode.NO_ROUTE;
+            case 409 -> ErrorCode.FORBIDDEN; // a name another holds: not this endpoint's to have now
             case 0 -> ErrorCode.TIMEOUT;
             default -> ErrorCode.INTERNAL;
         };

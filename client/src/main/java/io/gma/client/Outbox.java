@@ -6,29 +6,43 @@ import io.gma.internal.link.LinkException;
 import io.gma.internal.link.Peer;
 import io.gma.internal.link.WhenFull;
 import io.gma.wire.Command;
+import io.gma.wire.Envelope;
+import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What an endpoint sends: it numbers the messages the endpoint originates, queues each in its peer's send queue
- * (data under the full-queue policy; control messages never bounded and never behind data) and hands it to the
- * peer's live link, or has the {@link Connector} make one. Runs on the sender's thread, without a lock of its
- * own: the send queue's is the one taken.
+ * What an endpoint sends: it numbers the messages the endpoint originates ({@link SequenceNumbers}), queues each
+ * in its peer's send queue (data under the full-queue policy; control messages never bounded and never behind
+ * data) and hands it to the peer's live link, or has the {@link Connector} make one. Runs on the sender's thread,
+ * without a lock of its own: the send queue's is the one taken.
+ *
+ * <p>With an outbox on disk ({@link OutboxSpool}), a data message is packed first and appended there before it
+ * is queued, and its record acknowledged when the peer acknowledges it (or it failed); what the outbox held at
+ * start is queued again, in order, before the endpoint sends anything new ({@link #requeue}).
  */
 final class Outbox {
     private final Peers peers;
     private final Connector connector;
-    private final AtomicLong sequence = new AtomicLong();
+    private final SequenceNumbers sequence;
+    /** The outbox on disk, or null: none. */
+    private final OutboxSpool spool;
+    private final Counters counters;
     /** The builder's blockTimeout, read once. */
     private final long blockNanos;
     /** The builder's policy, as the send queues apply it; on a link's I/O thread BLOCK is FAIL. */
     private final WhenFull whenFull;
 
-    Outbox(EndpointBuilder<?> config, Peers peers, Connector connector) {
+    Outbox(EndpointBuilder<?> config, Peers peers, Connector connector, SequenceNumbers sequence, OutboxSpool spool,
+            Counters counters) {
         this.peers = peers;
         this.connector = connector;
+        this.sequence = sequence;
+        this.spool = spool;
+        this.counters = counters;
         this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
                 ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
         this.whenFull = switch (config.policy) {
@@ -40,7 +54,7 @@ final class Outbox {
 
     /** Queues a message for {@code to}: data lane, under the full-queue policy, with a new sequence number. */
     Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return send(to, command, data, sequence.incrementAndGet());
+        return send(to, command, data, nextNumber());
     }
 
     /** As {@link #send(String, Command, byte[])}, numbered {@code seq} (a request's, which awaits it). */
@@ -60,6 +74,10 @@ final class Outbox {
         int flags = receipt == null ? Message.defaultFlags(command) : Message.REPLY_EXPECTED;
         // on a link's I/O thread, waiting would stop the very reads whose ACKs make room: fail at once instead
         WhenFull policy = whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
+        // a REQUEST is not kept: after a crash nobody awaits its REPLY, and it fails with the process
+        if (spool != null && command != Command.REQUEST) {
+            return sendKept(peer, p, to, command, flags, data, policy);
+        }
         long unsent;
         try {
             unsent = peer.queue().offerData(p, peer.envelope(to), command, flags, data, policy, blockNanos, to);
@@ -72,9 +90,69 @@ final class Outbox {
         return p;
     }
 
+    /**
+     * Appends the packed message to the outbox, then queues the same bytes: a message whose send returned is on
+     * its way to the disk (at the operating system already), and one whose send threw is not sent after a
+     * restart (its record is acknowledged at once).
+     */
+    private Pending sendKept(Peer peer, Pending p, String to, Command command, int flags, byte[] data,
+            WhenFull policy) throws EndpointException {
+        Envelope envelope = peer.envelope(to);
+        byte[] packed = new byte[envelope.packedLength(command, data)];
+        envelope.put(p.sequence(), command, flags, data, packed, 0);
+        long record = spool.append(packed, policy == WhenFull.BLOCK, blockNanos, counters);
+        long unsent;
+        try {
+            unsent = peer.queue().offerPacked(p, packed, policy, blockNanos, to);
+        } catch (LinkException ex) {
+            spool.dropped(record);
+            throw Failures.toEndpoint(ex);
+        }
+        spool.track(p, record, null);
+        transmit(peer, unsent);
+        return p;
+    }
+
+    /**
+     * Queues again, oldest first, what the outbox held at start, with its bytes as they were (so its sequence
+     * numbers), past the queues' bounds (they held it before): before the endpoint is handed to its user, so
+     * before any new send. A message to a destination now unreachable (another domain without a PC servlet)
+     * fails, and is dropped from the outbox with a warning.
+     */
+    void requeue(List<OutboxSpool.Recovered> recovered) {
+        for (OutboxSpool.Recovered r : recovered) {
+            String to = r.message().to();
+            Peer peer;
+            try {
+                peer = peers.peer(to);
+            } catch (EndpointException | IllegalArgumentException ex) {
+                spool.track(Pending.refused(new EndpointException(ErrorCode.NO_ROUTE, ex.getMessage(), ex)),
+                        r.record(), to);
+                continue;
+            }
+            Pending p = new Pending(peer.queue(), r.message().sequence());
+            try {
+                transmit(peer, peer.queue().addData(r.packed(), p));
+            } catch (LinkException ex) {
+                spool.track(Pending.refused(Failures.toEndpoint(ex)), r.record(), to);
+                continue;
+            }
+            spool.track(p, r.record(), to);
+        }
+    }
+
     /** A new sequence number, for a message this endpoint originates. */
     long nextSequence() {
-        return sequence.incrementAndGet();
+        return sequence.next();
+    }
+
+    /** A new sequence number for a send, whose failure to reserve one is the send's. */
+    private long nextNumber() throws EndpointException {
+        try {
+            return sequence.next();
+        } catch (UncheckedIOException ex) {
+            throw new EndpointException(ErrorCode.INTERNAL, ex.getMessage(), ex.getCause());
+        }
     }
 
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */

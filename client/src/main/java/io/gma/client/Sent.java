@@ -12,8 +12,9 @@ public sealed interface Sent permits Pending {
 
     /**
      * Completes when the peer acknowledges receipt, or fails with an {@link EndpointException} (QUEUE_FULL if
-     * DROP_OLDEST dropped it, NO_ROUTE if the peer cannot be found, SHUTTING_DOWN if the endpoint closed first).
-     * The peer is the first hop: the destination on a direct link, this endpoint's PC servlet for another domain.
+     * DROP_OLDEST dropped it, NO_ROUTE if the peer cannot be found, SHUTTING_DOWN if the endpoint closed first:
+     * with an outbox, the message then stays in it for the next start). The peer is the first hop: the
+     * destination on a direct link, this endpoint's PC servlet for another domain.
      * Made on the first call, the same future after: a message nobody asks about costs no future.
      */
     CompletableFuture<Void> acknowledged();

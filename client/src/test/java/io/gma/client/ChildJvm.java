@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -24,6 +25,8 @@ public final class ChildJvm implements AutoCloseable {
     private final List<String> output = new ArrayList<>();
     private final LinkedBlockingQueue<String> unread = new LinkedBlockingQueue<>();
     private final Writer in;
+    /** Counted down when its output ended: everything it wrote is in {@link #output()}. */
+    private final CountDownLatch outputEnded = new CountDownLatch(1);
 
     private ChildJvm(Process process) {
         this.process = process;
@@ -39,6 +42,8 @@ public final class ChildJvm implements AutoCloseable {
                 }
             } catch (IOException ended) {
                 // the process is gone
+            } finally {
+                outputEnded.countDown();
             }
         });
     }
@@ -104,6 +109,24 @@ public final class ChildJvm implements AutoCloseable {
         if (!process.waitFor(5, TimeUnit.SECONDS)) {
             stop();
         }
+    }
+
+    /**
+     * Ends it as {@code kill -9} would (SIGKILL: no shutdown hook, no close), and waits until it is gone and
+     * everything it wrote before is read: {@link #output()} then has its last line.
+     */
+    public void kill() throws InterruptedException {
+        // SIGKILL through its handle: Process.destroyForcibly would also close the pipe of its output, and what it
+        // wrote last, still in the pipe, would be lost to output()
+        process.toHandle().destroyForcibly();
+        if (!process.waitFor(10, TimeUnit.SECONDS) || !outputEnded.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("a killed JVM (pid " + process.pid() + ") is still there after 10 s");
+        }
+    }
+
+    /** Its process id. */
+    public long pid() {
+        return process.pid();
     }
 
     /** Ends it as Ctrl-C would (its shutdown hooks run), forcibly after 10 s. */

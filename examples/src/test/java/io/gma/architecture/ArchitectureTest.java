@@ -39,10 +39,18 @@ class ArchitectureTest {
     }
 
     @Test
-    void onlyTheClientAndThePcServletUseTheLinkInternals() {
+    void onlyTheClientAndThePcServletUseTheInternals() {
         noClasses().that().resideOutsideOfPackages("io.gma.client..", "io.gma.pcservlet..", "io.gma.internal..")
                 .should().dependOnClassesThat().resideInAPackage("io.gma.internal..")
-                .because("io.gma.internal.link is internal to them, not an API (docs/ARCHITECTURE.md)").check(gma);
+                .because("io.gma.internal.link and io.gma.internal.spool (the PC servlet's spool, the client's"
+                        + " outbox) are internal to them, not an API (docs/ARCHITECTURE.md)").check(gma);
+    }
+
+    @Test
+    void theSpoolKnowsNothingOfItsOwners() {
+        classes().that().resideInAPackage("io.gma.internal.spool..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("io.gma.internal.spool..", "java..", "org.slf4j..")
+                .because("the spool keeps records of bytes for the PC servlet and the client alike").check(gma);
     }
 
     @Test

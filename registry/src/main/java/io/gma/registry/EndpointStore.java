@@ -30,9 +30,17 @@ final class EndpointStore {
         this.db = db;
     }
 
-    /** A checked registration request; {@link RegistryServlet} builds it from JSON. */
+    /**
+     * A checked registration request; {@link RegistryServlet} builds it from JSON.
+     *
+     * @param takeover with exact or nonce: the live registration of that name to replace, or null
+     */
     record NewEndpoint(String label, Kind kind, String domain, String host, int port, boolean exact, String nonce,
-            int leaseSeconds, Map<String, String> attributes) {
+            int leaseSeconds, Map<String, String> attributes, Takeover takeover) {
+    }
+
+    /** Where the registration a takeover replaces was registered: it is replaced only if it is still there. */
+    record Takeover(String host, int port) {
     }
 
     Lease register(NewEndpoint e, String owner) throws SQLException {
@@ -43,6 +51,9 @@ final class EndpointStore {
                     String name = e.exact() ? e.label() + "@" + e.domain()
                             : e.label() + "-" + (e.nonce() != null ? e.nonce() : Names.nonce()) + "@" + e.domain();
                     try {
+                        if (e.takeover() != null) {
+                            replace(c, name, e.takeover(), owner);
+                        }
                         Lease lease = insert(c, name, e, owner);
                         c.commit();
                         return lease;
@@ -52,7 +63,9 @@ final class EndpointStore {
                             throw ex;
                         }
                         if (e.exact() || e.nonce() != null) {
-                            throw ApiException.conflict("name \"" + name + "\" is taken by a live endpoint");
+                            throw e.takeover() == null
+                                    ? ApiException.conflict("name \"" + name + "\" is taken by a live endpoint")
+                                    : refusedTakeover(c, name, e.takeover(), owner);
                         }
                         if (attempt == NONCE_ATTEMPTS) {
                             throw new SQLException(NONCE_ATTEMPTS + " nonces in a row were taken for label "
@@ -62,6 +75,45 @@ final class EndpointStore {
                 }
             } finally {
                 c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /**
+     * A takeover, in the registration's transaction: removes the registration of {@code name} that {@code owner}
+     * made at the takeover's host and port, live or not (its attributes go with it). The insert that follows then
+     * finds the name free, unless another identity or another host and port holds it: that insert conflicts, and
+     * the takeover is refused.
+     */
+    private static void replace(Connection c, String name, Takeover t, String owner) throws SQLException {
+        try (PreparedStatement del = c.prepareStatement(
+                "DELETE FROM gma_endpoints WHERE name = ? AND owner = ? AND host = ? AND port = ?")) {
+            del.setString(1, name);
+            del.setString(2, owner);
+            del.setString(3, t.host());
+            del.setInt(4, t.port());
+            del.executeUpdate();
+        }
+    }
+
+    /** Why a takeover of {@code name} found it held: another identity's, or at another host and port. */
+    private static ApiException refusedTakeover(Connection c, String name, Takeover t, String owner)
+            throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT owner, host, port FROM gma_endpoints WHERE name = ?"
+                + " AND expires_at > CURRENT_TIMESTAMP")) {
+            q.setString(1, name);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    // taken and gone again between the insert and this look: the caller may simply try again
+                    return ApiException.conflict("name \"" + name + "\" was taken by a live endpoint meanwhile");
+                }
+                if (!owner.equals(rs.getString(1))) {
+                    return ApiException.conflict("name \"" + name + "\" is held by a live endpoint of another identity"
+                            + " than \"" + owner + "\": only the identity that registered a name may take it over");
+                }
+                return ApiException.conflict("name \"" + name + "\" is held by a live endpoint at "
+                        + rs.getString(2) + ":" + rs.getInt(3) + ", not at the " + t.host() + ":" + t.port()
+                        + " this takeover replaces: another instance has taken it over since");
             }
         }
     }

@@ -22,7 +22,8 @@ final class Requests {
     static final int MAX_HOST = 255;
     static final int MAX_URL = 2048;
     private static final Set<String> ENDPOINT_FIELDS = Set.of("label", "kind", "domain", "host", "port", "exact",
-            "nonce", "leaseSeconds", "attributes");
+            "nonce", "leaseSeconds", "attributes", "takeover");
+    private static final Set<String> TAKEOVER_FIELDS = Set.of("host", "port");
     private static final Set<String> DOMAIN_FIELDS = Set.of("domain", "url", "via", "leaseSeconds");
     /** How Jackson's STRICT_DUPLICATE_DETECTION words its refusal (JsonReadContext._checkDup). */
     private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*)'", Pattern.DOTALL);
@@ -50,11 +51,7 @@ final class Requests {
             throw ApiException.badRequest("kind " + Json.quote(kindText) + " is not \"producer\" or \"consumer\"");
         }
         String domain = Names.domain("domain", text(json, "domain"));
-        String host = text(json, "host");
-        if (host.isEmpty() || host.length() > MAX_HOST || !host.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
-            throw ApiException.badRequest("host " + Json.quote(host) + " is not 1.." + MAX_HOST
-                    + " printable ASCII characters without spaces");
-        }
+        String host = host(json, "host");
         int port = integer(json, "port", 1, 65535, null);
         boolean exact = json.has("exact") && bool(json, "exact");
         String nonce = json.has("nonce") && !json.get("nonce").isNull() ? Names.givenNonce(text(json, "nonce")) : null;
@@ -62,8 +59,45 @@ final class Requests {
             throw ApiException.badRequest("give at most one of exact (label@domain) and nonce (label-nonce@domain)");
         }
         int lease = integer(json, "leaseSeconds", 1, maxLeaseSeconds, defaultLeaseSeconds);
+        EndpointStore.Takeover takeover = takeover(json);
+        if (takeover != null && !exact && nonce == null) {
+            throw ApiException.badRequest("takeover needs exact (label@domain) or nonce (label-nonce@domain): a name"
+                    + " the registry chooses is new, and there is nothing to take over");
+        }
         return new EndpointStore.NewEndpoint(label, kind, domain, host, port, exact, nonce, lease,
-                attributes(json));
+                attributes(json), takeover);
+    }
+
+    /**
+     * The optional {@code "takeover": {"host", "port"}} of a registration (an addition to protocol.md section 7):
+     * where the registration to replace is; null when absent.
+     */
+    private static EndpointStore.Takeover takeover(JsonNode json) {
+        JsonNode node = json.get("takeover");
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isObject()) {
+            throw ApiException.badRequest("takeover " + Json.quote(node.toString()) + " is not an object with host"
+                    + " and port");
+        }
+        for (Iterator<String> it = node.fieldNames(); it.hasNext();) {
+            String field = it.next();
+            if (!TAKEOVER_FIELDS.contains(field)) {
+                throw ApiException.badRequest("unknown field " + Json.quote(field) + " in takeover; its fields are "
+                        + new java.util.TreeSet<>(TAKEOVER_FIELDS));
+            }
+        }
+        return new EndpointStore.Takeover(host(node, "host"), integer(node, "port", 1, 65535, null));
+    }
+
+    private static String host(JsonNode json, String field) {
+        String host = text(json, field);
+        if (host.isEmpty() || host.length() > MAX_HOST || !host.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
+            throw ApiException.badRequest(field + " " + Json.quote(host) + " is not 1.." + MAX_HOST
+                    + " printable ASCII characters without spaces");
+        }
+        return host;
     }
 
     NewDomain domain(byte[] body) {

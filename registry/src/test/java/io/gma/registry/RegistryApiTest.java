@@ -124,6 +124,51 @@ class RegistryApiTest {
     }
 
     @Test
+    void aTakeoverReplacesOnlyTheRegistrationAtTheHostAndPortItNames() throws Exception {
+        Lease old = client.register(producer("sink", "lan").exact(true).attribute("run", "1").build());
+        Instant before = client.lookup(old.name()).registeredAt();
+        // the registration it names is no longer there: refused, naming where the name is held
+        RegistryException moved = assertThrows(RegistryException.class, () -> client.register(producer("sink", "lan")
+                .exact(true).port(7001).takeOver("127.0.0.1", 7999).build()));
+        assertEquals(409, moved.status());
+        assertEquals("name \"sink@lan\" is held by a live endpoint at 127.0.0.1:7000, not at the 127.0.0.1:7999"
+                + " this takeover replaces: another instance has taken it over since", moved.getMessage());
+        // the one it names: replaced at once, with its attributes, by the new host and port
+        Lease taken = client.register(producer("sink", "lan").exact(true).port(7001).takeOver("127.0.0.1", 7000)
+                .build());
+        assertEquals("sink@lan", taken.name());
+        EndpointInfo now = client.lookup("sink@lan");
+        assertEquals(7001, now.port());
+        assertEquals(Map.of(), now.attributes());
+        assertTrue(!now.registeredAt().isBefore(before), now.toString());
+        // the same takeover again finds the name at 7001 now: a second restarted instance does not displace it
+        assertEquals(409, assertThrows(RegistryException.class, () -> client.register(producer("sink", "lan")
+                .exact(true).port(7002).takeOver("127.0.0.1", 7000).build())).status());
+        assertEquals(7001, client.lookup("sink@lan").port());
+        client.unregister("sink@lan");
+        // a name nobody holds is simply registered
+        assertEquals("sink@lan", client.register(producer("sink", "lan").exact(true).takeOver("127.0.0.1", 7000)
+                .build()).name());
+        client.unregister("sink@lan");
+    }
+
+    @Test
+    void aTakeoverNeedsANameGivenInFullAndAHostAndPort() throws IOException {
+        String ok = "\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"d\",\"host\":\"h\",\"port\":1";
+        assertError(post("{" + ok + ",\"takeover\":{\"host\":\"h\",\"port\":2}}"), 400, "BAD_REQUEST",
+                "takeover needs exact (label@domain) or nonce (label-nonce@domain): a name the registry chooses is"
+                        + " new, and there is nothing to take over");
+        assertError(post("{" + ok + ",\"exact\":true,\"takeover\":true}"), 400, "BAD_REQUEST",
+                "takeover \"true\" is not an object with host and port");
+        assertError(post("{" + ok + ",\"exact\":true,\"takeover\":{\"host\":\"h\"}}"), 400, "BAD_REQUEST",
+                "port is missing");
+        assertError(post("{" + ok + ",\"exact\":true,\"takeover\":{\"host\":\"h\",\"port\":0}}"), 400,
+                "BAD_REQUEST", "port 0 is outside 1..65535");
+        assertError(post("{" + ok + ",\"exact\":true,\"takeover\":{\"host\":\"h\",\"port\":2,\"pid\":9}}"), 400,
+                "BAD_REQUEST", "unknown field \"pid\" in takeover; its fields are [host, port]");
+    }
+
+    @Test
     void refusesEachBadFieldWith400NamingIt() throws IOException {
         String ok = "\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"d\",\"host\":\"h\"";
         assertError(post("{" + ok + ",\"port\":70000}"), 400, "BAD_REQUEST", "port 70000 is outside 1..65535");
@@ -139,7 +184,7 @@ class RegistryApiTest {
                 "leaseSeconds 0 is outside 1..3600");
         assertError(post("{" + ok + ",\"port\":1,\"lable\":\"x\"}"), 400, "BAD_REQUEST",
                 "unknown field \"lable\"; the fields are [attributes, domain, exact, host, kind, label, leaseSeconds,"
-                        + " nonce, port]");
+                        + " nonce, port, takeover]");
         assertError(post("{" + ok + ",\"port\":1,\"nonce\":\"ABCDEF\"}"), 400, "BAD_REQUEST",
                 "nonce \"ABCDEF\" is not 6 of [a-z2-7]");
         assertError(post("{" + ok + ",\"port\":1,\"nonce\":\"abcdef\",\"exact\":true}"), 400, "BAD_REQUEST",

@@ -58,6 +58,7 @@ class RegistryAuthTest {
             "send     dave  *@dsg",
             "query    dave  attributes",
             "register bob     x-abc234@east",
+            "register alice,bob sink@east",
             "register mallory x@east",
             "");
 
@@ -163,6 +164,28 @@ class RegistryAuthTest {
         assertEquals(201, send("Bearer " + good, "POST", "/endpoints", body).status(), "the registry goes on");
         assertEquals(1, as("alice").query("SELECT name FROM endpoints WHERE host = 'h'").rows().size(),
                 "only the authenticated registration went in");
+    }
+
+    @Test
+    void onlyTheIdentityThatRegisteredANameMayTakeItOver() throws Exception {
+        RegistryClient alice = as("alice");
+        RegistryClient bob = as("bob");
+        Registration.Builder sink = Registration.builder(Kind.CONSUMER, "sink", "east").exact(true).host("127.0.0.1")
+                .port(7000);
+        alice.register(sink.build());
+        // bob may register the label, but the live name is alice's: he may not take it over
+        RegistryException refused = assertThrows(RegistryException.class,
+                () -> bob.register(sink.port(7001).takeOver("127.0.0.1", 7000).build()));
+        assertEquals(409, refused.status());
+        assertEquals("CONFLICT", refused.code());
+        assertEquals("name \"sink@east\" is held by a live endpoint of another identity than \"bob\": only the"
+                + " identity that registered a name may take it over", refused.getMessage());
+        assertEquals(7000, alice.lookup("sink@east").port());
+        assertEquals("alice", alice.lookup("sink@east").owner());
+        // alice may
+        alice.register(sink.port(7002).takeOver("127.0.0.1", 7000).build());
+        assertEquals(7002, alice.lookup("sink@east").port());
+        alice.unregister("sink@east");
     }
 
     @Test

@@ -76,6 +76,8 @@ public final class Link implements Runnable {
     private volatile String identity;
     private volatile LinkException failure;
     private volatile boolean byeRequested;
+    /** Closing as {@link #bye()} does, without the BYE: see {@link #closeWithoutBye()}. */
+    private volatile boolean withoutBye;
     /** Closed by a refusal whose ERROR must reach the peer: {@link #closeAfterRefusal}. */
     private boolean lingerOnClose;
     /** Work of the listener's to run on the I/O thread. */
@@ -392,11 +394,24 @@ public final class Link implements Runnable {
         selector.wakeup();
     }
 
+    /**
+     * Closes the link for good as {@link #bye()} does (what arrived is acknowledged, the close is orderly), but
+     * without BYE: the peer then keeps what it remembers of this side's sequence numbers, as after a lost link,
+     * because this side's owner will send again, after a restart, messages the peer may have had (the client's
+     * outbox).
+     */
+    public void closeWithoutBye() {
+        withoutBye = true;
+        bye();
+    }
+
     /** On the I/O thread: ACK, BYE, a bounded wait for them to be written ({@link Goodbye}), then closed. */
     private void sayBye() throws IOException {
         if (state == State.OPEN && peerName != null) {
             sendAck();
-            writer.sendImmediate(Packed.make(0, Command.BYE, name, peerName, new byte[0]));
+            if (!withoutBye) {
+                writer.sendImmediate(Packed.make(0, Command.BYE, name, peerName, new byte[0]));
+            }
             goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
         }
         if (failure == null) {

@@ -120,16 +120,40 @@ public final class SendQueue {
     public long offerData(QueuedMessage m, Envelope envelope, Command command, int flags, byte[] payload,
             WhenFull policy, long blockNanos, String peer) throws LinkException {
         int size = envelope.packedLength(command, payload);
-        if (size > maxBytes) {
-            counters.rejected.increment();
-            throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
-                    + maxBytes);
-        }
+        checkSize(size);
         byte[] own = null;
         if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
             own = new byte[size]; // packed here, not under the lock
             envelope.put(m.sequence(), command, flags, payload, own, 0);
         }
+        return offer(m, own, envelope, command, flags, payload, size, policy, blockNanos, peer);
+    }
+
+    /**
+     * Queues a data message packed already (with {@code m}'s sequence) under the policy, as {@link #offerData}
+     * does: for an owner that keeps the same bytes elsewhere too (the client's outbox on disk). The queue keeps
+     * the array, which must not change.
+     *
+     * @return as {@link #offerData}
+     * @throws LinkException as {@link #offerData}
+     */
+    public long offerPacked(QueuedMessage m, byte[] packed, WhenFull policy, long blockNanos, String peer)
+            throws LinkException {
+        checkSize(packed.length);
+        return offer(m, packed, null, null, 0, null, packed.length, policy, blockNanos, peer);
+    }
+
+    private void checkSize(int size) throws LinkException {
+        if (size > maxBytes) {
+            counters.rejected.increment();
+            throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
+                    + maxBytes);
+        }
+    }
+
+    /** Queues a message of {@code size} bytes: {@code own} if packed already, else packed here from the rest. */
+    private long offer(QueuedMessage m, byte[] own, Envelope envelope, Command command, int flags, byte[] payload,
+            int size, WhenFull policy, long blockNanos, String peer) throws LinkException {
         List<QueuedMessage> dropped = null;
         boolean queued;
         long unsent;
@@ -224,6 +248,22 @@ public final class SendQueue {
         try {
             checkOpen();
             return lanes.addData(packed, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * As {@link #addData(byte[])}, for a message whose sender may ask for its acknowledgement through {@code m}
+     * (which has the sequence packed in it): the client's outbox queues what it held on disk again this way
+     * when it starts, before any new send.
+     */
+    public long addData(byte[] packed, QueuedMessage m) throws LinkException {
+        lock.lock();
+        try {
+            checkOpen();
+            m.index = lanes.addData(packed, m);
+            return lanes.unsentBytes;
         } finally {
             lock.unlock();
         }

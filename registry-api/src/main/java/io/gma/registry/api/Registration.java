@@ -18,9 +18,12 @@ import java.util.Objects;
  *     whose lease was lost; 409 if taken; null for a nonce chosen by the registry
  * @param lease how long the registration lives unless renewed; null for the registry's default
  * @param attributes free key/value pairs, queryable through the {@code attributes} view
+ * @param takeover with {@code exact} or {@code nonce}: replace the live registration of that name if this caller's
+ *     identity registered it and it is at this host and port (its endpoint, the caller checked, is gone); 409 if
+ *     another identity holds the name, or another host and port. Null: no takeover (409 while the name is live)
  */
 public record Registration(String label, Kind kind, String domain, String host, int port, boolean exact,
-        String nonce, Duration lease, Map<String, String> attributes) {
+        String nonce, Duration lease, Map<String, String> attributes, Takeover takeover) {
 
     public Registration {
         Objects.requireNonNull(label, "label");
@@ -28,6 +31,25 @@ public record Registration(String label, Kind kind, String domain, String host, 
         Objects.requireNonNull(domain, "domain");
         Objects.requireNonNull(host, "host");
         attributes = Map.copyOf(attributes);
+    }
+
+    /** A registration without a takeover, as before there was one. */
+    public Registration(String label, Kind kind, String domain, String host, int port, boolean exact, String nonce,
+            Duration lease, Map<String, String> attributes) {
+        this(label, kind, domain, host, port, exact, nonce, lease, attributes, null);
+    }
+
+    /**
+     * The registration a takeover replaces, by where its endpoint was registered: the registry replaces it only if
+     * it is still there (so of two restarted instances racing for a name, the second finds the first and stops).
+     *
+     * @param host the host the replaced registration gave
+     * @param port its port
+     */
+    public record Takeover(String host, int port) {
+        public Takeover {
+            Objects.requireNonNull(host, "host");
+        }
     }
 
     /** Starts a registration of the given kind, label and domain; the rest has defaults. */
@@ -45,6 +67,7 @@ public record Registration(String label, Kind kind, String domain, String host, 
         private boolean exact;
         private String nonce;
         private Duration lease;
+        private Takeover takeover;
         private final Map<String, String> attributes = new LinkedHashMap<>();
 
         private Builder(Kind kind, String label, String domain) {
@@ -74,6 +97,16 @@ public record Registration(String label, Kind kind, String domain, String host, 
             return this;
         }
 
+        /**
+         * With {@link #exact} or {@link #nonce}: take the name over from the live registration at {@code host}
+         * and {@code port}, which this caller's identity made and whose endpoint no longer answers (a crash before
+         * its lease ran out). The registry cannot tell whether that endpoint is gone: the caller checks.
+         */
+        public Builder takeOver(String host, int port) {
+            this.takeover = new Takeover(host, port);
+            return this;
+        }
+
         public Builder lease(Duration lease) {
             this.lease = lease;
             return this;
@@ -85,7 +118,7 @@ public record Registration(String label, Kind kind, String domain, String host, 
         }
 
         public Registration build() {
-            return new Registration(label, kind, domain, host, port, exact, nonce, lease, attributes);
+            return new Registration(label, kind, domain, host, port, exact, nonce, lease, attributes, takeover);
         }
     }
 }

@@ -70,12 +70,20 @@ public final class RegistryClient {
         return new Builder(baseUrl);
     }
 
-    /** Registers an endpoint. A CONFLICT (409) means an exact name (or the asked-for nonce) is taken. */
+    /**
+     * Registers an endpoint. A CONFLICT (409) means an exact name (or the asked-for nonce) is taken; with a
+     * {@link Registration#takeover()}, that another identity holds it or that it is no longer at the host and port
+     * given. A registry older than takeovers refuses one with 400 (unknown field).
+     */
     public Lease register(Registration r) throws RegistryException {
         ObjectNode body = Json.MAPPER.createObjectNode().put("label", r.label()).put("kind", r.kind().wireName())
                 .put("domain", r.domain()).put("host", r.host()).put("port", r.port()).put("exact", r.exact());
         if (r.nonce() != null) {
             body.put("nonce", r.nonce());
+        }
+        if (r.takeover() != null) {
+            // sent only when asked for: a registry that does not know the field refuses the body
+            body.putObject("takeover").put("host", r.takeover().host()).put("port", r.takeover().port());
         }
         if (r.lease() != null) {
             body.put("leaseSeconds", r.lease().toSeconds());

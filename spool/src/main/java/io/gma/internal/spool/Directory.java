@@ -51,7 +51,7 @@ final class Directory {
             c.close();
             throw new SpoolException("the spool directory " + dir.toAbsolutePath() + " is in use by "
                     + (owner.isEmpty() ? "another process" : "process " + owner) + " (its lock file " + file
-                    + "): give each PC servlet a data directory of its own", false, null);
+                    + "): one process at a time may use a spool directory", false, null);
         }
         c.truncate(0);
         c.write(ByteBuffer.wrap(owner().getBytes(StandardCharsets.UTF_8)), 0);

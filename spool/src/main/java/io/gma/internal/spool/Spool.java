@@ -199,6 +199,25 @@ public final class Spool implements AutoCloseable {
      * @throws IllegalArgumentException if the identity is over 255 UTF-8 bytes or the record over 32 MiB
      */
     public long append(long arrivalMillis, byte lane, String identity, byte[] payload) throws SpoolException {
+        return append(arrivalMillis, lane, identity, payload, false);
+    }
+
+    /**
+     * As {@link #append}, and the record is written to its file (not forced) before this returns, with every
+     * record appended before it: a crash of this process then loses none of them, a power loss what the committer
+     * has not forced yet (it forces them in its next round, as it does every record). For an owner that says a
+     * message was taken as soon as it is appended, not once it is durable: the client's outbox, whose
+     * {@code send} returns after this. One write a call, as appends were before the write buffers.
+     *
+     * @throws SpoolException as {@link #append}; full also when the disk refuses the write (nothing was appended)
+     */
+    public long appendWritten(long arrivalMillis, byte lane, String identity, byte[] payload)
+            throws SpoolException {
+        return append(arrivalMillis, lane, identity, payload, true);
+    }
+
+    private long append(long arrivalMillis, byte lane, String identity, byte[] payload, boolean writeThrough)
+            throws SpoolException {
         byte[] id = identity.getBytes(StandardCharsets.UTF_8);
         int size = RecordFormat.dataBytes(id.length, payload.length);
         lock.lock();
@@ -214,8 +233,10 @@ public final class Spool implements AutoCloseable {
                 throw new SpoolException("the spool at " + dir + " cannot write to its disk (" + writeFailure
                         .getMessage() + "): " + unwrittenBytes + " bytes wait to be written", true, writeFailure);
             }
-            if (unwrittenBytes > MAX_UNWRITTEN_BYTES) {
-                writeNow(); // the committer is behind: no more is kept in memory
+            if (unwrittenBytes > MAX_UNWRITTEN_BYTES || writeThrough && unwrittenBytes > 0) {
+                // the committer is behind: no more is kept in memory; or this append is written through, and a
+                // failed write must find nothing in the buffers but its own record to take back
+                writeNow();
             }
             long seq = nextSeq;
             Segment last = segments.get(segments.size() - 1);
@@ -245,6 +266,9 @@ public final class Spool implements AutoCloseable {
             if (settings.fsync() == Fsync.ALWAYS) {
                 writeAndForceNow(active, seq, size);
             } else {
+                if (writeThrough) {
+                    writeOrTakeBack(active, seq, size);
+                }
                 work.signal();
             }
             return seq;
@@ -282,6 +306,16 @@ public final class Spool implements AutoCloseable {
      * returns. A write the disk refuses takes the record back, and the append is refused as full.
      */
     private void writeAndForceNow(Segment active, long seq, int size) throws SpoolException {
+        writeOrTakeBack(active, seq, size);
+        forceNow(active, seq);
+    }
+
+    /**
+     * Under the lock: the record just appended, the only one not written, is written before the append returns
+     * ({@link Fsync#ALWAYS}, {@link #appendWritten}). A write the disk refuses takes the record back, and the append
+     * is refused as full.
+     */
+    private void writeOrTakeBack(Segment active, long seq, int size) throws SpoolException {
         try {
             writeNow();
         } catch (SpoolException full) {
@@ -295,7 +329,6 @@ public final class Spool implements AutoCloseable {
             written.add(-size);
             throw full;
         }
-        forceNow(active, seq);
     }
 
     /**

@@ -237,4 +237,34 @@ class SpoolTest {
             assertEquals(s.stats().written(), Files.size(never.resolve(Segment.name(seq))), "in the file");
         }
     }
+
+    @Test
+    void appendWrittenIsInItsFileWhenItReturnsWhileAPlainAppendWaitsForTheCommitter() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Spool.crashPoints = point -> {
+            if (point.equals("forced")) {
+                held.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            long first = s.append(0, (byte) 0, "", payload(1, 10));
+            assertTrue(held.await(10, TimeUnit.SECONDS), "the committer wrote and forced the first record");
+            Path file = dir.resolve(Segment.name(first));
+            long afterFirst = Files.size(file);
+            s.append(0, (byte) 0, "", payload(2, 10));
+            assertEquals(afterFirst, Files.size(file), "a plain append waits in memory for the held committer");
+            s.appendWritten(0, (byte) 0, "", payload(3, 10));
+            assertEquals(s.stats().written(), Files.size(file), "appendWritten wrote itself and what was before it");
+            release.countDown();
+        } finally {
+            release.countDown();
+            Spool.crashPoints = point -> { };
+        }
+    }
 }
