@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static io.gma.pcservlet.TestPages.freePort;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,8 +12,6 @@ import io.gma.client.Sent;
 import io.gma.registry.Registry;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -35,12 +34,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RegistryRestartTest {
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static Registry registry(int port) throws Exception {
         return Registry.builder().port(port).build().start();
     }

@@ -1,5 +1,7 @@
 package io.gma.pcservlet;
 
+import static io.gma.pcservlet.TestPages.metrics;
+import static io.gma.pcservlet.TestPages.sample;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,10 +12,6 @@ import io.gma.client.FullQueuePolicy;
 import io.gma.client.Producer;
 import io.gma.registry.Registry;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,7 +109,8 @@ class SpoolFullTest {
                 }, "spool-full-sender");
                 sender.start();
                 // the spool refuses, and the producer's sends wait: nothing more goes out for a second
-                await().atMost(Duration.ofSeconds(30)).until(() -> metric(east, "gma_pc_spool_full_total") > 0);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> sample(metrics(east), "gma_pc_spool_full_total") > 0);
                 long[] last = {-1};
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).until(() -> {
                     long now = sent.get();
@@ -121,7 +120,7 @@ class SpoolFullTest {
                 });
                 assertTrue(sent.get() < N, "the producer was held back: " + sent.get() + " of " + N + " sent");
                 assertTrue(filesBytes(spool) <= diskBound, "the spool's files: " + filesBytes(spool) + " bytes");
-                assertTrue(metric(east, "gma_pc_outbound_queue_bytes{domain=\"west\"}") <= 8 * ONE_MIB);
+                assertTrue(sample(metrics(east), "gma_pc_outbound_queue_bytes{domain=\"west\"}") <= 8 * ONE_MIB);
                 west = PcServer.builder("west", registry.url()).httpPort(http).uplinkPort(uplink).start();
                 await().atMost(Duration.ofSeconds(60)).until(() -> got.size() == N);
                 sender.join();
@@ -140,14 +139,4 @@ class SpoolFullTest {
         }
     }
 
-    private static long metric(PcServer pc, String sample) throws Exception {
-        String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url() + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
-        for (String line : text.split("\n")) {
-            if (line.startsWith(sample + " ")) {
-                return (long) Double.parseDouble(line.substring(sample.length() + 1));
-            }
-        }
-        return 0;
-    }
 }

@@ -1,5 +1,8 @@
 package io.gma.pcservlet;
 
+import static io.gma.pcservlet.TestPages.freePort;
+import static io.gma.pcservlet.TestPages.metrics;
+import static io.gma.pcservlet.TestPages.sample;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,11 +17,6 @@ import io.gma.registry.Registry;
 import io.gma.wire.ErrorCode;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,29 +42,9 @@ class SpooledRestartTest {
     @TempDir
     Path dir;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static PcServer west(Registry registry, Path spool, int http, int uplink) throws Exception {
         return PcServer.builder("west", registry.url()).httpPort(http).uplinkPort(uplink)
                 .drainTimeout(Duration.ZERO).spool(SpoolOptions.in(spool)).start();
-    }
-
-    private static String metrics(PcServer pc) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static long sample(String metrics, String name) {
-        for (String line : metrics.split("\n")) {
-            if (line.startsWith(name + " ")) {
-                return (long) Double.parseDouble(line.substring(name.length() + 1));
-            }
-        }
-        return -1;
     }
 
     /**

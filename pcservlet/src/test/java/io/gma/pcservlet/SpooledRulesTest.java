@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import static io.gma.pcservlet.TestPages.freePort;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,8 +11,6 @@ import io.gma.client.Producer;
 import io.gma.client.Sent;
 import io.gma.client.TestKeys;
 import io.gma.wire.ErrorCode;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -31,12 +30,6 @@ class SpooledRulesTest {
 
     @TempDir
     Path dir;
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private static PcServer west(DirectFixture f, Path keys, String rules, Path spool, int http, int uplink)
             throws Exception {
