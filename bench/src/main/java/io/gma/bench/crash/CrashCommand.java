@@ -59,8 +59,9 @@ public final class CrashCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "The random seed of the kills' moments (default: the clock's).")
     Long seed;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Where the processes' directories, logs and"
-            + " crash.md go (default: bench/results/crash-<time> under the repository).")
+    @Option(names = "--out", paramLabel = "DIR", description = "Where crash.md goes, and under DIR/tmp the"
+            + " processes' working directories, spools and logs (default: bench/results/crash-<time> under the"
+            + " repository, whose tmp/ git ignores).")
     Path out;
 
     @Spec
@@ -87,7 +88,7 @@ public final class CrashCommand implements Callable<Integer> {
         for (CrashHarness.Topology t : topologies) {
             spec.commandLine().getOut().println("gma bench crash: " + t + ", " + kills + " kills, seed " + chosenSeed);
             CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(t, kills, rate, size, upMillis, options,
-                    chosenSeed, dir.resolve(t.name().toLowerCase(Locale.ROOT))), System.out);
+                    chosenSeed, dir.resolve("tmp").resolve(t.name().toLowerCase(Locale.ROOT))), System.out);
             spec.commandLine().getOut().println(r.line());
             spec.commandLine().getOut().println("  spool at the end: " + r.spool());
             md.append("| ").append(t).append(" | ").append(r.kills()).append(" | ").append(r.sent()).append(" | ")
