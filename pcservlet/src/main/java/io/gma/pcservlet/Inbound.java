@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.internal.spool.SpoolException;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
@@ -328,7 +329,7 @@ final class Inbound {
             }
             sorted.relayed = relayed;
             sorted.onward = onward;
-        } catch (io.gma.internal.spool.SpoolException e) {
+        } catch (SpoolException e) {
             appended.forEach(spooling::ack);
             return e.getMessage();
         }
@@ -337,7 +338,7 @@ final class Inbound {
     }
 
     private List<Queued> spool(List<Queued> messages, Spooling.Lane lane, String identity, List<Long> appended)
-            throws io.gma.internal.spool.SpoolException {
+            throws SpoolException {
         List<Queued> spooled = new ArrayList<>(messages.size());
         for (Queued q : messages) {
             long seq = spooling.append(lane, false, q.message(), identity);
