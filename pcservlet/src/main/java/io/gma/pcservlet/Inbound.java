@@ -10,6 +10,7 @@ import io.gma.wire.ProtocolException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -316,7 +317,7 @@ final class Inbound {
      * spool is full: what was appended is let go).
      */
     private String spool(Sorted sorted, String identity) {
-        List<Long> appended = new ArrayList<>();
+        Appended appended = new Appended();
         try {
             sorted.local = spool(sorted.local, Spooling.Lane.LOCAL, identity, appended);
             Map<String, List<Queued>> relayed = new HashMap<>();
@@ -330,14 +331,27 @@ final class Inbound {
             sorted.relayed = relayed;
             sorted.onward = onward;
         } catch (SpoolException e) {
-            appended.forEach(spooling::ack);
+            spooling.ackAll(appended.seqs, appended.count);
             return e.getMessage();
         }
-        sorted.lastSeq = appended.isEmpty() ? Spooling.NONE : appended.get(appended.size() - 1);
+        sorted.lastSeq = appended.count == 0 ? Spooling.NONE : appended.seqs[appended.count - 1];
         return null;
     }
 
-    private List<Queued> spool(List<Queued> messages, Spooling.Lane lane, String identity, List<Long> appended)
+    /** The records a batch appended, in order: let go together if the rest of it finds no room. */
+    private static final class Appended {
+        long[] seqs = new long[16];
+        int count;
+
+        void add(long seq) {
+            if (count == seqs.length) {
+                seqs = Arrays.copyOf(seqs, count * 2);
+            }
+            seqs[count++] = seq;
+        }
+    }
+
+    private List<Queued> spool(List<Queued> messages, Spooling.Lane lane, String identity, Appended appended)
             throws SpoolException {
         List<Queued> spooled = new ArrayList<>(messages.size());
         for (Queued q : messages) {

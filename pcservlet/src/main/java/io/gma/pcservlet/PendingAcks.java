@@ -1,7 +1,6 @@
 package io.gma.pcservlet;
 
 import io.gma.internal.link.Link;
-import java.util.ArrayDeque;
 
 /**
  * What an uplink's endpoint has not been told it got yet: with a spool, a message is counted for the uplink's ACK
@@ -13,7 +12,7 @@ final class PendingAcks {
     private final Link link;
     private final Spooling spooling;
     /** {record number or Spooling.NONE, bytes}, oldest first. */
-    private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
+    private final LongPairs waiting = new LongPairs();
     /** The highest record number known to be on disk, and the last one taken. */
     private long durable = Spooling.NONE;
     private long lastSpooled = Spooling.NONE;
@@ -35,7 +34,7 @@ final class PendingAcks {
      * answered with an ERROR or taken in memory); it is counted once it and every one before it may be.
      */
     void taken(long seq, int bytes) {
-        waiting.addLast(new long[] {seq, bytes});
+        waiting.addLast(seq, bytes);
         if (seq != Spooling.NONE) {
             lastSpooled = seq;
         }
@@ -46,8 +45,9 @@ final class PendingAcks {
     private void countReady() {
         int n = 0;
         long bytes = 0;
-        while (!waiting.isEmpty() && (waiting.peekFirst()[0] == Spooling.NONE || waiting.peekFirst()[0] <= durable)) {
-            bytes += waiting.pollFirst()[1];
+        while (!waiting.isEmpty() && (waiting.first() == Spooling.NONE || waiting.first() <= durable)) {
+            bytes += waiting.second();
+            waiting.removeFirst();
             n++;
         }
         link.countTaken(n, bytes);

@@ -1,7 +1,7 @@
 package io.gma.pcservlet;
 
 import io.gma.internal.link.SendQueue;
-import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * The spooled records in one endpoint's queue at the PC servlet, and their places in it: the queue numbers its
@@ -15,8 +15,10 @@ final class SpooledAcks {
     /** Set once, right after the queue is made (the queue's ACK hook needs this object first). */
     SendQueue queue;
     /** {place in its lane, record number}, oldest first, per lane. */
-    private final ArrayDeque<long[]> data = new ArrayDeque<>();
-    private final ArrayDeque<long[]> control = new ArrayDeque<>();
+    private final LongPairs data = new LongPairs();
+    private final LongPairs control = new LongPairs();
+    /** The records an ACK covered, handed to the spool together; reused. */
+    private long[] covered = new long[64];
 
     SpooledAcks(Spooling spooling) {
         this.spooling = spooling;
@@ -24,7 +26,7 @@ final class SpooledAcks {
 
     /** Under this object's monitor: record {@code seq} is the {@code place}-th message of its lane. */
     void add(boolean isControl, long place, long seq) {
-        (isControl ? control : data).addLast(new long[] {place, seq});
+        (isControl ? control : data).addLast(place, seq);
     }
 
     /** An ACK freed room: the records it covered are acknowledged in the spool. */
@@ -34,19 +36,16 @@ final class SpooledAcks {
         ack(control, queue.controlAcknowledged());
     }
 
-    private void ack(ArrayDeque<long[]> lane, long upTo) {
+    private void ack(LongPairs lane, long upTo) {
         int n = 0;
-        for (long[] e : lane) {
-            if (e[0] > upTo) {
-                break;
+        while (!lane.isEmpty() && lane.first() <= upTo) {
+            if (n == covered.length) {
+                covered = Arrays.copyOf(covered, n * 2);
             }
-            n++;
+            covered[n++] = lane.second();
+            lane.removeFirst();
         }
-        long[] seqs = new long[n];
-        for (int i = 0; i < n; i++) {
-            seqs[i] = lane.pollFirst()[1];
-        }
-        spooling.ackAll(seqs, n);
+        spooling.ackAll(covered, n);
     }
 
     /** The queue is gone and its senders were told: every record left is done with. */

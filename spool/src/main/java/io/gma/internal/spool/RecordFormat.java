@@ -62,9 +62,14 @@ final class RecordFormat {
         int body = DATA_FIXED_BYTES + identity.length + payload.length;
         into.putInt(DATA_MAGIC).putInt(body).putInt(0);
         into.putLong(seq).putLong(arrivalMillis).put(lane).put((byte) identity.length).put(identity).put(payload);
+        int end = into.position();
+        int limit = into.limit();
         CRC32C c = new CRC32C();
-        c.update(into.duplicate().position(start + 4).limit(start + 8));
-        c.update(into.duplicate().position(start + HEADER_BYTES).limit(start + HEADER_BYTES + body));
+        into.position(start + 4).limit(start + 8);
+        c.update(into); // the length field
+        into.limit(end).position(start + HEADER_BYTES);
+        c.update(into); // the body
+        into.limit(limit).position(end);
         into.putInt(start + 8, (int) c.getValue());
     }
 
