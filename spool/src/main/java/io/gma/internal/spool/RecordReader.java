@@ -17,7 +17,8 @@ final class RecordReader {
      * @param validEnd where the last intact record ends: an append-only file is cut back to it before it is
      *     written again
      * @param tornEnd whether the bytes after validEnd were a damaged run that reached the end of the file (what
-     *     a crash in mid-write leaves)
+     *     a crash in mid-write leaves); zeros alone there are not torn, but the padding of a direct write
+     *     ({@link Segment}), nor counted as damaged
      */
     record Scan(int damaged, long validEnd, boolean tornEnd) {
     }
@@ -30,6 +31,7 @@ final class RecordReader {
         ByteBuffer b = ByteBuffer.wrap(bytes, 0, length);
         int damaged = 0;
         boolean inDamage = false;
+        int damageStart = 0;
         int pos = 0;
         long validEnd = 0;
         while (pos + RecordFormat.HEADER_BYTES <= length) {
@@ -38,6 +40,7 @@ final class RecordReader {
                 if (!inDamage) {
                     damaged++;
                     inDamage = true;
+                    damageStart = pos;
                 }
                 pos++;
                 continue;
@@ -48,10 +51,24 @@ final class RecordReader {
             validEnd = pos;
         }
         boolean torn = validEnd < length;
+        if (torn && zeros(bytes, inDamage ? damageStart : pos, length)) {
+            // the zeros that pad a direct write to its block, past the last record: no damage, nothing torn
+            return new Scan(inDamage ? damaged - 1 : damaged, validEnd, false);
+        }
         if (torn && !inDamage) {
             damaged++; // a header cut short at the very end
         }
         return new Scan(damaged, validEnd, torn);
+    }
+
+    /** Whether {@code bytes} are all zero from {@code from} to {@code to}. */
+    private static boolean zeros(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The body length of the intact record at {@code pos}, or -1 when there is none there. */

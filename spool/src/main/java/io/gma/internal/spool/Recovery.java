@@ -76,7 +76,9 @@ final class Recovery {
                 torn = 1;
                 LOG.info("spool {}: {} ends with {} bytes of a record cut short by a crash; cut off", dir,
                         s.path.getFileName(), bytes.length - scan.validEnd());
-                s.truncate(scan.validEnd());
+            }
+            if (scan.validEnd() < bytes.length && last) {
+                s.truncate(scan.validEnd()); // a torn record, or the zeros that padded a direct write
             }
             if (s.live() == 0 && !last) {
                 empty.add(s);

@@ -74,6 +74,9 @@ public final class Spool implements AutoCloseable {
     /** The committer has work: records to force, acknowledgements to write, segments to delete, or closing. */
     private final Condition work = lock.newCondition();
     private final Condition durableMoved = lock.newCondition();
+    /** The committer is writing chunks it took, outside the lock: nobody else writes until it is done. */
+    private boolean writing;
+    private final Condition chunksWritten = lock.newCondition();
     /** The data files, oldest first; the last is the one appended to. */
     private final List<Segment> segments = new ArrayList<>();
     private final AckLog ackLog;
@@ -240,13 +243,15 @@ public final class Spool implements AutoCloseable {
             }
             long seq = nextSeq;
             Segment last = segments.get(segments.size() - 1);
-            if (diskBytes + size > settings.maxBytes() && last.live() == 0 && last.size() > 0) {
+            // a block of room is kept for the zeros that pad the segment appended to (direct I/O: Segment)
+            long bound = settings.maxBytes() - Segment.BLOCK;
+            if (diskBytes + size > bound && last.live() == 0 && last.size() > 0) {
                 // the segment appended to holds nothing live: begin another, so that it can go
                 roll();
                 deletable = true;
                 work.signal();
             }
-            if (diskBytes + size > settings.maxBytes()) {
+            if (diskBytes + size > bound) {
                 refusedFull.increment();
                 throw new SpoolException("the spool at " + dir + " holds " + diskBytes + " bytes on disk; "
                         + size + " more would pass maxSpoolBytes " + settings.maxBytes(), true, null);
@@ -282,6 +287,11 @@ public final class Spool implements AutoCloseable {
      * for the committer to write later, and the append that asked is refused (nothing of it was appended).
      */
     private void writeNow() throws SpoolException {
+        // chunks are written in the order appended, one writer at a time: a direct write rewrites the block the
+        // one before it ended in, so an older chunk written after a newer one would wipe out the newer's start
+        while (writing) {
+            chunksWritten.awaitUninterruptibly();
+        }
         for (Segment s : segments) {
             List<Segment.Chunk> chunks = s.takeUnwritten();
             for (int i = 0; i < chunks.size(); i++) {
@@ -296,7 +306,7 @@ public final class Spool implements AutoCloseable {
                             + " bytes: " + e.getMessage(), true, e);
                 }
                 unwrittenBytes -= c.bytes().remaining();
-                buffers.give(c.buffer);
+                s.written(c, buffers);
             }
         }
     }
@@ -353,6 +363,7 @@ public final class Spool implements AutoCloseable {
         try {
             Segment next = Segment.create(dir, nextSeq);
             Directory.force(dir);
+            segments.get(segments.size() - 1).rolled();
             segments.add(next);
             return next;
         } catch (IOException e) {
@@ -500,7 +511,9 @@ public final class Spool implements AutoCloseable {
                 target = appendedSeq;
                 all = new ArrayList<>(segments);
                 for (Segment s : all) {
-                    toWrite.add(s.takeUnwritten());
+                    List<Segment.Chunk> chunks = s.takeUnwritten();
+                    writing |= !chunks.isEmpty();
+                    toWrite.add(chunks);
                 }
                 ackCount = pendingAckCount;
                 if (ackCount > 0) {
@@ -544,7 +557,6 @@ public final class Spool implements AutoCloseable {
      */
     private boolean write(List<Segment> all, List<List<Segment.Chunk>> toWrite) {
         long bytes = 0;
-        List<Segment.Chunk> done = new ArrayList<>();
         IOException failed = null;
         int s = 0;
         int i = 0;
@@ -559,14 +571,20 @@ public final class Spool implements AutoCloseable {
                     break outer;
                 }
                 bytes += chunks.get(i).bytes().remaining();
-                done.add(chunks.get(i));
             }
         }
         boolean recovered = false;
         lock.lock();
         try {
+            writing = false;
+            chunksWritten.signalAll();
             unwrittenBytes -= bytes;
-            done.forEach(c -> buffers.give(c.buffer));
+            for (int w = 0; w <= s && w < all.size(); w++) {
+                List<Segment.Chunk> chunks = toWrite.get(w);
+                for (Segment.Chunk c : w < s ? chunks : chunks.subList(0, i)) {
+                    all.get(w).written(c, buffers);
+                }
+            }
             if (failed == null) {
                 recovered = writeRetrying;
                 writeRetrying = false;
