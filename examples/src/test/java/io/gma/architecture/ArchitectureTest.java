@@ -49,8 +49,9 @@ class ArchitectureTest {
     @Test
     void theSpoolKnowsNothingOfItsOwners() {
         classes().that().resideInAPackage("io.gma.internal.spool..").should().onlyDependOnClassesThat()
-                .resideInAnyPackage("io.gma.internal.spool..", "java..", "org.slf4j..")
-                .because("the spool keeps records of bytes for the PC servlet and the client alike").check(gma);
+                .resideInAnyPackage("io.gma.internal.spool..", "java..", "com.sun.nio.file..", "org.slf4j..")
+                .because("the spool keeps records of bytes for the PC servlet and the client alike (and opens its"
+                        + " files for direct I/O with the JDK's com.sun.nio.file.ExtendedOpenOption)").check(gma);
     }
 
     @Test
