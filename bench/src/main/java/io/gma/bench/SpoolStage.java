@@ -7,10 +7,6 @@ import io.gma.examples.Pong;
 import io.gma.pcservlet.PcServer;
 import io.gma.pcservlet.SpoolOptions;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,19 +122,10 @@ final class SpoolStage {
         }
 
         private static Counters read(PcServer pc) throws IOException, InterruptedException {
-            String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url() + "/metrics"))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
-            return new Counters(sample(text, "gma_pc_spool_appended_total"), sample(text, "gma_pc_spool_fsyncs_total"),
-                    sample(text, "gma_pc_spool_written_bytes_total"));
-        }
-
-        private static long sample(String metrics, String name) {
-            for (String line : metrics.split("\n")) {
-                if (line.startsWith(name + " ")) {
-                    return (long) Double.parseDouble(line.substring(name.length() + 1));
-                }
-            }
-            return 0;
+            String page = MetricsPage.fetch(pc.url());
+            return new Counters(MetricsPage.sample(page, "gma_pc_spool_appended_total"),
+                    MetricsPage.sample(page, "gma_pc_spool_fsyncs_total"),
+                    MetricsPage.sample(page, "gma_pc_spool_written_bytes_total"));
         }
 
         /** One note: forces per second and bytes written per message, per PC servlet, since {@code before}. */

@@ -252,6 +252,11 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
+    /** {@link #blockTimeout} in nanoseconds, as the queues wait it (a timeout past Long.MAX_VALUE ns: that). */
+    long blockNanos() {
+        return blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0 ? blockTimeout.toNanos() : Long.MAX_VALUE;
+    }
+
     /** The default timeout of {@code request}. Default 30 s. */
     public EndpointBuilder<T> requestTimeout(Duration timeout) {
         this.requestTimeout = positive("requestTimeout", timeout);

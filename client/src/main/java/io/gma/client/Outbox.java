@@ -10,7 +10,6 @@ import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -43,8 +42,7 @@ final class Outbox {
         this.sequence = sequence;
         this.spool = spool;
         this.counters = counters;
-        this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
-                ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
+        this.blockNanos = config.blockNanos();
         this.whenFull = switch (config.policy) {
             case BLOCK -> WhenFull.BLOCK;
             case FAIL -> WhenFull.FAIL;

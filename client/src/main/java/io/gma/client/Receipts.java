@@ -5,7 +5,6 @@ import io.gma.internal.link.Peer;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -71,8 +70,7 @@ final class Receipts {
         this.uplink = uplink;
         this.counters = counters;
         this.policy = config.policy;
-        this.blockNanos = config.blockTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) < 0
-                ? config.blockTimeout.toNanos() : Long.MAX_VALUE;
+        this.blockNanos = config.blockNanos();
         if (config.receipts == null) {
             timeoutNanos = 0;
             awaited = null;

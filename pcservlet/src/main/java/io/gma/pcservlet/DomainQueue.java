@@ -83,16 +83,10 @@ final class DomainQueue {
             if (retired || closed) {
                 return Offer.RETIRED;
             }
-            if (!force && messages > 0 && !withinBounds(m.encodedLength(), 1)) {
-                return Offer.FULL;
-            }
             boolean data = !control(m);
             boolean heldNow = data && held(m.message().to(), System.nanoTime());
-            if (!force && heldNow) {
-                long[] share = queuedFor.get(m.message().to());
-                if (share != null && (share[0] + 1 > maxMessages / 4 || share[1] + m.encodedLength() > maxBytes / 4)) {
-                    return Offer.FULL; // a held endpoint's share is capped: the rest of the domain keeps its room
-                }
+            if (!force && !fits(m.message(), heldNow)) {
+                return Offer.FULL;
             }
             if (data) {
                 long[] share = queuedFor.computeIfAbsent(m.message().to(), k -> new long[2]);
@@ -123,18 +117,23 @@ final class DomainQueue {
             if (retired || closed) {
                 return true; // the offer goes to a new queue
             }
-            if (messages > 0 && !withinBounds(m.encodedLength(), 1)) {
-                return false;
-            }
-            if (!m.command().isControl() && held(m.to(), System.nanoTime())) {
-                long[] share = queuedFor.get(m.to());
-                return share == null
-                        || share[0] + 1 <= maxMessages / 4 && share[1] + m.encodedLength() <= maxBytes / 4;
-            }
-            return true;
+            return fits(m, !m.command().isControl() && held(m.to(), System.nanoTime()));
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock: whether {@code m} fits the bounds (an empty queue takes any message), and, its endpoint
+     * being held back ({@code heldNow}), that endpoint's share, capped so that the rest of the domain keeps its
+     * room.
+     */
+    private boolean fits(Message m, boolean heldNow) {
+        if (messages > 0 && !withinBounds(m.encodedLength(), 1)) {
+            return false;
+        }
+        long[] share = heldNow ? queuedFor.get(m.to()) : null;
+        return share == null || share[0] + 1 <= maxMessages / 4 && share[1] + m.encodedLength() <= maxBytes / 4;
     }
 
     /** Whether {@code n} more messages of {@code size} bytes in all fit now; an empty queue takes any. */

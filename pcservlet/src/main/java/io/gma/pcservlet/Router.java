@@ -55,22 +55,13 @@ final class Router implements UplinkServer.Upstream {
                 return UplinkServer.Routed.TAKEN;
             }
             if (!spooling.on()) {
-                return local.deliverAll(List.of(Queued.inMemory(m)), this, false).placed()
-                        ? UplinkServer.Routed.TAKEN : UplinkServer.Routed.NO_ROOM;
+                return deliver(Queued.inMemory(m), false);
             }
             if (!local.hasRoomFor(m)) {
                 return UplinkServer.Routed.NO_ROOM;
             }
             OptionalLong spooled = spool(Spooling.Lane.LOCAL, m, identity);
-            if (spooled.isEmpty()) {
-                return UplinkServer.Routed.NO_ROOM;
-            }
-            long seq = spooled.getAsLong();
-            if (!local.deliverAll(List.of(new Queued(m, seq)), this, true).placed()) {
-                spooling.ack(seq); // closed: held uplinks drop what they park, and the endpoint sends it again
-                return UplinkServer.Routed.NO_ROOM;
-            }
-            return new UplinkServer.Routed.Spooled(seq);
+            return spooled.isEmpty() ? UplinkServer.Routed.NO_ROOM : deliver(new Queued(m, spooled.getAsLong()), true);
         }
         if (!Name.isDomain(d)) {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
@@ -100,13 +91,31 @@ final class Router implements UplinkServer.Upstream {
     }
 
     /**
+     * Queues {@code q} for its endpoint of this domain: if it fits, or whatever the bounds with {@code force}. One
+     * not placed (no room, or closed: held uplinks drop what they park, and the endpoint sends it again) is done
+     * with in the spool.
+     */
+    private UplinkServer.Routed deliver(Queued q, boolean force) {
+        if (local.deliverAll(List.of(q), this, force).placed()) {
+            return taken(q);
+        }
+        spooling.ack(q.spoolSeq());
+        return UplinkServer.Routed.NO_ROOM;
+    }
+
+    /** What became of a message queued: taken, and spooled or not. */
+    private static UplinkServer.Routed taken(Queued q) {
+        return q.spoolSeq() == Spooling.NONE ? UplinkServer.Routed.TAKEN
+                : new UplinkServer.Routed.Spooled(q.spoolSeq());
+    }
+
+    /**
      * Queues {@code q} for domain {@code d}: if it fits, or whatever the bounds with {@code force}. A spooled
      * message that no queue takes is done with in the spool: its sender was told, or it was counted as dropped.
      */
     private UplinkServer.Routed place(String d, Queued q, boolean force) {
         return switch (outbound.offer(d, q, force)) {
-            case TAKEN -> q.spoolSeq() == Spooling.NONE ? UplinkServer.Routed.TAKEN
-                    : new UplinkServer.Routed.Spooled(q.spoolSeq());
+            case TAKEN -> taken(q);
             case FULL -> UplinkServer.Routed.NO_ROOM;
             case CLOSED -> {
                 metrics.drops.increment(); // stopped: the queues were drained and counted already
@@ -168,8 +177,7 @@ final class Router implements UplinkServer.Upstream {
         }
         if (!here) {
             place(d, new Queued(e, seq), true);
-        } else if (!local.deliverAll(List.of(new Queued(e, seq)), this, true).placed()) {
-            spooling.ack(seq);
+        } else if (deliver(new Queued(e, seq), true) == UplinkServer.Routed.NO_ROOM) {
             LOG.debug("{}: could not deliver {} to {}", domain, e.command(), e.to());
         }
     }

@@ -84,6 +84,11 @@ final class UplinkServer implements AutoCloseable {
         /** Taken, and appended to the spool as record {@code seq}: its endpoint is told once it is on disk. */
         record Spooled(long seq) implements Routed {
         }
+
+        /** The record a message taken was spooled as, or {@link Spooling#NONE}. */
+        static long spooledAs(Routed r) {
+            return r instanceof Spooled s ? s.seq() : Spooling.NONE;
+        }
     }
 
     /**
@@ -324,7 +329,7 @@ final class UplinkServer implements AutoCloseable {
             if (r == Routed.TAKEN && pending.isEmpty()) {
                 return true; // counted now: without a spool, always
             }
-            pending.taken(r instanceof Routed.Spooled s ? s.seq() : Spooling.NONE, m.encodedLength());
+            pending.taken(Routed.spooledAs(r), m.encodedLength());
             return false;
         }
 
@@ -334,7 +339,7 @@ final class UplinkServer implements AutoCloseable {
             if (r == Routed.NO_ROOM) {
                 return false;
             }
-            pending.taken(r instanceof Routed.Spooled s ? s.seq() : Spooling.NONE, m.encodedLength());
+            pending.taken(Routed.spooledAs(r), m.encodedLength());
             return true;
         }
 

@@ -1,15 +1,11 @@
 package io.gma.bench.crash;
 
+import io.gma.bench.MetricsPage;
 import io.gma.examples.cli.Gma;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -229,22 +225,21 @@ public final class CrashHarness {
 
     /** The spool's counters from a PC servlet's /metrics, in one line (or why not). */
     private static String spoolMetrics(int httpPort) {
+        String page;
         try {
-            String body = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(HttpRequest
-                    .newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics")).timeout(Duration.ofSeconds(
-                            10)).build(), HttpResponse.BodyHandlers.ofString()).body();
-            StringBuilder line = new StringBuilder();
-            for (String l : body.split("\n")) {
-                if (l.startsWith("gma_pc_spool_")) {
-                    line.append(line.length() == 0 ? "" : ", ").append(l.substring("gma_pc_spool_".length()));
-                }
-            }
-            return line.length() == 0 ? "no spool" : line.toString();
+            page = MetricsPage.fetch("http://127.0.0.1:" + httpPort);
         } catch (IOException e) {
             return "/metrics unreachable: " + e.getMessage();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
         }
+        StringBuilder line = new StringBuilder();
+        for (String l : page.split("\n")) {
+            if (l.startsWith("gma_pc_spool_")) {
+                line.append(line.length() == 0 ? "" : ", ").append(l.substring("gma_pc_spool_".length()));
+            }
+        }
+        return line.length() == 0 ? "no spool" : line.toString();
     }
 }

@@ -27,19 +27,21 @@ class CrashHarnessTest {
         assertTrue(r.received() >= r.acked(), r.line());
     }
 
+    /** A stream flat out, with {@code kills} kills, the two PC servlets in turn. */
+    private CrashHarness.Result run(CrashHarness.Topology topology, int kills) throws Exception {
+        CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(topology, kills, 0, 256, 1500,
+                List.of("--max-spool-bytes", "16777216"), System.nanoTime(), dir), System.out);
+        System.out.println(r.line() + "; spool " + r.spool());
+        return r;
+    }
+
     @Test
     void threeKillsOfEachPcServletLoseAndDuplicateNothingAcrossDomains() throws Exception {
-        CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(CrashHarness.Topology.CROSS_DOMAIN, 6,
-                0, 256, 1500, List.of("--max-spool-bytes", "16777216"), System.nanoTime(), dir), System.out);
-        System.out.println(r.line() + "; spool " + r.spool());
-        assertExactlyOnce(r);
+        assertExactlyOnce(run(CrashHarness.Topology.CROSS_DOMAIN, 6));
     }
 
     @Test
     void killsOfTheRelayAndTheOutboundOnlyDomainLoseAndDuplicateNothing() throws Exception {
-        CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(CrashHarness.Topology.RELAYED, 4,
-                0, 256, 1500, List.of("--max-spool-bytes", "16777216"), System.nanoTime(), dir), System.out);
-        System.out.println(r.line() + "; spool " + r.spool());
-        assertExactlyOnce(r);
+        assertExactlyOnce(run(CrashHarness.Topology.RELAYED, 4));
     }
 }
