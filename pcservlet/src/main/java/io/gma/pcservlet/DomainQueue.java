@@ -83,13 +83,13 @@ final class DomainQueue {
             if (retired || closed) {
                 return Offer.RETIRED;
             }
-            boolean data = !control(m);
-            boolean heldNow = data && held(m.message().to(), System.nanoTime());
+            boolean data = !m.control();
+            boolean heldNow = data && held(m.to(), System.nanoTime());
             if (!force && !fits(m.message(), heldNow)) {
                 return Offer.FULL;
             }
             if (data) {
-                long[] share = queuedFor.computeIfAbsent(m.message().to(), k -> new long[2]);
+                long[] share = queuedFor.computeIfAbsent(m.to(), k -> new long[2]);
                 share[0]++;
                 share[1] += m.encodedLength();
             }
@@ -197,7 +197,7 @@ final class DomainQueue {
             long size = 0;
             for (Iterator<Queued> it = waiting.iterator(); it.hasNext();) {
                 Queued m = it.next();
-                if (!control(m) && held(m.message().to(), now)) {
+                if (!m.control() && held(m.to(), now)) {
                     continue; // stays, in its place; answers to it are never held back
                 }
                 if (!batch.isEmpty() && size + m.encodedLength() > maxBatchBytes) {
@@ -221,18 +221,13 @@ final class DomainQueue {
     private long untilSendable(long now) {
         long first = Long.MAX_VALUE;
         for (Queued m : waiting) {
-            Long until = control(m) ? null : heldUntil.get(m.message().to());
+            Long until = m.control() ? null : heldUntil.get(m.to());
             if (until == null || until - now <= 0) {
                 return 0;
             }
             first = Math.min(first, until - now);
         }
         return first;
-    }
-
-    /** Answers are never held back nor capped (control traffic does not wait behind data). */
-    private static boolean control(Queued m) {
-        return m.message().command().isControl();
     }
 
     /** Under the lock: whether {@code endpoint} is held back now (an expired hold is forgotten). */
@@ -308,9 +303,9 @@ final class DomainQueue {
             messages -= inFlight.size();
             total.addAndGet(-b);
             for (Queued m : inFlight) {
-                long[] share = control(m) ? null : queuedFor.get(m.message().to());
+                long[] share = m.control() ? null : queuedFor.get(m.to());
                 if (share != null && --share[0] <= 0) {
-                    queuedFor.remove(m.message().to());
+                    queuedFor.remove(m.to());
                 } else if (share != null) {
                     share[1] -= m.encodedLength();
                 }

@@ -62,7 +62,7 @@ final class Farewell {
             List<Queued> errors = e.getValue();
             if (d.equals(domain)) {
                 for (Queued q : errors) {
-                    untold += local.offerControl(q.message().to(), Packed.shared(q.message())) ? 0 : 1;
+                    untold += local.offerControl(q.to(), Packed.shared(q.message())) ? 0 : 1;
                 }
             } else if (!post(d, errors)) {
                 untold += errors.size();

@@ -254,7 +254,7 @@ final class Forwarder implements Runnable {
         }
         java.util.Set<String> destinations = new java.util.HashSet<>();
         for (Queued q : batch) {
-            destinations.add(q.message().to());
+            destinations.add(q.to());
         }
         List<String> full = new java.util.ArrayList<>();
         for (String name : header.trim().split("\\s+")) {

@@ -72,7 +72,7 @@ final class LocalQueues {
      */
     Placement deliverAll(List<Queued> messages, Undeliverable failed, boolean force) {
         for (Queued q : messages) {
-            String to = q.message().to();
+            String to = q.to();
             if (!Name.domainOf(to).equals(domain) || to.equals(pcName)) {
                 throw new IllegalArgumentException(to + " is not an endpoint of domain " + domain);
             }
@@ -87,7 +87,7 @@ final class LocalQueues {
                 return lacking;
             }
             for (Queued q : messages) {
-                Peer p = peers.computeIfAbsent(q.message().to(), this::newPeer);
+                Peer p = peers.computeIfAbsent(q.to(), this::newPeer);
                 // as decoded: the queue keeps the array, and nobody changes it
                 byte[] packed = Packed.shared(q.message());
                 try {
@@ -107,7 +107,7 @@ final class LocalQueues {
 
     /** Queues one message in its endpoint's queue, noting its record so that the endpoint's ACK acknowledges it. */
     private void queue(Peer p, Queued q, byte[] packed) throws LinkException {
-        boolean control = q.message().command().isControl();
+        boolean control = q.control();
         SpooledAcks acks = q.spoolSeq() == Spooling.NONE ? null : spooled.get(p);
         if (acks == null) {
             if (control) {
@@ -158,11 +158,10 @@ final class LocalQueues {
     private static Map<String, long[]> dataShares(List<Queued> messages) {
         Map<String, long[]> shares = new HashMap<>();
         for (Queued q : messages) {
-            Message m = q.message();
-            if (!m.command().isControl()) {
-                long[] share = shares.computeIfAbsent(m.to(), k -> new long[2]);
+            if (!q.control()) {
+                long[] share = shares.computeIfAbsent(q.to(), k -> new long[2]);
                 share[0]++;
-                share[1] += m.encodedLength();
+                share[1] += q.encodedLength();
             }
         }
         return shares;
