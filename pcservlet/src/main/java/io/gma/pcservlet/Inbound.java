@@ -10,7 +10,6 @@ import io.gma.wire.ProtocolException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -313,51 +312,65 @@ final class Inbound {
     }
 
     /**
-     * Appends every message of the batch to the spool, numbering them in {@code sorted}; null, or why not (the
-     * spool is full: what was appended is let go).
+     * Appends every message of the batch to the spool, all or none, numbering them in {@code sorted}; null, or why
+     * not (the spool is full).
      */
     private String spool(Sorted sorted, String identity) {
-        Appended appended = new Appended();
+        int count = sorted.local.size();
+        for (List<Queued> ms : sorted.relayed.values()) {
+            count += ms.size();
+        }
+        for (List<Queued> ms : sorted.onward.values()) {
+            count += ms.size();
+        }
+        if (count == 0) {
+            return null;
+        }
+        Spooling.Lane[] lanes = new Spooling.Lane[count];
+        Message[] messages = new Message[count];
+        int n = gather(sorted.local, Spooling.Lane.LOCAL, lanes, messages, 0);
+        for (List<Queued> ms : sorted.relayed.values()) {
+            n = gather(ms, Spooling.Lane.RELAY, lanes, messages, n);
+        }
+        for (List<Queued> ms : sorted.onward.values()) {
+            n = gather(ms, Spooling.Lane.OUTBOUND, lanes, messages, n);
+        }
+        long first;
         try {
-            sorted.local = spool(sorted.local, Spooling.Lane.LOCAL, identity, appended);
-            Map<String, List<Queued>> relayed = new HashMap<>();
-            for (Map.Entry<String, List<Queued>> e : sorted.relayed.entrySet()) {
-                relayed.put(e.getKey(), spool(e.getValue(), Spooling.Lane.RELAY, identity, appended));
-            }
-            Map<String, List<Queued>> onward = new HashMap<>();
-            for (Map.Entry<String, List<Queued>> e : sorted.onward.entrySet()) {
-                onward.put(e.getKey(), spool(e.getValue(), Spooling.Lane.OUTBOUND, identity, appended));
-            }
-            sorted.relayed = relayed;
-            sorted.onward = onward;
+            first = spooling.appendAll(lanes, messages, count, identity);
         } catch (SpoolException e) {
-            spooling.ackAll(appended.seqs, appended.count);
             return e.getMessage();
         }
-        sorted.lastSeq = appended.count == 0 ? Spooling.NONE : appended.seqs[appended.count - 1];
+        // numbered in the order gathered
+        long next = first;
+        sorted.local = numbered(sorted.local, next);
+        next += sorted.local.size();
+        for (Map.Entry<String, List<Queued>> e : sorted.relayed.entrySet()) {
+            e.setValue(numbered(e.getValue(), next));
+            next += e.getValue().size();
+        }
+        for (Map.Entry<String, List<Queued>> e : sorted.onward.entrySet()) {
+            e.setValue(numbered(e.getValue(), next));
+            next += e.getValue().size();
+        }
+        sorted.lastSeq = next - 1;
         return null;
     }
 
-    /** The records a batch appended, in order: let go together if the rest of it finds no room. */
-    private static final class Appended {
-        long[] seqs = new long[16];
-        int count;
-
-        void add(long seq) {
-            if (count == seqs.length) {
-                seqs = Arrays.copyOf(seqs, count * 2);
-            }
-            seqs[count++] = seq;
+    private static int gather(List<Queued> from, Spooling.Lane lane, Spooling.Lane[] lanes, Message[] into, int at) {
+        for (Queued q : from) {
+            lanes[at] = lane;
+            into[at++] = q.message();
         }
+        return at;
     }
 
-    private List<Queued> spool(List<Queued> messages, Spooling.Lane lane, String identity, Appended appended)
-            throws SpoolException {
+    /** The messages as spooled, with the record numbers from {@code first} on. */
+    private static List<Queued> numbered(List<Queued> messages, long first) {
         List<Queued> spooled = new ArrayList<>(messages.size());
+        long seq = first;
         for (Queued q : messages) {
-            long seq = spooling.append(lane, false, q.message(), identity);
-            appended.add(seq);
-            spooled.add(new Queued(q.message(), seq));
+            spooled.add(new Queued(q.message(), seq++));
         }
         return spooled;
     }

@@ -116,12 +116,41 @@ final class Spooling implements AutoCloseable {
             return spool.append(System.currentTimeMillis(), code, identity == null ? "" : identity,
                     Packed.shared(m));
         } catch (SpoolException e) {
-            long now = System.nanoTime();
-            if (e.getCause() != null && now - diskRefusedLogAt > TimeUnit.SECONDS.toNanos(10)) {
-                diskRefusedLogAt = now; // the disk, not the bound: an operator must hear of it, once in a while
-                LOG.warn("{}; senders are held back until acknowledgements free room", e.getMessage());
-            }
-            throw e;
+            throw logged(e);
+        }
+    }
+
+    /** {@code e}, logged once in a while when it is the disk's refusal, not the bound's: an operator must hear. */
+    private SpoolException logged(SpoolException e) {
+        long now = System.nanoTime();
+        if (e.getCause() != null && now - diskRefusedLogAt > TimeUnit.SECONDS.toNanos(10)) {
+            diskRefusedLogAt = now;
+            LOG.warn("{}; senders are held back until acknowledgements free room", e.getMessage());
+        }
+        return e;
+    }
+
+    /**
+     * Appends {@code count} messages of one batch, from one poster, in their order and all or none (their records
+     * follow each other); the first record's number ({@link #NONE} in memory).
+     *
+     * @throws SpoolException full (push back; none was kept), or broken
+     */
+    long appendAll(Lane[] lanes, Message[] messages, int count, String identity) throws SpoolException {
+        if (spool == null) {
+            return NONE;
+        }
+        byte[] codes = new byte[count];
+        byte[][] payloads = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            codes[i] = (byte) lanes[i].ordinal();
+            payloads[i] = Packed.shared(messages[i]);
+        }
+        try {
+            return spool.appendAll(System.currentTimeMillis(), identity == null ? "" : identity, codes, payloads,
+                    count);
+        } catch (SpoolException e) {
+            throw logged(e);
         }
     }
 

@@ -222,52 +222,11 @@ public final class Spool implements AutoCloseable {
     private long append(long arrivalMillis, byte lane, String identity, byte[] payload, boolean writeThrough)
             throws SpoolException {
         byte[] id = identity.getBytes(StandardCharsets.UTF_8);
-        int size = RecordFormat.dataBytes(id.length, payload.length);
         lock.lock();
         try {
-            if (closed || broken != null) {
-                throw new SpoolException(closed ? "the spool at " + dir + " is closed" : "the spool at " + dir
-                        + " failed to force its files to disk (" + broken.getMessage() + "): it takes nothing"
-                        + " more until the PC servlet is restarted", false, broken);
-            }
-            if (writeRetrying) {
-                // the disk refused the committer's last write: nothing more is taken until a write succeeds
-                refusedFull.increment();
-                throw new SpoolException("the spool at " + dir + " cannot write to its disk (" + writeFailure
-                        .getMessage() + "): " + unwrittenBytes + " bytes wait to be written", true, writeFailure);
-            }
-            if (unwrittenBytes > MAX_UNWRITTEN_BYTES || writeThrough && unwrittenBytes > 0) {
-                // the committer is behind: no more is kept in memory; or this append is written through, and a
-                // failed write must find nothing in the buffers but its own record to take back
-                writeNow();
-            }
-            long seq = nextSeq;
-            Segment last = segments.get(segments.size() - 1);
-            // a block of room is kept for the zeros that pad the segment appended to (direct I/O: Segment)
-            long bound = settings.maxBytes() - Segment.BLOCK;
-            if (diskBytes + size > bound && last.live() == 0 && last.size() > 0) {
-                // the segment appended to holds nothing live: begin another, so that it can go
-                roll();
-                deletable = true;
-                work.signal();
-            }
-            if (diskBytes + size > bound) {
-                refusedFull.increment();
-                throw new SpoolException("the spool at " + dir + " holds " + diskBytes + " bytes on disk; "
-                        + size + " more would pass maxSpoolBytes " + settings.maxBytes(), true, null);
-            }
+            long seq = appendLocked(arrivalMillis, lane, id, payload, writeThrough);
+            int size = RecordFormat.dataBytes(id.length, payload.length);
             Segment active = segments.get(segments.size() - 1);
-            if (active.size() > 0 && active.size() + size > settings.segmentBytes()) {
-                active = roll();
-            }
-            active.append(seq, arrivalMillis, lane, id, payload, size, buffers);
-            unwrittenBytes += size;
-            nextSeq = seq + 1;
-            appendedSeq = seq;
-            diskBytes += size;
-            liveRecords++;
-            appended.increment();
-            written.add(size);
             if (settings.fsync() == Fsync.ALWAYS) {
                 writeAndForceNow(active, seq, size);
             } else {
@@ -280,6 +239,95 @@ public final class Spool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * As {@link #append} for {@code count} records of one arrival time and identity, under one taking of the lock:
+     * their numbers follow each other, the first is returned. All or none: when one is refused, those appended
+     * before it are let go (acknowledged), and the refusal is thrown. With {@link Fsync#ALWAYS}, one force covers
+     * them all, before this returns.
+     *
+     * @throws SpoolException as {@link #append}
+     */
+    public long appendAll(long arrivalMillis, String identity, byte[] lanes, byte[][] payloads, int count)
+            throws SpoolException {
+        byte[] id = identity.getBytes(StandardCharsets.UTF_8);
+        lock.lock();
+        try {
+            long first = nextSeq;
+            int done = 0;
+            try {
+                for (; done < count; done++) {
+                    appendLocked(arrivalMillis, lanes[done], id, payloads[done], false);
+                }
+                if (settings.fsync() == Fsync.ALWAYS && count > 0) {
+                    writeNow();
+                    forceNow(segments.get(segments.size() - 1), first + count - 1);
+                }
+            } catch (SpoolException e) {
+                for (long seq = first; seq < first + done; seq++) {
+                    ackOne(seq);
+                }
+                throw e;
+            } finally {
+                work.signal();
+            }
+            return first;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: appends one record to a write buffer, unless the spool refuses it; its number. With {@code
+     * writeThrough}, what was appended before is written first, so that a failed write of this record finds
+     * nothing in the buffers but it to take back.
+     */
+    private long appendLocked(long arrivalMillis, byte lane, byte[] id, byte[] payload, boolean writeThrough)
+            throws SpoolException {
+        int size = RecordFormat.dataBytes(id.length, payload.length);
+        if (closed || broken != null) {
+            throw new SpoolException(closed ? "the spool at " + dir + " is closed" : "the spool at " + dir
+                    + " failed to force its files to disk (" + broken.getMessage() + "): it takes nothing"
+                    + " more until the PC servlet is restarted", false, broken);
+        }
+        if (writeRetrying) {
+            // the disk refused the committer's last write: nothing more is taken until a write succeeds
+            refusedFull.increment();
+            throw new SpoolException("the spool at " + dir + " cannot write to its disk (" + writeFailure
+                    .getMessage() + "): " + unwrittenBytes + " bytes wait to be written", true, writeFailure);
+        }
+        if (unwrittenBytes > MAX_UNWRITTEN_BYTES || writeThrough && unwrittenBytes > 0) {
+            writeNow(); // the committer is behind: no more is kept in memory; or this record is written through
+        }
+        long seq = nextSeq;
+        Segment last = segments.get(segments.size() - 1);
+        // a block of room is kept for the zeros that pad the segment appended to (direct I/O: Segment)
+        long bound = settings.maxBytes() - Segment.BLOCK;
+        if (diskBytes + size > bound && last.live() == 0 && last.size() > 0) {
+            // the segment appended to holds nothing live: begin another, so that it can go
+            roll();
+            deletable = true;
+            work.signal();
+        }
+        if (diskBytes + size > bound) {
+            refusedFull.increment();
+            throw new SpoolException("the spool at " + dir + " holds " + diskBytes + " bytes on disk; "
+                    + size + " more would pass maxSpoolBytes " + settings.maxBytes(), true, null);
+        }
+        Segment active = segments.get(segments.size() - 1);
+        if (active.size() > 0 && active.size() + size > settings.segmentBytes()) {
+            active = roll();
+        }
+        active.append(seq, arrivalMillis, lane, id, payload, size, buffers);
+        unwrittenBytes += size;
+        nextSeq = seq + 1;
+        appendedSeq = seq;
+        diskBytes += size;
+        liveRecords++;
+        appended.increment();
+        written.add(size);
+        return seq;
     }
 
     /**

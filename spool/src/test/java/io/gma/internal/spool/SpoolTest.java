@@ -131,6 +131,43 @@ class SpoolTest {
     }
 
     @Test
+    void appendAllNumbersABatchInOrderKeepsAllOrNoneAndAlwaysForcesItOnce() throws Exception {
+        SpoolSettings tiny = new SpoolSettings(Fsync.BATCH, 1 << 20, 64 << 10);
+        byte[] lanes = {0, 1, 2, 1};
+        byte[][] four = {payload(0, 100), payload(1, 100), payload(2, 100), payload(3, 100)};
+        try (Spool s = Spool.open(dir, tiny, r -> { })) {
+            long first = s.appendAll(7, "alice", lanes, four, 4);
+            assertTrue(s.awaitDurable(first + 3, 10, TimeUnit.SECONDS));
+            s.ack(first + 1);
+            // a batch that does not fit whole: refused, and what of it was appended is let go
+            byte[][] big = new byte[300][];
+            byte[] bigLanes = new byte[300];
+            for (int i = 0; i < big.length; i++) {
+                big[i] = payload(100 + i, 4096);
+            }
+            SpoolException full = assertThrows(SpoolException.class, () -> s.appendAll(8, "", bigLanes, big, 300));
+            assertTrue(full.full() && full.getMessage().contains("maxSpoolBytes 1048576"), full.getMessage());
+            assertEquals(3, s.stats().liveRecords(), "the refused batch left nothing live: " + s.stats());
+        }
+        List<SpoolRecord> back = reopen(tiny);
+        assertEquals(3, back.size(), back.toString());
+        int[] kept = {0, 2, 3};
+        for (int k = 0; k < 3; k++) {
+            assertEquals(7, back.get(k).arrivalMillis());
+            assertEquals("alice", back.get(k).identity());
+            assertEquals(lanes[kept[k]], back.get(k).lane());
+            assertArrayEquals(four[kept[k]], back.get(k).payload());
+        }
+        assertEquals(back.get(0).seq() + 3, back.get(2).seq(), "numbered in order, one after the other");
+        Path always = Files.createDirectories(dir.resolve("always"));
+        try (Spool s = Spool.open(always, SpoolSettings.of(Fsync.ALWAYS, 4L << 20), r -> { })) {
+            long first = s.appendAll(0, "", lanes, four, 4);
+            assertTrue(s.awaitDurable(first + 3, 0, TimeUnit.SECONDS), "always: durable when it returns");
+            assertEquals(1, s.stats().forces(), "one force for the batch");
+        }
+    }
+
+    @Test
     void aFlippedByteCostsItsRecordOnlyAndIsCounted() throws Exception {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             long last = 0;
