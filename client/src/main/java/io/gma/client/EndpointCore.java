@@ -84,7 +84,7 @@ final class EndpointCore implements AutoCloseable {
         this.connecting = Executors.newCachedThreadPool(Threads.numbered(prefix + "-connect-"));
         this.peers = new Peers(name, config, counters.link);
         LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
-        this.connector = new Connector(config, links, registry, peers, counters, timer, connecting,
+        this.connector = new Connector(config, links, registry, lease.grace(), peers, counters, timer, connecting,
                 this::listenerFor, this::unreachable);
         SequenceNumbers numbers = spool != null ? spool.sequence()
                 : config.exact ? SequenceNumbers.fromClock() : SequenceNumbers.fromOne();
@@ -167,7 +167,7 @@ final class EndpointCore implements AutoCloseable {
 
     /** Queues a message for {@code to}: data lane, under the full-queue policy; a receipt asked if they are. */
     Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return receipts.send(to, command, data);
+        return receipts.on() ? receipts.send(to, command, data) : outbox.send(to, command, data);
     }
 
     /** Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data. */

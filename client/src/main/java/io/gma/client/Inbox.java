@@ -253,7 +253,10 @@ final class Inbox {
             return;
         }
         if (config.executor == null) {
-            handle(handler, m, null); // on the I/O thread, without a task object per message
+            // on the I/O thread, without a task object per message
+            if (handled(handler, m) && asksReceipt(m)) {
+                receipt(m);
+            }
             return;
         }
         Taken taken = asksReceipt(m) ? new Taken(m.from(), m.sequence()) : null;
@@ -261,7 +264,19 @@ final class Inbox {
             withExecutor.add(taken);
         }
         try {
-            config.executor.execute(() -> handle(handler, m, taken));
+            config.executor.execute(() -> {
+                boolean took;
+                try {
+                    took = handled(handler, m);
+                } finally {
+                    if (taken != null) {
+                        withExecutor.remove(taken); // before the receipt: a duplicate from now on is answered itself
+                    }
+                }
+                if (took && taken != null) {
+                    receipt(m);
+                }
+            });
         } catch (RejectedExecutionException ex) {
             if (taken != null) {
                 withExecutor.remove(taken);
@@ -273,25 +288,21 @@ final class Inbox {
         }
     }
 
-    /** Runs the handler on {@code m}; {@code taken}: its receipt waited for this, on the executor. */
-    private void handle(MessageHandler handler, Message m, Taken taken) {
-        boolean took = false;
+    /**
+     * Runs the handler on {@code m}; whether it returned (a failure was answered already). As short as it was
+     * before receipts: it is on the path of every message an endpoint takes.
+     */
+    private boolean handled(MessageHandler handler, Message m) {
         try {
             handler.onMessage(new Delivery(outbox, m));
-            took = true;
+            return true;
         } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
             // the handler's failure is this message's, not the link's: the link goes on
             LOG.warn("{}: handler failed on {} from {}: {}", name, m.command(), m.from(), ex.toString());
             if (m.replyExpected()) {
                 error(m, ErrorCode.INTERNAL, "the handler of " + name + " failed: " + ex);
             }
-        } finally {
-            if (taken != null) {
-                withExecutor.remove(taken); // before the receipt: a duplicate from now on is answered itself
-            }
-        }
-        if (took && asksReceipt(m)) {
-            receipt(m);
+            return false;
         }
     }
 

@@ -22,6 +22,8 @@ final class Peers {
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     /** The peer {@link #peer} found last, good until it is {@link #forget forgotten}. */
     private volatile Peer lastPeer;
+    /** The other domain's name {@link #peer} sent to the uplink last: a stream there needs no look-up. */
+    private volatile String lastRemote;
     /** The link to this domain's PC servlet, for every destination in another domain; null without one. */
     private final Peer uplink;
     private volatile boolean closed;
@@ -54,6 +56,9 @@ final class Peers {
         if (last != null && last.name() == to && !last.forgotten()) {
             return last; // a stream sends to one name, usually the same String: no hashing
         }
+        if (to != null && to == lastRemote && uplink != null) {
+            return uplink; // a stream to another domain: no hashing, no substring
+        }
         Peer known = to == null ? null : peers.get(to);
         if (known != null) {
             lastPeer = known;
@@ -67,8 +72,10 @@ final class Peers {
             Peer pc = uplink;
             if (pc == null) {
                 throw new EndpointException(ErrorCode.NO_ROUTE, to + " is in domain " + domain + "; " + name
-                        + " has no PC servlet (see pcServlet) and reaches only its own domain, " + config.domain);
+                        + " has no PC servlet (EndpointBuilder.pcServlet, --pc on the command line) and reaches only"
+                        + " its own domain, " + config.domain);
             }
+            lastRemote = to;
             return pc;
         }
         Peer made = named(to);

@@ -87,6 +87,11 @@ final class Receipts {
         timer.scheduleWithFixedDelay(this::expire, sweep, sweep, TimeUnit.NANOSECONDS);
     }
 
+    /** Whether this endpoint asks for receipts. */
+    boolean on() {
+        return awaited != null;
+    }
+
     /**
      * Sends a message the application originates, in the data lane: as it is when receipts are off, else with
      * REPLY_EXPECTED, its receipt awaited.

@@ -137,8 +137,9 @@ class LeaseAndOptionsTest {
             EndpointException e = assertThrows(EndpointException.class,
                     () -> p.send("cpu-aaaaaa@elsewhere", new byte[1]));
             assertEquals(io.gma.wire.ErrorCode.NO_ROUTE, e.code());
-            assertEquals("cpu-aaaaaa@elsewhere is in domain elsewhere; " + p.name() + " has no PC servlet (see"
-                    + " pcServlet) and reaches only its own domain, lan", e.getMessage());
+            assertEquals("cpu-aaaaaa@elsewhere is in domain elsewhere; " + p.name() + " has no PC servlet"
+                    + " (EndpointBuilder.pcServlet, --pc on the command line) and reaches only its own domain, lan",
+                    e.getMessage());
         }
     }
 

@@ -249,8 +249,7 @@ final class Inbound {
         if (m.command().isStreamOnly()) {
             return new ErrorText(ErrorCode.MALFORMED, m.command() + " belongs to a TCP stream, not to the HTTP tunnel");
         }
-        String d = Name.domainOf(m.to());
-        if (d.equals(domain)) {
+        if (Name.inDomain(m.to(), domain)) {
             if (m.to().equals(pcName)) {
                 return new ErrorText(ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
             }
@@ -262,7 +261,10 @@ final class Inbound {
                 // cannot tell now: hold it; the janitor fails it later if the endpoint is gone
             }
             into.local.add(Queued.inMemory(m));
-        } else if (routes.relaysFor(d)) {
+            return null;
+        }
+        String d = Name.domainOf(m.to());
+        if (routes.relaysFor(d)) {
             into.relayed.computeIfAbsent(d, k -> new ArrayList<>()).add(Queued.inMemory(m));
         } else if (routes.relaysFor(fromDomain) && Name.isDomain(d)) {
             into.onward.computeIfAbsent(d, k -> new ArrayList<>()).add(Queued.inMemory(m));

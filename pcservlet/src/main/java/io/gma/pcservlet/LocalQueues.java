@@ -73,7 +73,7 @@ final class LocalQueues {
     Placement deliverAll(List<Queued> messages, Undeliverable failed, boolean force) {
         for (Queued q : messages) {
             String to = q.to();
-            if (!Name.domainOf(to).equals(domain) || to.equals(pcName)) {
+            if (!Name.inDomain(to, domain) || to.equals(pcName)) {
                 throw new IllegalArgumentException(to + " is not an endpoint of domain " + domain);
             }
         }

@@ -47,8 +47,7 @@ final class Router implements UplinkServer.Upstream {
 
     @Override
     public UplinkServer.Routed route(Message m, String identity) {
-        String d = Name.domainOf(m.to());
-        if (d.equals(domain)) {
+        if (Name.inDomain(m.to(), domain)) {
             // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(pcName)) {
                 answer(m, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
@@ -63,6 +62,7 @@ final class Router implements UplinkServer.Upstream {
             OptionalLong spooled = spool(Spooling.Lane.LOCAL, m, identity);
             return spooled.isEmpty() ? UplinkServer.Routed.NO_ROOM : deliver(new Queued(m, spooled.getAsLong()), true);
         }
+        String d = Name.domainOf(m.to());
         if (!Name.isDomain(d)) {
             answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
             return UplinkServer.Routed.TAKEN;

@@ -115,4 +115,32 @@ class NameTest {
         assertEquals("<label>[-<nonce>]@<domain>", Name.NAME_RULE);
         assertEquals(6, Name.NONCE_LENGTH);
     }
+
+    @Test
+    void isDomainAgreesWithTheRuleAsARegexOnEveryCharacterAndLength() {
+        java.util.regex.Pattern rule = java.util.regex.Pattern.compile("[A-Za-z0-9.-]{1,64}");
+        java.util.Random random = new java.util.Random(20261126);
+        for (char c = 0; c < 0x3000; c++) {
+            String one = "ab" + c + "cd";
+            assertEquals(rule.matcher(one).matches(), Name.isDomain(one), "character " + (int) c);
+        }
+        String alphabet = "aZ09.-_@ \u00e9";
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder b = new StringBuilder();
+            for (int n = random.nextInt(70); n > 0; n--) {
+                b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            assertEquals(rule.matcher(b).matches(), Name.isDomain(b.toString()), b.toString());
+        }
+    }
+
+    @Test
+    void inDomainIsDomainOfEqualsWithoutTheSubstring() {
+        String[] names = {"cpu-7x2kqa@dsg", "pc@dsg", "a@b@dsg", "x@dsgx", "x@xdsg", "dsg", "@dsg", "x@", "", "x@ds"};
+        for (String name : names) {
+            for (String domain : new String[] {"dsg", "x", "ds"}) {
+                assertEquals(Name.domainOf(name).equals(domain), Name.inDomain(name, domain), name + " in " + domain);
+            }
+        }
+    }
 }

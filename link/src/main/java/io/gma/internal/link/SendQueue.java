@@ -116,44 +116,25 @@ public final class SendQueue {
      *
      * @param flags 0 or {@link Message#REPLY_EXPECTED}, as {@link Envelope#put(long, Command, int, byte[], byte[],
      *     int)} takes them
+     * @param envelope null when {@code payload} is the message packed already ({@link #offerPacked})
      */
     public long offerData(QueuedMessage m, Envelope envelope, Command command, int flags, byte[] payload,
             WhenFull policy, long blockNanos, String peer) throws LinkException {
-        int size = envelope.packedLength(command, payload);
-        checkSize(size);
-        byte[] own = null;
-        if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
-            own = new byte[size]; // packed here, not under the lock
-            envelope.put(m.sequence(), command, flags, payload, own, 0);
-        }
-        return offer(m, own, envelope, command, flags, payload, size, policy, blockNanos, peer);
-    }
-
-    /**
-     * Queues a data message packed already (with {@code m}'s sequence) under the policy, as {@link #offerData}
-     * does: for an owner that keeps the same bytes elsewhere too (the client's outbox on disk). The queue keeps
-     * the array, which must not change.
-     *
-     * @return as {@link #offerData}
-     * @throws LinkException as {@link #offerData}
-     */
-    public long offerPacked(QueuedMessage m, byte[] packed, WhenFull policy, long blockNanos, String peer)
-            throws LinkException {
-        checkSize(packed.length);
-        return offer(m, packed, null, null, 0, null, packed.length, policy, blockNanos, peer);
-    }
-
-    private void checkSize(int size) throws LinkException {
+        // one method, the hot path of every send (and offerPacked's, with envelope null): split in two, the direct
+        // path's streaming of 64 B lost about 6% (bench/RESULTS.md, issue 20)
+        int size = envelope == null ? payload.length : envelope.packedLength(command, payload);
         if (size > maxBytes) {
             counters.rejected.increment();
             throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
                     + maxBytes);
         }
-    }
-
-    /** Queues a message of {@code size} bytes: {@code own} if packed already, else packed here from the rest. */
-    private long offer(QueuedMessage m, byte[] own, Envelope envelope, Command command, int flags, byte[] payload,
-            int size, WhenFull policy, long blockNanos, String peer) throws LinkException {
+        byte[] own = null;
+        if (envelope == null) {
+            own = payload; // packed already
+        } else if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
+            own = new byte[size]; // packed here, not under the lock
+            envelope.put(m.sequence(), command, flags, payload, own, 0);
+        }
         List<QueuedMessage> dropped = null;
         boolean queued;
         long unsent;
@@ -186,6 +167,19 @@ public final class SendQueue {
         }
         AckWatch.fail(dropped);
         return queued ? unsent : -1;
+    }
+
+    /**
+     * Queues a data message packed already (with {@code m}'s sequence) under the policy, as {@link #offerData}
+     * does: for an owner that keeps the same bytes elsewhere too (the client's outbox on disk). The queue keeps
+     * the array, which must not change.
+     *
+     * @return as {@link #offerData}
+     * @throws LinkException as {@link #offerData}
+     */
+    public long offerPacked(QueuedMessage m, byte[] packed, WhenFull policy, long blockNanos, String peer)
+            throws LinkException {
+        return offerData(m, null, null, 0, packed, policy, blockNanos, peer);
     }
 
     /**
