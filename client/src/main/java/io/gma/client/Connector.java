@@ -13,6 +13,7 @@ import io.gma.internal.link.Refusal;
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.RegistryGrace;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -65,6 +66,7 @@ final class Connector {
     private final IoThreads ioThreads;
     private final Function<Peer, LinkListener> listeners;
     private final BiConsumer<Peer, EndpointException> unreachable;
+    private final RegistryGrace grace;
     private final Map<String, InetSocketAddress> addresses = new ConcurrentHashMap<>();
     /** Every link, open or still in its handshake, so that close reaches them all. */
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
@@ -72,16 +74,20 @@ final class Connector {
     /**
      * @param listeners the listener of a new link to a peer (null for a link accepted, whose peer is known only
      *     when it opens)
+     * @param grace whether the registry's "not registered" is final: just after a restart, the peer may not have
+     *     registered again yet, and is tried again after the back-off
      * @param unreachable told, on a connecting thread, of a peer whose name the registry does not know (NO_ROUTE)
+     *     for good
      */
-    Connector(EndpointBuilder<?> config, LinkConfig linkConfig, RegistryClient registry, Peers peers,
-            Counters counters, ScheduledExecutorService timer, ExecutorService connecting,
+    Connector(EndpointBuilder<?> config, LinkConfig linkConfig, RegistryClient registry, RegistryGrace grace,
+            Peers peers, Counters counters, ScheduledExecutorService timer, ExecutorService connecting,
             Function<Peer, LinkListener> listeners, BiConsumer<Peer, EndpointException> unreachable) {
         this.config = config;
         this.linkConfig = linkConfig;
         this.name = linkConfig.name();
         this.security = linkConfig.security();
         this.registry = registry;
+        this.grace = grace;
         this.names = new NameGuard(security, registry);
         this.peers = peers;
         this.uplink = peers.uplink();
@@ -122,7 +128,7 @@ final class Connector {
                         : tls.clientEngine(address.getHostString(), address.getPort()), peer.name()));
             } catch (EndpointException ex) {
                 close(channel);
-                if (ex.code() == ErrorCode.NO_ROUTE) {
+                if (ex.code() == ErrorCode.NO_ROUTE && grace.settled()) {
                     unreachable.accept(peer, ex);
                 } else {
                     retry(peer, ex, false);
@@ -130,8 +136,8 @@ final class Connector {
             } catch (IOException ex) {
                 close(channel);
                 addresses.remove(peer.name());
-                retry(peer, new EndpointException(ErrorCode.INTERNAL, "cannot connect to " + peer.name() + ": "
-                        + ex.getMessage(), ex), false);
+                retry(peer, new EndpointException(ErrorCode.INTERNAL, peer == uplink ? String.valueOf(ex.getMessage())
+                        : "cannot connect to " + peer.name() + ": " + ex.getMessage(), ex), false);
             }
         });
     }
@@ -273,7 +279,14 @@ final class Connector {
     /** Schedules the one next attempt: at once after a link that worked, after the back-off otherwise. */
     private void retry(Peer peer, IOException why, boolean linkWorked) {
         long delay = peer.failedAttempt(linkWorked);
-        LOG.debug("{}: {}; next attempt in {} ms", name, why.getMessage(), delay);
+        if (peer == uplink && !linkWorked) {
+            // without its uplink the endpoint reaches no other domain: the operator must hear of it, each try
+            LOG.warn("{}: cannot reach the PC servlet at {} ({}): is gma pc running there, and is that its"
+                    + " --uplink-port? Trying again in {} ms", name, config.pcServlet.getHostString() + ":"
+                    + config.pcServlet.getPort(), why.getMessage(), delay);
+        } else {
+            LOG.debug("{}: {}; next attempt in {} ms", name, why.getMessage(), delay);
+        }
         if (peers.closed()) {
             return;
         }

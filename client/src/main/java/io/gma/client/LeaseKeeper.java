@@ -4,6 +4,7 @@ import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.RegistryGrace;
 import io.gma.wire.ErrorCode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,11 +33,19 @@ final class LeaseKeeper {
     private volatile String name;
     /** Closing: a lost lease is not registered again. */
     private volatile boolean closed;
+    /** Told of this endpoint's registration and renewals: whether a peer's "not registered" is final. */
+    private final RegistryGrace grace;
 
     LeaseKeeper(EndpointBuilder<?> config, RegistryClient registry, ServerSocketChannel server) {
         this.config = config;
         this.registry = registry;
         this.server = server;
+        this.grace = new RegistryGrace(registry, null);
+    }
+
+    /** Whether the registry's "not registered" for a peer is final, or may mean "not registered again yet". */
+    RegistryGrace grace() {
+        return grace;
     }
 
     /**
@@ -57,6 +66,7 @@ final class LeaseKeeper {
             }
             name = takeOver(ex);
         }
+        grace.joined();
         return name;
     }
 
@@ -197,8 +207,10 @@ final class LeaseKeeper {
     private void renew() {
         try {
             registry.renew(name);
+            grace.renewal(true);
         } catch (RegistryException ex) {
             if (ex.status() == 404 && !closed) {
+                grace.lost(); // the registry restarted, or forgot: peers register again within their leases too
                 try {
                     registerAgain(name);
                     LOG.info("{}: lease was lost; registered again", name);
@@ -206,6 +218,7 @@ final class LeaseKeeper {
                     LOG.warn("{}: lease lost and registering again failed: {}", name, again.getMessage());
                 }
             } else {
+                grace.renewal(false);
                 LOG.warn("{}: lease renewal failed, will retry: {}", name, ex.getMessage());
             }
         }

@@ -3,6 +3,7 @@ package io.gma.pcservlet;
 import io.gma.registry.api.DomainInfo;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.RegistryGrace;
 import io.gma.wire.ErrorCode;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
