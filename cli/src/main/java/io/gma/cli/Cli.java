@@ -76,11 +76,18 @@ public final class Cli {
      */
     public static int run(String program, CommandLine cmd, String[] args) {
         PrintWriter err = cmd.getErr();
+        Defaults defaults;
         try {
-            cmd.setDefaultValueProvider(Defaults.fromEnvironment());
+            defaults = Defaults.fromEnvironment();
         } catch (IllegalArgumentException badFile) {
             err.println(program + ": " + badFile.getMessage()); // and no help either: the file is needed for it
             return USAGE;
+        }
+        cmd.setDefaultValueProvider(defaults);
+        if (!cmd.getSubcommands().isEmpty()) {
+            for (String unknown : defaults.unknown(withSubcommands(cmd))) {
+                err.println(program + ": warning: " + unknown);
+            }
         }
         for (CommandLine c : withSubcommands(cmd)) {
             if (c.getCommandSpec().usageMessage().footer().length == 0) {

@@ -2,6 +2,7 @@ package io.gma.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -103,5 +104,37 @@ class DefaultsTest {
         assertEquals(7007, pc.httpPort);
         assertEquals(7006, pc.uplinkPort);
         assertEquals("http://from-env:4", pc.registry.url(), "a mixin's option, under the command's name");
+    }
+
+    @Test
+    void settingsNoCommandTakesAreNamedWithTheNearestThatOneDoes() {
+        Properties file = new Properties();
+        file.setProperty("registy", "http://x:1");
+        file.setProperty("pc.htp-port", "7000");
+        file.setProperty("pc.http-port", "7001");
+        file.setProperty("registry", "http://x:2");
+        file.setProperty("zzzzzzzzzzzz", "1");
+        Defaults d = new Defaults(Map.of("GMA_DOMIAN", "east", "GMA_PC_HTTP_PORT", "1", "GMA_REQUIRE_TMPFS", "1",
+                "GMA_QUERY_IDENTITY", "alice", "PATH", "/bin"), file);
+        CommandLine pc = new CommandLine(new PcLike());
+        CommandLine query = new CommandLine(new QueryLike());
+        List<String> unknown = d.unknown(List.of(pc, query));
+        assertEquals(List.of(
+                "the environment variable GMA_DOMIAN is no setting of any command (did you mean GMA_DOMAIN?); ignored",
+                "the key pc.htp-port in the properties file is no setting of any command (did you mean"
+                        + " pc.http-port?); ignored",
+                "the key registy in the properties file is no setting of any command (did you mean registry?);"
+                        + " ignored",
+                "the key zzzzzzzzzzzz in the properties file is no setting of any command (gma COMMAND --help lists"
+                        + " them); ignored"),
+                unknown);
+    }
+
+    @Test
+    void distanceCountsEdits() {
+        assertEquals(0, Defaults.distance("registry", "registry"));
+        assertEquals(1, Defaults.distance("registy", "registry"));
+        assertEquals(2, Defaults.distance("domian", "domain"));
+        assertEquals(3, Defaults.distance("", "abc"));
     }
 }

@@ -76,6 +76,35 @@ public final class Ping implements AutoCloseable {
         return rtt;
     }
 
+    /**
+     * One round trip, as ping(8) makes it: the time it took in nanoseconds, or -1 when no answer came within
+     * {@code timeout} (a late echo of an earlier one is not taken for this one's).
+     *
+     * @throws EndpointException what failed other than the wait (NO_ROUTE, FORBIDDEN, QUEUE_FULL, ...)
+     */
+    public long once(String target, int bytes, boolean blocking, Duration timeout)
+            throws EndpointException, InterruptedException {
+        byte[] payload = new byte[bytes];
+        echoes.clear(); // the echoes of round trips given up on
+        long start = System.nanoTime();
+        try {
+            if (blocking) {
+                consumer.request(target, payload, timeout);
+            } else {
+                consumer.send(target, payload);
+                if (echoes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS) == null) {
+                    return -1;
+                }
+            }
+        } catch (EndpointException e) {
+            if (e.code() == ErrorCode.TIMEOUT) {
+                return -1;
+            }
+            throw e;
+        }
+        return System.nanoTime() - start;
+    }
+
     /** p50, p90, p99 and max of round-trip times, in microseconds (nearest rank). */
     public static String summary(long[] rtt) {
         long[] sorted = rtt.clone();

@@ -4,6 +4,7 @@ import io.gma.internal.link.LinkCounters;
 import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.RegistryGrace;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -67,6 +68,8 @@ final class PcNode implements AutoCloseable {
     private Thread poller;
     private volatile String url;
     private volatile boolean stopping;
+    /** start() went through: the node served, and a stop has something to report. */
+    private volatile boolean started;
 
     PcNode(Settings settings) throws IOException {
         this.settings = settings;
@@ -127,6 +130,7 @@ final class PcNode implements AutoCloseable {
             poller = Threads.start("gma-pc-" + domain + "-poll-" + settings.via(), new Poller(settings, routes,
                     tunnel, codec, inbound, room, metrics, () -> stopping));
         }
+        started = true;
         LOG.info("PC servlet of {} at {}, uplinks at {}", domain,
                 publicUrl != null ? publicUrl : "no URL (outbound-only, via " + settings.via() + ")",
                 uplinks.address());
@@ -313,7 +317,7 @@ final class PcNode implements AutoCloseable {
             if (left > 0) {
                 LOG.info("{}: stopped; {} messages not delivered yet stay in the spool in {} for the next start",
                         domain, left, spooling.dir());
-            } else {
+            } else if (started) {
                 LOG.info("{}: stopped; every queue was drained", domain);
             }
             return 0;
@@ -335,7 +339,9 @@ final class PcNode implements AutoCloseable {
         List<byte[]> left = local.takeUndelivered(why);
         fromQueues.forEach(q -> left.add(Packed.shared(q.message())));
         if (left.isEmpty()) {
-            LOG.info("{}: stopped; every queue was drained", domain);
+            if (started) { // else it never served: there was nothing to drain, and saying so misleads
+                LOG.info("{}: stopped; every queue was drained", domain);
+            }
             return 0;
         }
         metrics.drops.add(left.size());

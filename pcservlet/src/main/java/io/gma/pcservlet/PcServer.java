@@ -65,11 +65,10 @@ public final class PcServer implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(node)), "/*");
-        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(TunnelServlet.REGISTRY_QUERY)),
-                "/dashboard/*");
+        DashboardServlet.mount(context, TunnelServlet.REGISTRY_QUERY);
         s.setHandler(context);
         try {
-            s.start();
+            Https.start(s, connector, "--http-port (PcServer.Builder.httpPort)");
             httpPort = connector.getLocalPort();
             String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
             url = settings.publicUrl() != null ? settings.publicUrl()

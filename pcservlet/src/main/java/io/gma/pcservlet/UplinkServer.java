@@ -167,8 +167,9 @@ final class UplinkServer implements AutoCloseable {
             server.bind(new InetSocketAddress(config.host(), config.port()));
         } catch (IOException e) {
             server.close();
-            throw new IOException("cannot listen for uplinks on " + config.host() + ":" + config.port() + ": "
-                    + e.getMessage(), e);
+            throw new IOException("cannot listen for uplinks on " + config.host() + ":" + config.port() + " ("
+                    + e.getMessage() + "): another process has it; stop that one, or give --uplink-port"
+                    + " (PcServer.Builder.uplinkPort) another port (0 takes any free one)", e);
         }
         this.ioThreads = new IoThreads("gma-" + name + "-uplink-");
         this.linkConfig = new LinkConfig(name, domain, security, WireCodec.withMaxMessageBytes(

@@ -6,6 +6,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
  * The dashboard: one page of plain HTML, CSS and JavaScript (no build step), served by the registry and by
@@ -25,6 +27,22 @@ public final class DashboardServlet extends HttpServlet {
     /** @param queryPath where the page posts SQL, such as {@code /registry/v1/query} */
     public DashboardServlet(String queryPath) {
         this.queryPath = queryPath;
+    }
+
+    /** Serves the dashboard under {@code /dashboard/} in {@code context}, and sends a browser at {@code /} there. */
+    public static void mount(ServletContextHandler context, String queryPath) {
+        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(queryPath)), "/dashboard/*");
+        context.addServlet(new ServletHolder("root", new ToDashboard()), ""); // "": the context's root alone
+    }
+
+    /** {@code GET /}: to the dashboard, rather than a 404 page of the container's. */
+    private static final class ToDashboard extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.sendRedirect("/dashboard/");
+        }
     }
 
     @Override

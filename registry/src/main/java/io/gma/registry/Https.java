@@ -4,6 +4,8 @@ import io.gma.security.AuthException;
 import io.gma.security.Security;
 import io.gma.security.Tls;
 import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.net.BindException;
 import java.security.cert.X509Certificate;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -47,6 +49,24 @@ public final class Https {
         secure.addCustomizer(customizer);
         return new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
                 new HttpConnectionFactory(secure));
+    }
+
+    /**
+     * Starts {@code server}; a port its connector cannot bind fails with a sentence that names the address and
+     * {@code portOption}, the setting to change (a bare "Failed to bind to /127.0.0.1:8080" names neither).
+     */
+    public static void start(Server server, ServerConnector connector, String portOption) throws Exception {
+        try {
+            server.start();
+        } catch (IOException e) {
+            if (!(e instanceof BindException) && !(e.getCause() instanceof BindException)) {
+                throw e;
+            }
+            BindException bind = e instanceof BindException b ? b : (BindException) e.getCause();
+            throw new IOException("cannot listen on " + connector.getHost() + ":" + connector.getPort() + " ("
+                    + bind.getMessage() + "): another process has it; stop that one, or give " + portOption
+                    + " another port (0 takes any free one)", e);
+        }
     }
 
     /**

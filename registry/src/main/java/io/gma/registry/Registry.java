@@ -83,11 +83,10 @@ public final class Registry implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
-        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(API_PATH + "/query")),
-                "/dashboard/*");
+        DashboardServlet.mount(context, API_PATH + "/query");
         s.setHandler(context);
         try {
-            s.start();
+            Https.start(s, connector, "--port (Registry.Builder.port)");
         } catch (Exception e) {
             s.stop();
             core.close();

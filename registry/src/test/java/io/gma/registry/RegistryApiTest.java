@@ -86,6 +86,18 @@ class RegistryApiTest {
     }
 
     @Test
+    void theRootSendsABrowserToTheDashboardAndOtherPathsAreNotFound() throws IOException {
+        Http.Answer root = Http.send("GET", registry.url() + "/", null, null);
+        assertEquals(302, root.status(), root.toString());
+        assertEquals(registry.url() + "/dashboard/", root.response().headers().firstValue("Location").get()
+                .replaceFirst("^/", registry.url() + "/"));
+        Http.Answer page = Http.send("GET", registry.url() + "/dashboard/", null, null);
+        assertEquals(200, page.status());
+        assertTrue(page.body().contains("<html"), page.body());
+        assertEquals(404, Http.send("GET", registry.url() + "/elsewhere", null, null).status());
+    }
+
+    @Test
     void answersRegistrationWith201AndLocation() throws IOException {
         Http.Answer a = Http.send("POST", api + "/endpoints", "application/json",
                 "{\"label\":\"mem\",\"kind\":\"consumer\",\"domain\":\"lan\",\"host\":\"::1\",\"port\":9}");

@@ -43,7 +43,7 @@ final class Layout {
                 || available >= 2 && b[off + 1] != (byte) MAGIC) {
             int seen = available >= 2 ? u16(b, off) : (b[off] & 0xFF) << 8;
             throw new ProtocolException(ErrorCode.MALFORMED, String.format(
-                    "magic 0x%04X is not 0x%04X (\"GM\"): this is not a GMA stream", seen, MAGIC));
+                    "magic 0x%04X is not 0x%04X (\"GM\"): %s", seen, MAGIC, notGma(available >= 2 ? seen : -1)));
         }
         if (available > OFF_VERSION && (b[off + OFF_VERSION] & 0xFF) != VERSION) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, String.format(
@@ -54,6 +54,23 @@ final class Layout {
             throw new ProtocolException(ErrorCode.MALFORMED, String.format(
                     "command 0x%02X is reserved", b[off + OFF_COMMAND] & 0xFF));
         }
+    }
+
+    /**
+     * What a stream that does not begin with the magic is, when its first two bytes tell: an HTTP server's answer
+     * ("HT", a PC servlet's HTTP port given for its uplink port, say) or a TLS record (a TLS peer, this side
+     * plaintext); else just not GMA.
+     */
+    static String notGma(int firstTwo) {
+        if (firstTwo == ('H' << 8 | 'T')) {
+            return "this is an HTTP server, not a GMA stream (a PC servlet's uplinks are on its --uplink-port, not"
+                    + " its --http-port)";
+        }
+        if ((firstTwo >>> 8 == 0x15 || firstTwo >>> 8 == 0x16) && (firstTwo & 0xFF) == 0x03) {
+            return "this is TLS, not a plaintext GMA stream (this side needs TLS too: --security DIR, or"
+                    + " Security with TLS)";
+        }
+        return "this is not a GMA stream";
     }
 
     /**

@@ -172,6 +172,20 @@ class StreamDecoderTest {
     }
 
     @Test
+    void saysWhenTheOtherSideIsAnHttpServerOrSpeaksTls() {
+        byte[] http = "HTTP/1.1 400 Bad Request\r\n".getBytes(StandardCharsets.US_ASCII);
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> WireCodec.standard().newStreamDecoder().feed(http, 0, http.length, out::add));
+        assertEquals("magic 0x4854 is not 0x474D (\"GM\"): this is an HTTP server, not a GMA stream (a PC servlet's"
+                + " uplinks are on its --uplink-port, not its --http-port)", e.getMessage());
+        byte[] alert = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50};
+        e = assertThrows(ProtocolException.class,
+                () -> WireCodec.standard().newStreamDecoder().feed(alert, 0, alert.length, out::add));
+        assertEquals("magic 0x1503 is not 0x474D (\"GM\"): this is TLS, not a plaintext GMA stream (this side needs"
+                + " TLS too: --security DIR, or Security with TLS)", e.getMessage());
+    }
+
+    @Test
     void refusesReservedCommandAtTheFourthByte() {
         byte[] h = header(0x30, 1, 1, 0);
         StreamDecoder decoder = WireCodec.standard().newStreamDecoder();

@@ -1,0 +1,50 @@
+package io.gma.examples.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gma run as a process of its own, as a user runs it (this test's class path, the environment given, no GMA_*
+ * variable of the test's own), for what only a process shows: its log lines, its reading of the environment.
+ */
+final class GmaProcess {
+    /** One run: its exit status, and what it printed on each stream. */
+    record Run(int status, String out, String err) {
+    }
+
+    private GmaProcess() {
+    }
+
+    static Run run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), Gma.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().keySet().removeIf(k -> k.startsWith("GMA_"));
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError("gma " + String.join(" ", args) + " did not end within 60 s");
+        }
+        return new Run(p.exitValue(), out.join(), err.join());
+    }
+
+    private static String read(InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
