@@ -1,0 +1,107 @@
+package io.gma.bench.loops;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.gma.bench.tunnel.TunnelBench;
+import io.gma.client.Consumer;
+import io.gma.client.Producer;
+import io.gma.examples.Ping;
+import io.gma.examples.Pong;
+import io.gma.pcservlet.PcServer;
+import io.gma.registry.Registry;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One figure alone, for before-and-after comparisons of a change to the hot paths: run each build alternately,
+ * many times, and compare medians (bench/RESULTS.md, issue 20). Prints one line.
+ *
+ * <pre>
+ * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops direct|tunnel|roundtrip
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code direct}: 1,000,000 DATA of 64 B over a direct link, five passes; the mean of the middle two of the
+ *       last four, in messages/s;
+ *   <li>{@code tunnel}: 200,000 DATA of 64 B across two PC servlets in memory, three passes after one; the
+ *       median, in messages/s, and the process's CPU time a message;
+ *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B over a direct link, after 5,000; the median, µs.
+ * </ul>
+ */
+public final class Loops {
+    private static final int DIRECT_MESSAGES = 1_000_000;
+    private static final int TUNNEL_MESSAGES = 200_000;
+    private static final int ROUND_TRIPS = 5_000;
+
+    private Loops() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        String what = args.length == 1 ? args[0] : "";
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            switch (what) {
+                case "direct" -> direct(registry.url());
+                case "tunnel" -> tunnel(registry.url());
+                case "roundtrip" -> roundTrip(registry.url());
+                default -> {
+                    System.err.println("usage: Loops direct|tunnel|roundtrip");
+                    System.exit(2);
+                }
+            }
+        }
+    }
+
+    private static void direct(String registry) throws Exception {
+        AtomicLong got = new AtomicLong();
+        Semaphore passDone = new Semaphore(0);
+        try (Consumer sink = Consumer.builder().registry(registry).domain("lan").label("sink").onMessage(m -> {
+            if (got.incrementAndGet() % DIRECT_MESSAGES == 0) {
+                passDone.release();
+            }
+        }).build();
+                Producer source = Producer.builder().registry(registry).domain("lan").label("source").build()) {
+            byte[] payload = new byte[64];
+            double[] rates = new double[5];
+            for (int i = 0; i < rates.length; i++) {
+                long start = System.nanoTime();
+                for (int k = 0; k < DIRECT_MESSAGES; k++) {
+                    source.send(sink.name(), payload);
+                }
+                passDone.acquire();
+                rates[i] = DIRECT_MESSAGES / ((System.nanoTime() - start) / 1e9);
+            }
+            double[] last = Arrays.copyOfRange(rates, 1, rates.length);
+            Arrays.sort(last);
+            System.out.printf(Locale.ROOT, "direct64 %.0f%n", (last[1] + last[2]) / 2);
+        }
+    }
+
+    private static void tunnel(String registry) throws Exception {
+        try (PcServer east = PcServer.builder("east", registry).start();
+                PcServer west = PcServer.builder("west", registry).start()) {
+            TunnelBench.stream(registry, east, west, 64, TUNNEL_MESSAGES);
+            OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            long cpuBefore = os.getProcessCpuTime();
+            double[] rates = new double[3];
+            for (int i = 0; i < rates.length; i++) {
+                rates[i] = TUNNEL_MESSAGES / TunnelBench.stream(registry, east, west, 64, TUNNEL_MESSAGES);
+            }
+            long cpu = os.getProcessCpuTime() - cpuBefore;
+            Arrays.sort(rates);
+            System.out.printf(Locale.ROOT, "tunnel64 %.0f cpu/msg %.0f ns%n", rates[1],
+                    cpu / (double) (rates.length * TUNNEL_MESSAGES));
+        }
+    }
+
+    private static void roundTrip(String registry) throws Exception {
+        try (Producer pong = Pong.start(registry, "lan", "pong"); Ping ping = Ping.start(registry, "lan")) {
+            ping.run(pong.name(), ROUND_TRIPS, 64, true);
+            long[] rtt = ping.run(pong.name(), ROUND_TRIPS, 64, true);
+            Arrays.sort(rtt);
+            System.out.printf(Locale.ROOT, "rtt64 %.1f%n", rtt[rtt.length / 2] / 1000.0);
+        }
+    }
+}
