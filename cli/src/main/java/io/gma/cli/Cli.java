@@ -3,6 +3,8 @@ package io.gma.cli;
 import java.io.PrintWriter;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,6 +51,22 @@ public final class Cli {
         boolean on;
     }
 
+    /** The levels {@code --log-level} takes, as slf4j-simple names them. */
+    static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error",
+            "off");
+
+    /**
+     * {@code --log-level}, added to every command as {@code --verbose} is. The level itself is set before the
+     * first logger is made ({@link #quietLogging(boolean, String[])} reads it from the arguments); here it is
+     * declared, so that the parser takes it, and checked.
+     */
+    private static final class LogLevel {
+        @Option(names = "--log-level", paramLabel = "LEVEL", description = "What the log shows: trace, debug, info,"
+                + " warn, error or off (default: info for servers, warn for terminal commands).",
+                scope = CommandLine.ScopeType.INHERIT)
+        String level;
+    }
+
     /**
      * A command line for {@code command} run as a program of its own: its help and its usage errors show it as
      * {@code shownName} ({@code java -jar gma-registry.jar}), while its options' defaults are still read under
@@ -84,11 +102,6 @@ public final class Cli {
             return USAGE;
         }
         cmd.setDefaultValueProvider(defaults);
-        if (!cmd.getSubcommands().isEmpty()) {
-            for (String unknown : defaults.unknown(withSubcommands(cmd))) {
-                err.println(program + ": warning: " + unknown);
-            }
-        }
         for (CommandLine c : withSubcommands(cmd)) {
             if (c.getCommandSpec().usageMessage().footer().length == 0) {
                 c.getCommandSpec().usageMessage().footer(Defaults.FOOTER);
@@ -96,6 +109,13 @@ public final class Cli {
         }
         Verbose verbose = new Verbose();
         cmd.addMixin("verbose", verbose);
+        LogLevel logLevel = new LogLevel();
+        cmd.addMixin("logLevel", logLevel);
+        if (!cmd.getSubcommands().isEmpty()) {
+            for (String unknown : defaults.unknown(withSubcommands(cmd))) {
+                err.println(program + ": warning: " + unknown);
+            }
+        }
         cmd.setParameterExceptionHandler((e, given) -> {
             // a usage error: one line, not the whole usage text
             e.getCommandLine().getErr().println(e.getMessage() + " (see "
@@ -108,6 +128,14 @@ public final class Cli {
                 e.printStackTrace(commandLine.getErr());
             }
             return FAILED;
+        });
+        CommandLine.IExecutionStrategy run = cmd.getExecutionStrategy();
+        cmd.setExecutionStrategy(parsed -> {
+            if (logLevel.level != null && !LOG_LEVELS.contains(logLevel.level.toLowerCase(Locale.ROOT))) {
+                throw new CommandLine.ParameterException(parsed.commandSpec().commandLine(), "--log-level "
+                        + logLevel.level + " is not one of " + String.join(", ", LOG_LEVELS));
+            }
+            return run.execute(parsed);
         });
         return cmd.execute(args);
     }
@@ -131,6 +159,34 @@ public final class Cli {
      * its output stays readable. Properties the user set are left alone. To take effect, it must run before the
      * first logger is made: in {@code main}, before a class with a static logger is used.
      */
+    public static void quietLogging(boolean terminal, String[] args) {
+        String level = logLevel(args);
+        if (level == null) {
+            level = System.getenv("GMA_LOG_LEVEL");
+        }
+        if (level != null && LOG_LEVELS.contains(level.toLowerCase(Locale.ROOT))
+                && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level.toLowerCase(Locale.ROOT));
+            System.setProperty("org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore",
+                    level.toLowerCase(Locale.ROOT));
+        }
+        quietLogging(terminal);
+    }
+
+    /** The value of {@code --log-level} among {@code args} (the last, as the parser takes it), or null. */
+    static String logLevel(String[] args) {
+        String level = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--log-level") && i + 1 < args.length) {
+                level = args[++i];
+            } else if (args[i].startsWith("--log-level=")) {
+                level = args[i].substring("--log-level=".length());
+            }
+        }
+        return level;
+    }
+
+    /** As {@link #quietLogging(boolean, String[])}, without a {@code --log-level} to read. */
     public static void quietLogging(boolean terminal) {
         String[][] defaults = {{"org.slf4j.simpleLogger.defaultLogLevel", terminal ? "warn" : "info"},
             {"org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore", terminal ? "error" : "info"},

@@ -132,4 +132,14 @@ class CliTest {
         assertTrue(err.toString().startsWith("top: Failed to bind to /127.0.0.1:9\njava.io.IOException: "),
                 err.toString());
     }
+
+    @Test
+    void logLevelIsTakenCheckedAndReadFromTheArgumentsBeforeAnyLogger() {
+        assertEquals(Cli.OK, standalone("--port", "1", "--log-level", "debug"), err.toString());
+        assertEquals(Cli.USAGE, standalone("--port", "1", "--log-level", "loud"));
+        assertEquals("--log-level loud is not one of trace, debug, info, warn, error, off (see java -jar"
+                + " gma-serve.jar --help)\n", err.toString());
+        assertEquals("error", Cli.logLevel(new String[] {"serve", "--log-level", "debug", "--log-level=error"}));
+        assertEquals(null, Cli.logLevel(new String[] {"serve", "--log-level"}));
+    }
 }

@@ -158,7 +158,7 @@ public final class PcCommand implements Callable<Integer> {
 
     /** {@code java -jar gma-pcservlet.jar --domain DOMAIN [options]}: runs until stopped (Ctrl-C) or --duration. */
     public static void main(String[] args) {
-        Cli.quietLogging(false);
+        Cli.quietLogging(false, args);
         Cli.exit("gma-pcservlet", standalone(), args);
     }
 

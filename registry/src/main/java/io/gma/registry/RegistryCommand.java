@@ -74,7 +74,7 @@ public final class RegistryCommand implements Callable<Integer> {
 
     /** {@code java -jar gma-registry.jar [options]}: runs a registry until stopped (Ctrl-C) or --duration. */
     public static void main(String[] args) {
-        Cli.quietLogging(false);
+        Cli.quietLogging(false, args);
         Cli.exit("gma-registry", standalone(), args);
     }
 

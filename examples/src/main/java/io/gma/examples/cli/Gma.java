@@ -16,8 +16,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "gma", mixinStandardHelpOptions = true, version = "gma 0.1.0",
         description = "GMA: monitoring events between producers and consumers, across domains.",
-        subcommands = {DemoCommand.class, RegistryCommand.class, PcCommand.class, QueryCommand.class,
-            PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class, KeysCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, RegistryCommand.class, PcCommand.class,
+            QueryCommand.class, PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class,
+            KeysCommand.class})
 public final class Gma implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -28,13 +29,13 @@ public final class Gma implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        Cli.quietLogging(drawing(args));
+        Cli.quietLogging(drawing(args), args);
         Cli.exit("gma", commandLine(), args);
     }
 
     /** Runs the command line; the exit status. */
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        Cli.quietLogging(drawing(args));
+        Cli.quietLogging(drawing(args), args);
         return Cli.run("gma", commandLine().setOut(out).setErr(err), args);
     }
 

@@ -2,6 +2,7 @@ package io.gma.examples.cli;
 
 import io.gma.cli.Cli;
 import io.gma.security.Keys;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -106,7 +108,45 @@ final class KeysCommand implements Callable<Integer> {
         vouch(out);
         out.println("keep ca.p12, store.pass" + (hmac ? ", domain.keys" : "") + " and the .key files in " + dir
                 + " private; give " + dir.resolve(Keys.TRUST) + " to every process that checks tokens");
+        String committable = committable(dir);
+        if (committable != null) {
+            spec.commandLine().getErr().println("gma keys: warning: " + committable);
+        }
         return 0;
+    }
+
+    /**
+     * Why the private keys in {@code dir} could be committed by mistake: it is inside a git work tree, and git does
+     * not ignore it; null when they could not (no work tree, or ignored).
+     */
+    static String committable(Path dir) throws InterruptedException {
+        Path abs = dir.toAbsolutePath().normalize();
+        Path root = abs;
+        while (root != null && !Files.exists(root.resolve(".git"))) {
+            root = root.getParent();
+        }
+        if (root == null) {
+            return null;
+        }
+        String advice = ": a `git add` of the work tree would commit its private keys; add it to " + root.resolve(
+                ".gitignore") + ", or make the keys outside the work tree";
+        try {
+            Process git = new ProcessBuilder("git", "-C", root.toString(), "check-ignore", "-q", abs.toString())
+                    .redirectErrorStream(true).start();
+            git.getInputStream().readAllBytes();
+            if (!git.waitFor(10, TimeUnit.SECONDS)) {
+                git.destroyForcibly();
+                return abs + " is inside the git work tree " + root + ", and git did not say in 10 s whether it"
+                        + " ignores it" + advice;
+            }
+            // 0: ignored; 1: not ignored; other: git could not tell
+            return git.exitValue() == 0 ? null : abs + " is inside the git work tree " + root
+                    + (git.exitValue() == 1 ? ", which does not ignore it" : ", and git could not say whether it"
+                            + " ignores it") + advice;
+        } catch (IOException noGit) {
+            return abs + " is inside the git work tree " + root + " (git is not installed to say whether it ignores"
+                    + " it)" + advice;
+        }
     }
 
     /** --rotate or --retire, if given. */

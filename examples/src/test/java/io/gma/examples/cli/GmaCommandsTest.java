@@ -165,6 +165,22 @@ class GmaCommandsTest {
     }
 
     @Test
+    void keysWarnsWhenItsDirectoryIsInAGitWorkTreeThatDoesNotIgnoreIt(@TempDir Path tree) throws Exception {
+        Process init = new ProcessBuilder("git", "init", "-q", tree.toString()).redirectErrorStream(true).start();
+        init.getInputStream().readAllBytes();
+        assertEquals(0, init.waitFor(), "git init");
+        Run exposed = gma("keys", "--dir", tree.resolve("gma-keys").toString(), "--client", "alice");
+        assertEquals(0, exposed.status(), exposed.err());
+        assertEquals("gma keys: warning: " + tree.resolve("gma-keys") + " is inside the git work tree " + tree
+                + ", which does not ignore it: a `git add` of the work tree would commit its private keys; add it to "
+                + tree.resolve(".gitignore") + ", or make the keys outside the work tree\n", exposed.err());
+        Files.writeString(tree.resolve(".gitignore"), "*-keys/\n");
+        Run ignored = gma("keys", "--dir", tree.resolve("site-keys").toString(), "--client", "bob");
+        assertEquals(0, ignored.status(), ignored.err());
+        assertEquals("", ignored.err(), "ignored: no warning");
+    }
+
+    @Test
     void keysMakesSigningKeysTheTrustFileAndCertificatesAndRotates(@TempDir Path dir) throws Exception {
         Run keys = gma("keys", "--dir", dir.toString(), "--client", "alice");
         assertEquals(0, keys.status(), keys.err());

@@ -56,4 +56,13 @@ class GmaTest {
                 + " keys.\n"
                 + "  bench     Runs the benchmark suite (from the ./gma launcher; gma bench --help).\n"), help);
     }
+
+    @Test
+    void helpWithOrWithoutACommandShowsItsUsage() {
+        assertEquals(0, gma("help"), err.toString());
+        assertTrue(out.toString().startsWith("Usage: gma "), out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, gma("help", "ping"), err.toString());
+        assertTrue(out.toString().contains("\nUsage: gma ping "), out.toString());
+    }
 }

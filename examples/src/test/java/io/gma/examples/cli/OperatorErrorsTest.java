@@ -97,4 +97,24 @@ class OperatorErrorsTest {
                     + " (0 takes any free one)\n"), reg.err());
         }
     }
+
+    @Test
+    void logLevelChoosesWhatTheLogShows() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            GmaProcess.Run warn = GmaProcess.run(Map.of(), "pong", "--registry", registry.url(), "--duration", "1");
+            assertTrue(warn.err().contains(" WARN ") && warn.err().contains("runs INSECURE"), warn.err());
+            GmaProcess.Run error = GmaProcess.run(Map.of(), "pong", "--registry", registry.url(), "--duration", "1",
+                    "--log-level", "error");
+            assertEquals(0, error.status(), error.err());
+            assertEquals("", error.err(), "only errors");
+            // a server logs at INFO, unless told otherwise
+            GmaProcess.Run info = GmaProcess.run(Map.of(), "pc", "--domain", "east", "--registry", registry.url(),
+                    "--http-port", "0", "--uplink-port", "0", "--memory", "--duration", "1");
+            assertTrue(info.err().contains(" INFO PcNode - PC servlet of east at "), info.err());
+            GmaProcess.Run quiet = GmaProcess.run(Map.of(), "pc", "--domain", "east", "--registry", registry.url(),
+                    "--http-port", "0", "--uplink-port", "0", "--memory", "--duration", "1", "--log-level=warn");
+            assertEquals(0, quiet.status(), quiet.err());
+            assertFalse(quiet.err().contains(" INFO "), quiet.err());
+        }
+    }
 }
