@@ -117,9 +117,13 @@ public final class Cli {
             }
         }
         cmd.setParameterExceptionHandler((e, given) -> {
-            // a usage error: one line, not the whole usage text
-            e.getCommandLine().getErr().println(e.getMessage() + " (see "
-                    + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            // a usage error: one line, not the whole usage text; a value that came from the environment or the
+            // properties file, not from its flag, is named by where it came from
+            String source = e.getArgSpec() instanceof CommandLine.Model.OptionSpec o && !typed(o, given)
+                    ? defaults.sourceOf(o) : null;
+            e.getCommandLine().getErr().println(e.getMessage() + (source == null ? "" : source.startsWith("GMA_")
+                    ? ", from the environment variable " + source : ", from the " + source + " in the properties"
+                    + " file") + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             return USAGE;
         });
         cmd.setExecutionExceptionHandler((e, commandLine, parsed) -> {
@@ -171,6 +175,18 @@ public final class Cli {
                     level.toLowerCase(Locale.ROOT));
         }
         quietLogging(terminal);
+    }
+
+    /** Whether {@code option} is among {@code args} ({@code --count 5} or {@code --count=5}). */
+    private static boolean typed(CommandLine.Model.OptionSpec option, String[] args) {
+        for (String a : args) {
+            for (String name : option.names()) {
+                if (a.equals(name) || a.startsWith(name + "=") || !name.startsWith("--") && a.startsWith(name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The value of {@code --log-level} among {@code args} (the last, as the parser takes it), or null. */

@@ -155,19 +155,36 @@ public final class Defaults implements CommandLine.IDefaultValueProvider {
         if (!arg.isOption()) {
             return null;
         }
+        String source = sourceOf(arg);
+        if (source == null) {
+            return null;
+        }
+        return source.startsWith("GMA_") ? env.get(source) : file.getProperty(source.substring(source.indexOf(' ')
+                + 1));
+    }
+
+    /**
+     * Where the value of {@code arg} comes from when its flag is not given: the variable's name ({@code
+     * GMA_PING_COUNT}), or {@code "key ping.count"} for the properties file; null when from neither. A value that
+     * does not convert is named by it (the flag was not typed: a sentence about "--count" alone would mislead).
+     */
+    String sourceOf(CommandLine.Model.ArgSpec arg) {
+        if (!arg.isOption()) {
+            return null;
+        }
         String option = ((CommandLine.Model.OptionSpec) arg).longestName().replaceFirst("^-+", "");
         String command = name(arg.command());
-        String value = env.get(envName(command + "-" + option));
-        if (value == null) {
-            value = env.get(envName(option));
+        for (String variable : new String[] {envName(command + "-" + option), envName(option)}) {
+            if (env.get(variable) != null) {
+                return variable;
+            }
         }
-        if (value == null) {
-            value = file.getProperty(command + "." + option);
+        for (String key : new String[] {command + "." + option, option}) {
+            if (file.getProperty(key) != null) {
+                return "key " + key;
+            }
         }
-        if (value == null) {
-            value = file.getProperty(option);
-        }
-        return value;
+        return null;
     }
 
     /** The command's own name: its annotation's, not the name a program of its own shows it under. */

@@ -137,4 +137,16 @@ class DefaultsTest {
         assertEquals(2, Defaults.distance("domian", "domain"));
         assertEquals(3, Defaults.distance("", "abc"));
     }
+
+    @Test
+    void aValueIsNamedByWhereItCameFrom() {
+        Properties file = new Properties();
+        file.setProperty("pc.uplink-port", "7006");
+        Defaults d = new Defaults(Map.of("GMA_PC_HTTP_PORT", "7007", "GMA_REGISTRY", "http://x:1"), file);
+        CommandLine cmd = new CommandLine(new PcLike());
+        assertEquals("GMA_PC_HTTP_PORT", d.sourceOf(cmd.getCommandSpec().findOption("--http-port")));
+        assertEquals("GMA_REGISTRY", d.sourceOf(cmd.getCommandSpec().findOption("--registry")));
+        assertEquals("key pc.uplink-port", d.sourceOf(cmd.getCommandSpec().findOption("--uplink-port")));
+        assertEquals(null, d.sourceOf(cmd.getCommandSpec().findOption("--domain")));
+    }
 }

@@ -117,4 +117,23 @@ class OperatorErrorsTest {
             assertFalse(quiet.err().contains(" INFO "), quiet.err());
         }
     }
+
+    @Test
+    void aBadValueFromTheEnvironmentOrTheFileIsNamedByItsSource(@TempDir Path dir) throws Exception {
+        GmaProcess.Run fromEnv = GmaProcess.run(Map.of("GMA_PING_COUNT", "abc"), "ping", "pong@lan", "--registry",
+                "http://127.0.0.1:1");
+        assertEquals(2, fromEnv.status(), fromEnv.err());
+        assertEquals("Invalid value for option '--count': 'abc' is not an int, from the environment variable"
+                + " GMA_PING_COUNT (see gma ping --help)\n", fromEnv.err());
+        Path props = dir.resolve("gma.properties");
+        Files.writeString(props, "ping.size = big\n");
+        GmaProcess.Run fromFile = GmaProcess.run(Map.of("GMA_CONFIG", props.toString()), "ping", "pong@lan",
+                "--registry", "http://127.0.0.1:1");
+        assertEquals(2, fromFile.status(), fromFile.err());
+        assertEquals("Invalid value for option '--size': 'big' is not an int, from the key ping.size in the"
+                + " properties file (see gma ping --help)\n", fromFile.err());
+        GmaProcess.Run typed = GmaProcess.run(Map.of("GMA_PING_COUNT", "5"), "ping", "pong@lan", "--registry",
+                "http://127.0.0.1:1", "--count", "abc");
+        assertEquals("Invalid value for option '--count': 'abc' is not an int (see gma ping --help)\n", typed.err());
+    }
 }
