@@ -62,16 +62,10 @@ public final class Ping implements AutoCloseable {
         byte[] payload = new byte[bytes];
         long[] rtt = new long[count];
         for (int i = 0; i < count; i++) {
-            long start = System.nanoTime();
-            if (blocking) {
-                consumer.request(target, payload, Duration.ofSeconds(30));
-            } else {
-                consumer.send(target, payload);
-                if (echoes.poll(30, TimeUnit.SECONDS) == null) {
-                    throw new EndpointException(ErrorCode.TIMEOUT, "no echo from " + target + " in 30 s");
-                }
+            rtt[i] = roundTrip(target, payload, blocking, Duration.ofSeconds(30));
+            if (rtt[i] < 0) {
+                throw new EndpointException(ErrorCode.TIMEOUT, "no echo from " + target + " in 30 s");
             }
-            rtt[i] = System.nanoTime() - start;
         }
         return rtt;
     }
@@ -84,23 +78,31 @@ public final class Ping implements AutoCloseable {
      */
     public long once(String target, int bytes, boolean blocking, Duration timeout)
             throws EndpointException, InterruptedException {
-        byte[] payload = new byte[bytes];
         echoes.clear(); // the echoes of round trips given up on
-        long start = System.nanoTime();
         try {
-            if (blocking) {
-                consumer.request(target, payload, timeout);
-            } else {
-                consumer.send(target, payload);
-                if (echoes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS) == null) {
-                    return -1;
-                }
-            }
+            return roundTrip(target, new byte[bytes], blocking, timeout);
         } catch (EndpointException e) {
             if (e.code() == ErrorCode.TIMEOUT) {
                 return -1;
             }
             throw e;
+        }
+    }
+
+    /**
+     * A REQUEST answered by its REPLY, or a DATA by the pong's DATA: nanoseconds; -1 when no echo came within
+     * {@code timeout} (a request's own TIMEOUT is thrown).
+     */
+    private long roundTrip(String target, byte[] payload, boolean blocking, Duration timeout)
+            throws EndpointException, InterruptedException {
+        long start = System.nanoTime();
+        if (blocking) {
+            consumer.request(target, payload, timeout);
+        } else {
+            consumer.send(target, payload);
+            if (echoes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS) == null) {
+                return -1;
+            }
         }
         return System.nanoTime() - start;
     }
