@@ -85,8 +85,8 @@ class DefaultsTest {
         cmd.setDefaultValueProvider(new Defaults(Map.of("GMA_SECURITY", "/etc/gma", "GMA_QUERY_IDENTITY", "alice",
                 "GMA_INSECURE", "false"), file));
         cmd.parseArgs("SELECT 1");
-        assertEquals(java.nio.file.Path.of("/etc/gma"), query.security.dir);
-        assertEquals("alice", query.security.identity, "the environment before the file");
+        assertEquals(java.nio.file.Path.of("/etc/gma"), query.security.client.dir);
+        assertEquals("alice", query.security.client.identity, "the environment before the file");
         assertEquals("need", query.security.clientAuth);
         assertEquals(false, query.security.insecure);
     }

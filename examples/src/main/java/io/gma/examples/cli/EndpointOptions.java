@@ -1,9 +1,11 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.Cli;
+import io.gma.cli.ClientSecurityOptions;
 import io.gma.cli.RegistryOption;
-import io.gma.cli.SecurityOptions;
 import io.gma.client.EndpointBuilder;
 import io.gma.security.Security;
+import io.gma.wire.Name;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,16 +25,31 @@ final class EndpointOptions {
     String pc;
 
     @Mixin
-    SecurityOptions security;
+    ClientSecurityOptions security;
 
     /**
      * The security these options give (a usage error names what is wrong, or a registry URL that is not https
      * while it is on).
      */
     Security security(CommandLine.Model.CommandSpec spec) {
-        Security s = security.security(spec, null);
+        Security s = security.security(spec);
         registry.requireSecure(spec, s);
         return s;
+    }
+
+    /**
+     * {@code name}, checked to be a full name {@code LABEL@DOMAIN}: a bare label would be taken for a domain.
+     *
+     * @throws CommandLine.ParameterException naming the value and the name it probably means
+     */
+    String fullName(CommandLine.Model.CommandSpec spec, String what, String name) {
+        int at = name.indexOf('@');
+        Cli.check(spec, at > 0 && at < name.length() - 1, what + " \"" + name + "\" is not a full name"
+                + " LABEL@DOMAIN: give the endpoint's name as registered, such as " + name.replace("@", "")
+                + "@" + domain + " (gma query \"SELECT name FROM endpoints\" lists them)");
+        Cli.check(spec, Name.isName(name), what + " \"" + name + "\" is not a name " + Name.NAME_RULE + ": label "
+                + Name.LABEL_RULE + ", domain " + Name.DOMAIN_RULE);
+        return name;
     }
 
     /** The builder with these options applied. */

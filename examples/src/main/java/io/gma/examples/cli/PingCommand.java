@@ -67,10 +67,7 @@ final class PingCommand implements Callable<Integer> {
         Cli.check(spec, size >= 0 && size <= 16 << 20, "--size " + size + " is outside 0..16777216");
         Cli.check(spec, interval.signum() >= 0, "--interval " + interval.toPlainString() + " is negative");
         Cli.check(spec, timeout.signum() > 0, "--timeout " + timeout.toPlainString() + " is not above 0");
-        int at = target.indexOf('@');
-        Cli.check(spec, at > 0 && at < target.length() - 1, "NAME \"" + target + "\" is not a full name"
-                + " LABEL@DOMAIN: give the endpoint's name as registered, such as " + target.replace("@", "")
-                + "@" + endpoint.domain + " (gma query \"SELECT name FROM endpoints\" lists them)");
+        endpoint.fullName(spec, "NAME", target);
         long pauseMillis = millis(interval);
         Duration wait = Duration.ofMillis(Math.max(1, millis(timeout)));
         PrintWriter out = spec.commandLine().getOut();

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.cli.RegistryOption;
-import io.gma.cli.SecurityOptions;
+import io.gma.cli.ClientSecurityOptions;
 import io.gma.registry.api.QueryResult;
 import io.gma.registry.api.RegistryClient;
 import io.gma.security.Security;
@@ -31,7 +31,7 @@ final class QueryCommand implements Callable<Integer> {
     RegistryOption registry;
 
     @Mixin
-    SecurityOptions security;
+    ClientSecurityOptions security;
 
     @Option(names = "--json", description = "Print {\"columns\": [...], \"rows\": [[...]]}.")
     boolean json;
@@ -41,7 +41,7 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Security secure = security.security(spec, null);
+        Security secure = security.security(spec);
         registry.requireSecure(spec, secure);
         RegistryClient client;
         try {

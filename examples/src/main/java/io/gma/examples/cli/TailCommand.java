@@ -1,30 +1,34 @@
 package io.gma.examples.cli;
 
 import io.gma.cli.DurationOption;
-import io.gma.cli.Running;
-import io.gma.client.Consumer;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code gma tail "<SQL>"}. */
 @Command(name = "tail", mixinStandardHelpOptions = true, header = "Prints the events of producers an SQL query names.",
-        description = "A consumer that subscribes to the producers an SQL query names (its first column) and"
-                + " prints their events as they arrive, a line each. Until Ctrl-C (or --duration).")
+        description = "A consumer that follows an SQL query on the registry: it subscribes to the producers the"
+                + " query's first column names, to those that appear later too, drops those that leave, and prints"
+                + " their events as they arrive, a line each (or JSON). What it follows is told on stderr. Until"
+                + " Ctrl-C (or --duration).")
 final class TailCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "SQL", description = "Names the producers, such as \"SELECT name FROM producers\".")
+    @Parameters(paramLabel = "SQL", description = "Names the producers in its first column, such as"
+            + " \"SELECT name FROM producers WHERE domain = 'east'\".")
     String sql;
+
+    @Option(names = "--json", description = "One JSON object a message: {\"time\", \"from\", \"data\"} (\"base64\""
+            + " for bytes that are not UTF-8).")
+    boolean json;
 
     @Mixin
     EndpointOptions endpoint;
+
+    @Mixin
+    FollowOption follow;
 
     @Mixin
     DurationOption duration;
@@ -34,27 +38,7 @@ final class TailCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        Consumer tail = endpoint.apply(Consumer.builder(), spec).label("tail").onMessage(m -> {
-            String text = new String(m.data(), StandardCharsets.UTF_8).strip();
-            synchronized (out) {
-                for (String line : text.split("\n")) {
-                    out.println(LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " " + m.from() + ": " + line);
-                }
-                out.flush();
-            }
-        }).build();
-        try {
-            List<List<Object>> rows = tail.query(sql).rows();
-            for (List<Object> row : rows) {
-                tail.subscribe(String.valueOf(row.get(0)), null);
-            }
-            out.println("tail is " + tail.name() + ", subscribed to " + rows.size() + " producers");
-        } catch (Exception e) {
-            tail.close();
-            throw e;
-        }
-        Running.until(duration.seconds(), null, tail);
-        return 0;
+        return follow.run(spec, endpoint, "tail", sql, json ? EventPrinter.Format.JSON : EventPrinter.Format.LINES,
+                duration);
     }
 }

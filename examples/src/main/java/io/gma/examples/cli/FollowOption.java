@@ -1,0 +1,53 @@
+package io.gma.examples.cli;
+
+import io.gma.cli.Cli;
+import io.gma.cli.DurationOption;
+import io.gma.cli.Running;
+import io.gma.client.Consumer;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/** What {@code tail} and {@code sub} share: a consumer that follows a query on the registry, and how often. */
+final class FollowOption {
+    @Option(names = "--refresh", paramLabel = "SECONDS", defaultValue = "2",
+            description = "How often the registry is asked again which producers to follow: 0.5 for 500 ms"
+                    + " (default ${DEFAULT-VALUE}).")
+    BigDecimal refresh;
+
+    /**
+     * Runs a consumer labelled {@code label} that follows {@code sql} ({@link Subscriptions}) and prints what
+     * arrives in {@code format}, until Ctrl-C or the duration; notes go to stderr.
+     */
+    int run(CommandLine.Model.CommandSpec spec, EndpointOptions endpoint, String label, String sql,
+            EventPrinter.Format format, DurationOption duration) throws Exception {
+        Cli.check(spec, refresh.compareTo(new BigDecimal("0.1")) >= 0 && refresh.compareTo(new BigDecimal(3600))
+                <= 0, "--refresh " + refresh.toPlainString() + " is outside 0.1..3600 seconds");
+        PrintWriter err = spec.commandLine().getErr();
+        Consumer consumer = endpoint.apply(Consumer.builder(), spec).label(label)
+                .onMessage(new EventPrinter(spec.commandLine().getOut(), format)).build();
+        Subscriptions subscriptions;
+        try {
+            note(err, label, "is " + consumer.name());
+            subscriptions = new Subscriptions(consumer, sql, Duration.ofMillis(refresh.movePointRight(3)
+                    .longValue()), note -> note(err, label, note));
+        } catch (IllegalArgumentException notNames) {
+            consumer.close();
+            throw new CommandLine.ParameterException(spec.commandLine(), notNames.getMessage());
+        } catch (Exception e) {
+            consumer.close();
+            throw e;
+        }
+        Running.until(duration.seconds(), null, consumer, subscriptions);
+        return 0;
+    }
+
+    private static void note(PrintWriter err, String label, String note) {
+        synchronized (err) {
+            err.println(label + ": " + note);
+            err.flush();
+        }
+    }
+}

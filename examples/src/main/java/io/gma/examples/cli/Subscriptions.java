@@ -1,0 +1,171 @@
+package io.gma.examples.cli;
+
+import io.gma.client.Consumer;
+import io.gma.client.EndpointException;
+import io.gma.registry.api.QueryResult;
+import io.gma.wire.Name;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A consumer's subscriptions to the producers an SQL query names (its first column), kept as they come and go:
+ * the query runs again every period; a producer that appears is subscribed to, one that left (unregistered or its
+ * lease expired) is dropped, one that registered again (a restart) is subscribed to again. The consumer itself and
+ * names that are not producers are never subscribed to. What happens is told, a line each, to {@code notes}.
+ */
+final class Subscriptions implements AutoCloseable {
+    /** Names a round checks against the producers view at once: an IN list this long stays a short query. */
+    private static final int CHECK_AT_ONCE = 200;
+
+    private final Consumer consumer;
+    private final String sql;
+    private final java.util.function.Consumer<String> notes;
+    /** Producer subscribed to, with the registered_at it had then: a new one means it restarted. */
+    private final Map<String, Object> subscribed = new HashMap<>();
+    /** Names the query gave that are not producers, told once each while the query gives them. */
+    private final Set<String> skipped = new HashSet<>();
+    private final ScheduledExecutorService rounds = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gma-subscriptions");
+        t.setDaemon(true);
+        return t;
+    });
+    private String lastFailure;
+
+    /**
+     * Runs the first round now, then one every {@code period}.
+     *
+     * @throws EndpointException the registry refused the query or did not answer
+     * @throws IllegalArgumentException the query's first column holds something that is not an endpoint name
+     */
+    Subscriptions(Consumer consumer, String sql, Duration period,
+            java.util.function.Consumer<String> notes)
+            throws EndpointException {
+        this.consumer = consumer;
+        this.sql = sql;
+        this.notes = notes;
+        round(true);
+        rounds.scheduleWithFixedDelay(this::laterRound, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The producers subscribed to now. */
+    synchronized Set<String> producers() {
+        return Set.copyOf(subscribed.keySet());
+    }
+
+    private void laterRound() {
+        try {
+            round(false);
+            if (lastFailure != null) {
+                notes.accept("the registry answers again: following " + subscribed.size() + " producers");
+                lastFailure = null;
+            }
+        } catch (EndpointException | IllegalArgumentException e) {
+            // the registry restarting, or a name in the answer: subscriptions stay as they are until it answers
+            if (!e.getMessage().equals(lastFailure)) {
+                notes.accept("cannot refresh the subscriptions (" + e.getMessage() + "); trying again");
+                lastFailure = e.getMessage();
+            }
+        } catch (RuntimeException e) {
+            notes.accept("cannot refresh the subscriptions: " + e);
+        }
+    }
+
+    private synchronized void round(boolean first) throws EndpointException {
+        Set<String> named = new LinkedHashSet<>();
+        QueryResult answer = consumer.query(sql);
+        for (List<Object> row : answer.rows()) {
+            Object value = row.isEmpty() ? null : row.get(0);
+            if (value == null || !Name.isName(value.toString())) {
+                throw new IllegalArgumentException("the query's first column (" + answer.columns().get(0)
+                        + ") holds " + (value == null ? "NULL" : "\"" + value + "\"") + ", not an endpoint name "
+                        + Name.NAME_RULE + ": select the name, as in SELECT name FROM producers WHERE ...");
+            }
+            if (!value.equals(consumer.name())) {
+                named.add(value.toString());
+            }
+        }
+        Map<String, Object> producers = registered(named);
+        for (String name : named) {
+            if (!producers.containsKey(name) && skipped.add(name)) {
+                notes.accept(name + " is not a producer: not subscribed to");
+            }
+        }
+        skipped.retainAll(named);
+        for (Map.Entry<String, Object> p : producers.entrySet()) {
+            Object was = subscribed.get(p.getKey());
+            if (was == null || !was.equals(p.getValue())) {
+                subscribe(p.getKey(), p.getValue(), was != null);
+            }
+        }
+        for (String name : new ArrayList<>(subscribed.keySet())) {
+            if (!producers.containsKey(name)) {
+                subscribed.remove(name);
+                notes.accept(name + " left: unsubscribed");
+                try {
+                    consumer.unsubscribe(name);
+                } catch (EndpointException gone) {
+                    // it left: nothing to tell it
+                }
+            }
+        }
+        if (first) {
+            notes.accept("following " + subscribed.size() + (subscribed.size() == 1 ? " producer" : " producers")
+                    + (answer.truncated() ? " (the query's answer was truncated: narrow it)" : ""));
+        }
+    }
+
+    /** Which of {@code names} are producers, with when each registered. */
+    private Map<String, Object> registered(Set<String> names) throws EndpointException {
+        Map<String, Object> found = new HashMap<>();
+        List<String> all = new ArrayList<>(names);
+        for (int from = 0; from < all.size(); from += CHECK_AT_ONCE) {
+            StringBuilder in = new StringBuilder();
+            for (String name : all.subList(from, Math.min(all.size(), from + CHECK_AT_ONCE))) {
+                in.append(in.length() == 0 ? "" : ", ").append('\'').append(name.replace("'", "''")).append('\'');
+            }
+            for (List<Object> row : consumer.query("SELECT name, registered_at FROM producers WHERE name IN (" + in
+                    + ")").rows()) {
+                found.put(String.valueOf(row.get(0)), String.valueOf(row.get(1)));
+            }
+        }
+        return found;
+    }
+
+    private void subscribe(String producer, Object registeredAt, boolean again) {
+        subscribed.put(producer, registeredAt);
+        try {
+            consumer.subscribe(producer, null).acknowledged().whenComplete((ok, failed) -> {
+                if (failed != null) {
+                    forget(producer, registeredAt, failed);
+                }
+            });
+            notes.accept((again ? producer + " registered again: subscribed again" : "subscribed to " + producer));
+        } catch (EndpointException e) {
+            forget(producer, registeredAt, e);
+        }
+    }
+
+    /** A subscription that failed is tried again in the next round, if the producer is still there. */
+    private synchronized void forget(String producer, Object registeredAt, Throwable why) {
+        if (subscribed.remove(producer, registeredAt)) {
+            Throwable cause = why instanceof java.util.concurrent.CompletionException && why.getCause() != null
+                    ? why.getCause() : why;
+            notes.accept("cannot subscribe to " + producer + " (" + cause.getMessage() + "); trying again");
+        }
+    }
+
+    /** Stops the rounds; the consumer's close ends the subscriptions (it says BYE to its producers). */
+    @Override
+    public void close() {
+        rounds.shutdownNow();
+    }
+}
