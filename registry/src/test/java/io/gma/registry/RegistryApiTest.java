@@ -525,6 +525,8 @@ class RegistryApiTest {
         assertEquals(0, e.status());
         assertEquals("UNREACHABLE", e.code());
         assertTrue(e.getMessage().startsWith("registry at http://127.0.0.1:" + port + "/registry/v1 did not answer"
-                + " GET /registry/v1/endpoints/a@b"), e.getMessage());
+                + " GET /registry/v1/endpoints/a@b: nothing listens at 127.0.0.1:" + port + " ("), e.getMessage());
+        assertTrue(e.getMessage().endsWith("): is the registry running (gma registry), and is this its --port?"),
+                e.getMessage());
     }
 }

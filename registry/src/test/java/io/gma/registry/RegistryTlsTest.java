@@ -186,12 +186,26 @@ class RegistryTlsTest {
                     () -> RegistryClient.create(plain).register(producer("cpu")));
             assertEquals(0, e.status());
             assertEquals("UNREACHABLE", e.code());
+            assertTrue(e.getMessage().endsWith(": " + plain + " speaks TLS: use " + registry.url() + ", with the trust"
+                    + " of --security DIR"), e.getMessage());
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> RegistryClient.builder(plain).security(tokenClient()).build());
             assertEquals("registry URL " + plain + "/registry/v1: expected scheme 'https' but was 'http' (security"
                     + " is on: credentials must not cross the network in plaintext)", refused.getMessage());
             RegistryClient alice = RegistryClient.builder(registry.url()).security(tokenClient()).build();
             assertEquals(0, alice.query("SELECT name FROM endpoints").rows().size());
+        }
+    }
+
+    @Test
+    void aTlsClientToAPlaintextRegistryIsToldSo() throws Exception {
+        try (Registry plain = Registry.builder().port(0).build().start()) {
+            String https = plain.url().replace("http://", "https://");
+            RegistryException e = assertThrows(RegistryException.class,
+                    () -> RegistryClient.builder(https).security(tokenClient()).build().lookup("a@b"));
+            assertEquals("UNREACHABLE", e.code());
+            assertTrue(e.getMessage().endsWith(": " + https + " answers in plaintext, not TLS: use " + plain.url()
+                    + ", or start the registry with --security DIR"), e.getMessage());
         }
     }
 

@@ -39,6 +39,7 @@ final class Subscriptions implements AutoCloseable {
         return t;
     });
     private String lastFailure;
+    private volatile boolean closed;
 
     /**
      * Runs the first round now, then one every {@code period}.
@@ -69,13 +70,18 @@ final class Subscriptions implements AutoCloseable {
                 lastFailure = null;
             }
         } catch (EndpointException | IllegalArgumentException e) {
+            if (closed) {
+                return; // the query was interrupted by close
+            }
             // the registry restarting, or a name in the answer: subscriptions stay as they are until it answers
             if (!e.getMessage().equals(lastFailure)) {
                 notes.accept("cannot refresh the subscriptions (" + e.getMessage() + "); trying again");
                 lastFailure = e.getMessage();
             }
         } catch (RuntimeException e) {
-            notes.accept("cannot refresh the subscriptions: " + e);
+            if (!closed) {
+                notes.accept("cannot refresh the subscriptions: " + e);
+            }
         }
     }
 
@@ -166,6 +172,7 @@ final class Subscriptions implements AutoCloseable {
     /** Stops the rounds; the consumer's close ends the subscriptions (it says BYE to its producers). */
     @Override
     public void close() {
+        closed = true;
         rounds.shutdownNow();
     }
 }

@@ -65,4 +65,25 @@ class GmaTest {
         assertEquals(0, gma("help", "ping"), err.toString());
         assertTrue(out.toString().contains("\nUsage: gma ping "), out.toString());
     }
+
+    @Test
+    void clientCommandsShowOnlyClientOptionsAndServersTheirsToo() {
+        for (String client : new String[] {"query", "ping", "tail", "pub", "sub", "request", "pong", "agent"}) {
+            out.getBuffer().setLength(0);
+            assertEquals(0, gma(client, "--help"), err.toString());
+            String help = out.toString();
+            assertTrue(help.contains("--security=DIR") && help.contains("--identity=NAME"), client + ": " + help);
+            for (String serverOnly : new String[] {"--insecure", "--rules", "--client-auth"}) {
+                assertTrue(!help.contains(serverOnly), client + " shows " + serverOnly + ": " + help);
+            }
+        }
+        for (String server : new String[] {"registry", "pc"}) {
+            out.getBuffer().setLength(0);
+            assertEquals(0, gma(server, "--help"), err.toString());
+            for (String option : new String[] {"--security=DIR", "--identity=NAME", "--insecure", "--rules=FILE",
+                "--client-auth="}) {
+                assertTrue(out.toString().contains(option), server + " lacks " + option + ": " + out);
+            }
+        }
+    }
 }

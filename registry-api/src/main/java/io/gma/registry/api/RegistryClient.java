@@ -273,7 +273,7 @@ public final class RegistryClient {
             throw e;
         } catch (IOException e) {
             throw new RegistryException(0, "UNREACHABLE", "registry at " + api + " did not answer " + what + ": "
-                    + e.getMessage(), e);
+                    + Unreachable.reason(api, e), e);
         }
     }
 
