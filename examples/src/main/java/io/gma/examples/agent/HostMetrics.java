@@ -11,7 +11,10 @@ import java.util.List;
 /**
  * Samples this machine: load, CPU, memory, disk and network counters, as the JVM and /proc show them. A
  * metric the platform does not offer (no /proc/net/dev off Linux, no load average on Windows) is left out.
- * Not thread-safe: one sampler per agent (network rates come from the previous sample).
+ * Not thread-safe: one sampler per agent. CPU and network rates come from the difference with this sampler's
+ * previous sample (/proc/stat, /proc/net/dev), so that two agents in one JVM report the same machine alike; the
+ * JVM's {@code getCpuLoad()}, used only where /proc/stat is missing, measures since whichever caller asked
+ * last.
  */
 public final class HostMetrics {
     /** One measurement. */
@@ -21,17 +24,21 @@ public final class HostMetrics {
     private final com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
             ManagementFactory.getOperatingSystemMXBean();
     private final Path netDev;
+    private final Path procStat;
     private final File disk;
+    private long lastBusy = -1;
+    private long lastTotal = -1;
     private long lastRx = -1;
     private long lastTx = -1;
     private long lastAt;
 
     public HostMetrics() {
-        this(Path.of("/proc/net/dev"), new File("/"));
+        this(Path.of("/proc/net/dev"), Path.of("/proc/stat"), new File("/"));
     }
 
-    HostMetrics(Path netDev, File disk) {
+    HostMetrics(Path netDev, Path procStat, File disk) {
         this.netDev = netDev;
+        this.procStat = procStat;
         this.disk = disk;
     }
 
@@ -42,10 +49,7 @@ public final class HostMetrics {
         if (load >= 0) {
             all.add(new Sample("load1", load, ""));
         }
-        double cpu = os.getCpuLoad();
-        if (cpu >= 0) {
-            all.add(new Sample("cpu", 100 * cpu, "%"));
-        }
+        cpu(all);
         long total = os.getTotalMemorySize();
         if (total > 0) {
             all.add(new Sample("memory.used", 100.0 * (total - os.getFreeMemorySize()) / total, "%"));
@@ -56,6 +60,36 @@ public final class HostMetrics {
         }
         network(all);
         return all;
+    }
+
+    /**
+     * The share of CPU time busy since the previous sample, from the second sample on: all CPUs' time in
+     * /proc/stat's first line, idle and iowait counting as not busy.
+     */
+    private void cpu(List<Sample> all) {
+        long busy;
+        long total = 0;
+        try {
+            String[] f = Files.readAllLines(procStat).get(0).trim().split("\\s+");
+            if (!f[0].equals("cpu") || f.length < 6) {
+                throw new IllegalStateException("not /proc/stat");
+            }
+            for (int i = 1; i < Math.min(f.length, 9); i++) { // user..steal; guest time is in user already
+                total += Long.parseLong(f[i]);
+            }
+            busy = total - Long.parseLong(f[4]) - Long.parseLong(f[5]);
+        } catch (IOException | RuntimeException unavailable) {
+            double cpu = os.getCpuLoad(); // not Linux: the JVM's figure
+            if (cpu >= 0) {
+                all.add(new Sample("cpu", 100 * cpu, "%"));
+            }
+            return;
+        }
+        if (lastTotal >= 0 && total > lastTotal) {
+            all.add(new Sample("cpu", 100.0 * Math.max(0, busy - lastBusy) / (total - lastTotal), "%"));
+        }
+        lastBusy = busy;
+        lastTotal = total;
     }
 
     /** Bytes per second in and out over all interfaces but loopback, from the second sample on. */

@@ -41,15 +41,7 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Security secure = security.security(spec);
-        registry.requireSecure(spec, secure);
-        RegistryClient client;
-        try {
-            client = RegistryClient.builder(registry.url()).security(secure).build();
-        } catch (IllegalArgumentException bad) {
-            throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
-        }
-        QueryResult r = client.query(sql);
+        QueryResult r = client(spec, registry, security.security(spec)).query(sql);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ObjectMapper mapper = new ObjectMapper();
@@ -65,6 +57,16 @@ final class QueryCommand implements Callable<Integer> {
             out.print(table(r));
         }
         return 0;
+    }
+
+    /** A client of the registry the options name (a usage error for a URL that is not right). */
+    static RegistryClient client(CommandLine.Model.CommandSpec spec, RegistryOption registry, Security security) {
+        registry.requireSecure(spec, security);
+        try {
+            return RegistryClient.builder(registry.url()).security(security).build();
+        } catch (IllegalArgumentException bad) {
+            throw new CommandLine.ParameterException(spec.commandLine(), bad.getMessage());
+        }
     }
 
     /** The columns and rows aligned, a rule under the header, and a count (or "truncated") after. */

@@ -327,8 +327,8 @@ class GmaCommandsTest {
         Run untrusted = gma("query", "--registry", url, "SELECT name FROM endpoints");
         assertEquals(1, untrusted.status());
         assertTrue(untrusted.err().startsWith("gma: registry at " + url + " did not answer POST"
-                + " /registry/v1/query: " + url.replace("/registry/v1", "") + " presents a certificate this side does not trust (PKIX path"
-                + " building failed"), untrusted.err());
+                + " /registry/v1/query: " + url.replace("/registry/v1", "") + " presents a certificate this side"
+                + " does not trust (PKIX path building failed"), untrusted.err());
         assertTrue(untrusted.err().endsWith("): give it the registry's trust, the truststore.p12 of the directory gma"
                 + " keys made (--security DIR, Security.fromDirectory)\n"), untrusted.err());
 

@@ -52,9 +52,10 @@ class GmaTest {
     void theHelpListsTheBenchmarkSuiteWithTheCommands() {
         assertEquals(0, gma("--help"));
         String help = out.toString();
-        assertTrue(help.contains("\n  keys      Makes signing keys, the trust file, test certificates; rotates"
-                + " keys.\n"
-                + "  bench     Runs the benchmark suite (from the ./gma launcher; gma bench --help).\n"), help);
+        assertTrue(help.contains("\n  top, status  Live rates and queues of PC servlets and endpoints.\n"
+                + "  keys         Makes signing keys, the trust file, test certificates; rotates\n"
+                + "                 keys.\n"
+                + "  bench        Runs the benchmark suite (from the ./gma launcher; gma bench --help).\n"), help);
     }
 
     @Test
