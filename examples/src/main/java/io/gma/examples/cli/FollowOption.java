@@ -30,7 +30,10 @@ final class FollowOption {
                 .onMessage(new EventPrinter(spec.commandLine().getOut(), format)).build();
         Subscriptions subscriptions;
         try {
-            note(err, label, "is " + consumer.name());
+            synchronized (err) {
+                err.println(label + " is " + consumer.name());
+                err.flush();
+            }
             subscriptions = new Subscriptions(consumer, sql, Duration.ofMillis(refresh.movePointRight(3)
                     .longValue()), note -> note(err, label, note));
         } catch (IllegalArgumentException notNames) {

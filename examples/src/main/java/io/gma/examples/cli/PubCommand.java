@@ -57,8 +57,9 @@ final class PubCommand implements Callable<Integer> {
                     + " wait.")
     int subscribers;
 
-    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "30",
-            description = "How long to wait for them; 0 waits as long as it takes (default ${DEFAULT-VALUE}).")
+    @Option(names = "--wait", paramLabel = "SECONDS",
+            description = "How long to wait for them; 0 waits as long as it takes (default 30 with DATA; reading"
+                    + " stdin, as long as it takes, stdin waiting in its pipe meanwhile).")
     BigDecimal wait;
 
     @Mixin
@@ -77,6 +78,9 @@ final class PubCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         String label = label();
         Cli.check(spec, subscribers >= 0, "--subscribers " + subscribers + " is negative");
+        if (wait == null) {
+            wait = data != null && !data.isEmpty() ? BigDecimal.valueOf(30) : BigDecimal.ZERO;
+        }
         Cli.check(spec, wait.signum() >= 0, "--wait " + wait.toPlainString() + " is negative");
         PrintWriter err = spec.commandLine().getErr();
         Producer producer = endpoint.apply(Producer.builder(), spec).label(label).exactLabel(true).build();

@@ -121,7 +121,7 @@ class GmaCommandsTest {
             Run tail = gma("tail", "--registry", url, "--domain", "lan", "--duration", "2",
                     "SELECT name FROM producers WHERE name LIKE 'agent-%'");
             assertEquals(0, tail.status(), tail.err());
-            assertTrue(tail.err().matches("tail: is tail-[a-z2-7]{6}@lan\ntail: subscribed to agent-[a-z2-7]{6}@lan\n"
+            assertTrue(tail.err().matches("tail is tail-[a-z2-7]{6}@lan\ntail: subscribed to agent-[a-z2-7]{6}@lan\n"
                     + "tail: following 1 producer\n"), tail.err());
             assertTrue(tail.out().matches("(?s).* agent-[a-z2-7]{6}@lan: host=testhost metric=memory\\.used value=.*"),
                     tail.out());

@@ -24,6 +24,11 @@ final class GmaProcess {
     }
 
     static Run run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return run(env, new byte[0], args);
+    }
+
+    /** As {@link #run(Map, String...)}, with {@code stdin} on its standard input, which then ends. */
+    static Run run(Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-cp", System.getProperty("java.class.path"), Gma.class.getName()));
         command.addAll(List.of(args));
@@ -31,6 +36,9 @@ final class GmaProcess {
         pb.environment().keySet().removeIf(k -> k.startsWith("GMA_"));
         pb.environment().putAll(env);
         Process p = pb.start();
+        try (java.io.OutputStream in = p.getOutputStream()) {
+            in.write(stdin);
+        }
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
         if (!p.waitFor(60, TimeUnit.SECONDS)) {

@@ -44,7 +44,7 @@ class PubSubCommandsTest {
             assertEquals(0, tail.interrupt(), tail.err.toString());
             assertEquals(0, json.interrupt(), json.err.toString());
 
-            String self = tail.err.toString().lines().findFirst().orElseThrow().replace("tail: is ", "");
+            String self = tail.err.toString().lines().findFirst().orElseThrow().replace("tail is ", "");
             assertTrue(self.matches("tail-[a-z2-7]{6}@lan"), tail.err.toString());
             assertFalse(tail.err.toString().contains(self + " is not a producer"), tail.err.toString());
             assertTrue(tail.err.toString().contains("subscribed to feed@lan\n"), tail.err.toString());
@@ -108,6 +108,22 @@ class PubSubCommandsTest {
             assertEquals(0, pong.interrupt());
             assertEquals(0, east.interrupt(), east.err.toString());
             assertEquals(0, west.interrupt(), west.err.toString());
+        }
+    }
+
+    @Test
+    void pubPublishesEachLineOfStdinAsAShellPipeGivesIt() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            LiveGma sub = new LiveGma("sub", "feed@lan", "--registry", registry.url(), "--refresh", "0.2");
+            sub.awaitErr("following 0 producers");
+            GmaProcess.Run pub = GmaProcess.run(java.util.Map.of(), "first line\nsecond line\n".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8), "pub", "feed", "--registry", registry.url());
+            assertEquals(0, pub.status(), pub.err());
+            assertTrue(pub.err().contains("pub: 2 published, 2 acknowledged by subscribers, 0 to no subscriber,"
+                    + " 0 failed\n"), pub.err());
+            sub.awaitErr("feed@lan left: unsubscribed");
+            assertEquals(0, sub.interrupt());
+            assertEquals("first line\nsecond line\n", sub.out.toString());
         }
     }
 
