@@ -60,7 +60,12 @@ public final class Scrape {
 
     /** GETs {@code url}, which must answer 200 in the text format 0.0.4, and reads the page. */
     public static Scrape get(String url) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+        return get(HTTP, url);
+    }
+
+    /** As {@link #get(String)}, with {@code http} (one that trusts a test CA, say). */
+    public static Scrape get(HttpClient http, String url) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new AssertionError("GET " + url + " answered " + r.statusCode() + ": " + r.body());
