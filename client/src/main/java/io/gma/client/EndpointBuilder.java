@@ -388,8 +388,8 @@ public final class EndpointBuilder<T> {
      * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key;
      *     maxAwaitedReceipts is set without receipts; takeOver without exactLabel; an outbox without exactLabel,
      *     or with DROP_OLDEST; metrics with the attribute metrics given too, or beyond this machine without a
-     *     security that authenticates; an outbox whose directory another live process uses (naming it and the process),
-     *     or that holds another endpoint's messages
+     *     security that authenticates; an outbox whose directory another live process uses (naming it and the
+     *     process), or that holds another endpoint's messages
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
      *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000; or, with
      *     security on, the registry URL is not https (nothing was sent: credentials never cross the network in

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,7 +45,7 @@ final class LeaseKeeper {
         this.config = config;
         this.registry = registry;
         this.server = server;
-        this.attributes = new java.util.LinkedHashMap<>(attributes);
+        this.attributes = new LinkedHashMap<>(attributes);
         this.grace = new RegistryGrace(registry, null);
     }
 

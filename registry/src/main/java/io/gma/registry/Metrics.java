@@ -53,8 +53,10 @@ final class Metrics {
         }
     }
 
-    /** One count an event and kind: {@code [event * 2 + kind]}. */
-    private final LongAdder[] events = new LongAdder[Event.values().length * Kind.values().length];
+    private static final int KINDS = Kind.values().length;
+
+    /** One count an event and kind: {@link #adder}. */
+    private final LongAdder[] events = new LongAdder[Event.values().length * KINDS];
     private final LongAdder queries = new LongAdder();
     private final PrometheusText.Histogram querySeconds = new PrometheusText.Histogram(QUERY_BUCKETS);
     /** By error code, a fixed set of the registry's own (ApiException's codes, UNAUTHORIZED, FORBIDDEN). */
@@ -72,7 +74,11 @@ final class Metrics {
     }
 
     void count(Event event, Kind kind, long n) {
-        events[event.ordinal() * Kind.values().length + kind.ordinal()].add(n);
+        adder(event, kind).add(n);
+    }
+
+    private LongAdder adder(Event event, Kind kind) {
+        return events[event.ordinal() * KINDS + kind.ordinal()];
     }
 
     /** A query the database ran, whatever came of it, and how long it took there. */
@@ -96,8 +102,7 @@ final class Metrics {
         for (Event e : Event.values()) {
             PrometheusText.metric(out, e.metric, "counter", e.help);
             for (Kind k : Kind.values()) {
-                PrometheusText.sample(out, e.metric, k.label(), events[e.ordinal() * Kind.values().length
-                        + k.ordinal()].sum());
+                PrometheusText.sample(out, e.metric, k.label(), adder(e, k).sum());
             }
         }
         PrometheusText.counter(out, "gma_registry_queries_total", "Queries answered with rows (200)", null,

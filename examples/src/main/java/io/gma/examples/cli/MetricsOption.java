@@ -12,9 +12,9 @@ import picocli.CommandLine.Option;
  */
 final class MetricsOption {
     @Option(names = "--metrics-port", paramLabel = "[HOST:]PORT",
-            description = "Serve the endpoint's counters at http://HOST:PORT/metrics in the Prometheus text format,"
-                    + " and register that URL as its attribute metrics; HOST defaults to 127.0.0.1, PORT 0 takes any"
-                    + " free one (default none).")
+            description = "Serve the endpoint's counters at http://HOST:PORT/metrics (https with the TLS of"
+                    + " --security) in the Prometheus text format, and register that URL as its attribute metrics;"
+                    + " HOST defaults to 127.0.0.1, PORT 0 takes any free one (default none).")
     String address;
 
     /** {@code b} serving its metrics where the option says, if it says. */
