@@ -3,6 +3,7 @@ package io.gma.client;
 import io.gma.registry.api.QueryResult;
 import io.gma.wire.Command;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -70,6 +71,14 @@ public abstract class Endpoint implements AutoCloseable {
     /** A snapshot of this endpoint's counters. */
     public EndpointStats stats() {
         return core.stats();
+    }
+
+    /**
+     * Where this endpoint serves its counters in the Prometheus text format ({@link EndpointBuilder#metrics}),
+     * such as {@code http://127.0.0.1:9464/metrics}; empty when it serves none.
+     */
+    public Optional<String> metricsUrl() {
+        return Optional.ofNullable(core.metricsUrl());
     }
 
     /**

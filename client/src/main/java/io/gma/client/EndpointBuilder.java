@@ -24,6 +24,8 @@ import java.util.function.Function;
  * @param <T> {@link Producer} or {@link Consumer}
  */
 public final class EndpointBuilder<T> {
+    /** The attribute under which {@link #metrics} registers the page's URL. */
+    public static final String METRICS_ATTRIBUTE = "metrics";
     /** {@link #maxOutboxBytes}'s default: 64 MiB. */
     public static final long DEFAULT_MAX_OUTBOX_BYTES = 64L << 20;
     private static final long MIN_OUTBOX_BYTES = 1L << 20;
@@ -59,6 +61,8 @@ public final class EndpointBuilder<T> {
     int maxAwaitedReceipts;
     /** Null: none given, which is {@link Security#unlessExposed} of the host. */
     Security security;
+    /** Where {@code GET /metrics} is served, unresolved; null: nowhere (the default). */
+    InetSocketAddress metrics;
 
     EndpointBuilder(Kind kind, Function<EndpointCore, T> wrap) {
         this.kind = kind;
@@ -214,6 +218,39 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
+    /**
+     * Serves {@code GET /metrics} at {@code address}, {@code [HOST:]PORT} (IPv6 as {@code [::1]:PORT}): every
+     * field of {@link Endpoint#stats()} in the Prometheus text format 0.0.4, as {@code gma_endpoint_*} metrics
+     * labelled {@code endpoint="<name>"} (docs/configuration.md lists them), over HTTPS when the {@link #security}
+     * has TLS. HOST defaults to 127.0.0.1; PORT 0 takes any free one. The endpoint registers the page's URL as its
+     * attribute {@code metrics} ({@code http://127.0.0.1:9464/metrics}), so that a query finds it:
+     * {@code SELECT name, value FROM attributes WHERE key = 'metrics'}. Callers on this machine are always
+     * answered; callers from other hosts only when the security authenticates, and then with a token made for
+     * this endpoint's name or a client certificate (so a HOST beyond this machine needs such a security). The page
+     * stops with the endpoint. Default: none.
+     *
+     * @throws IllegalArgumentException if {@code address} is not {@code [HOST:]PORT} with PORT 0..65535
+     */
+    public EndpointBuilder<T> metrics(String address) {
+        Objects.requireNonNull(address, "address");
+        int colon = address.lastIndexOf(':');
+        String h = colon < 0 ? "127.0.0.1" : address.substring(0, colon);
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (h.isEmpty() || port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("metrics \"" + address + "\" is not [HOST:]PORT with PORT 0..65535");
+        }
+        this.metrics = InetSocketAddress.createUnresolved(h, port);
+        return this;
+    }
+
     /** Bytes of data per peer, unsent plus unacknowledged, 1 KiB..1 GiB. Default 8 MiB. */
     public EndpointBuilder<T> maxQueuedBytes(long bytes) {
         if (bytes < 1024 || bytes > 1L << 30) {
@@ -350,15 +387,16 @@ public final class EndpointBuilder<T> {
      *
      * @throws IllegalStateException if registry, domain or label is missing, or security has TLS without a key;
      *     maxAwaitedReceipts is set without receipts; takeOver without exactLabel; an outbox without exactLabel,
-     *     or with DROP_OLDEST; an outbox whose directory another live process uses (naming it and the process),
-     *     or that holds another endpoint's messages
+     *     or with DROP_OLDEST; metrics with the attribute metrics given too, or beyond this machine without a
+     *     security that authenticates; an outbox whose directory another live process uses (naming it and the
+     *     process), or that holds another endpoint's messages
      * @throws IllegalArgumentException if the system property {@code gma.maxUnauthenticated} or
      *     {@code gma.maxUnauthenticatedPerAddress} is not a whole number from 1 to 1,000,000; or, with
      *     security on, the registry URL is not https (nothing was sent: credentials never cross the network in
      *     plaintext)
      * @throws EndpointException if the registry refuses or cannot be reached (FORBIDDEN for an exact name held:
-     *     see {@link #exactLabel} and {@link #takeOver}), the socket cannot be opened, or the outbox's directory
-     *     cannot be read or written (INTERNAL)
+     *     see {@link #exactLabel} and {@link #takeOver}), the socket or the {@link #metrics} port cannot be opened
+     *     (INTERNAL, naming the port), or the outbox's directory cannot be read or written (INTERNAL)
      */
     public T build() throws EndpointException {
         java.util.StringJoiner missing = new java.util.StringJoiner(" ");
@@ -399,11 +437,34 @@ public final class EndpointBuilder<T> {
             throw new IllegalStateException("security has TLS without a key store: an endpoint accepts links, so it"
                     + " needs a certificate of its own");
         }
+        if (metrics != null) {
+            checkMetrics();
+        }
         return wrap.apply(EndpointCore.start(this));
     }
 
     Kind kind() {
         return kind;
+    }
+
+    /** The combinations {@link #metrics} refuses: its attribute given by hand; beyond this machine, unsecured. */
+    private void checkMetrics() {
+        if (attributes.containsKey(METRICS_ATTRIBUTE)) {
+            throw new IllegalStateException("attribute " + METRICS_ATTRIBUTE + " is given, and metrics("
+                    + metrics.getHostString() + ":" + metrics.getPort() + ") registers its own: drop one");
+        }
+        boolean loopback;
+        try {
+            loopback = java.net.InetAddress.getByName(metrics.getHostString()).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("metrics host " + metrics.getHostString() + " is not known here", e);
+        }
+        if (!loopback && !security.authenticates()) {
+            throw new IllegalStateException("metrics " + metrics.getHostString() + ":" + metrics.getPort()
+                    + " listens beyond this machine, where only authenticated callers are answered, and this"
+                    + " endpoint's security authenticates nobody: give metrics a PORT alone (127.0.0.1), or a"
+                    + " security with tokens or client certificates");
+        }
     }
 
     /** Whether a held exact name is taken over: asked for, or an outbox's. */

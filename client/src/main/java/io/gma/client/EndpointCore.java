@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -69,15 +70,18 @@ final class EndpointCore implements AutoCloseable {
     private final Inbox inbox;
     /** The outbox on disk, or null: none. */
     private final OutboxSpool spool;
+    /** {@code GET /metrics}, or null: none. */
+    private final MetricsServer metrics;
 
     private EndpointCore(EndpointBuilder<?> config, String name, RegistryClient registry, WireCodec codec,
-            ServerSocketChannel server, LeaseKeeper lease, OutboxSpool spool) {
+            ServerSocketChannel server, LeaseKeeper lease, OutboxSpool spool, MetricsServer metrics) {
         this.config = config;
         this.name = name;
         this.registry = registry;
         this.server = server;
         this.lease = lease;
         this.spool = spool;
+        this.metrics = metrics;
         String prefix = "gma-" + config.label;
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.named(prefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
@@ -122,20 +126,37 @@ final class EndpointCore implements AutoCloseable {
             throw new EndpointException(ErrorCode.INTERNAL, "cannot listen on " + config.host + ": " + ex.getMessage(),
                     ex);
         }
-        LeaseKeeper lease = new LeaseKeeper(config, registry, server);
+        MetricsServer metrics = null;
+        Map<String, String> attributes = new LinkedHashMap<>(config.attributes);
+        if (config.metrics != null) {
+            try {
+                metrics = MetricsServer.bind(config.metrics, config.host, config.security, config.label);
+            } catch (EndpointException ex) {
+                close(server);
+                throw ex;
+            }
+            attributes.put(EndpointBuilder.METRICS_ATTRIBUTE, metrics.url()); // where a query finds the page
+        }
+        LeaseKeeper lease = new LeaseKeeper(config, registry, server, attributes);
         String name;
         try {
             name = lease.register();
         } catch (EndpointException | RuntimeException ex) {
             close(server);
+            if (metrics != null) {
+                metrics.close();
+            }
             throw ex;
         }
         String warning = config.security.warning("endpoint " + name);
         if (warning != null) {
             LOG.warn(warning);
         }
-        EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease, spool);
+        EndpointCore e = new EndpointCore(config, name, registry, codec, server, lease, spool, metrics);
         e.connector.start(server, admission);
+        if (metrics != null) {
+            metrics.serve(name, e::stats);
+        }
         if (spool != null) {
             // what the outbox held goes out first: nothing new can be sent before this returns
             e.outbox.requeue(spool.takeRecovered());
@@ -161,6 +182,11 @@ final class EndpointCore implements AutoCloseable {
 
     String name() {
         return name;
+    }
+
+    /** Where {@code GET /metrics} is served, or null: nowhere. */
+    String metricsUrl() {
+        return metrics == null ? null : metrics.url();
     }
 
     // ---------------------------------------------------------------- sending
@@ -261,6 +287,9 @@ final class EndpointCore implements AutoCloseable {
             return;
         }
         peers.close();
+        if (metrics != null) {
+            metrics.close();
+        }
         lease.close();
         if (spool != null) {
             spool.closing(); // what fails from here on stays in the outbox

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,16 +32,20 @@ final class LeaseKeeper {
     private final RegistryClient registry;
     /** The endpoint's listening socket: its port is what peers are told. */
     private final ServerSocketChannel server;
+    /** Registered with the name: the builder's, and what the endpoint adds (its metrics page). */
+    private final Map<String, String> attributes;
     private volatile String name;
     /** Closing: a lost lease is not registered again. */
     private volatile boolean closed;
     /** Told of this endpoint's registration and renewals: whether a peer's "not registered" is final. */
     private final RegistryGrace grace;
 
-    LeaseKeeper(EndpointBuilder<?> config, RegistryClient registry, ServerSocketChannel server) {
+    LeaseKeeper(EndpointBuilder<?> config, RegistryClient registry, ServerSocketChannel server,
+            Map<String, String> attributes) {
         this.config = config;
         this.registry = registry;
         this.server = server;
+        this.attributes = new LinkedHashMap<>(attributes);
         this.grace = new RegistryGrace(registry, null);
     }
 
@@ -191,7 +197,7 @@ final class LeaseKeeper {
             // label-nonce@domain: the label is the configured one, so the nonce is what follows it
             r.nonce(again.substring(config.label.length() + 1, again.lastIndexOf('@')));
         }
-        config.attributes.forEach(r::attribute);
+        attributes.forEach(r::attribute);
         return r;
     }
 

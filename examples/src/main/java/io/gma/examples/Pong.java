@@ -38,19 +38,27 @@ public final class Pong {
     /** As {@link #start(String, String, String, String)}, with {@code security} on every hop. */
     public static Producer start(String registry, String domain, String exactLabel, String pcServlet,
             Security security) throws EndpointException {
-        Producer[] self = new Producer[1];
         EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).security(security)
-                .label(exactLabel != null ? exactLabel : "pong").exactLabel(exactLabel != null)
-                .onMessage(m -> {
-                    if (m.replyExpected()) {
-                        m.reply(m.data());
-                    } else if (m.command() == Command.DATA) {
-                        self[0].send(m.from(), m.data());
-                    }
-                });
+                .label(exactLabel != null ? exactLabel : "pong").exactLabel(exactLabel != null);
         if (pcServlet != null) {
             b.pcServlet(pcServlet);
         }
+        return start(b);
+    }
+
+    /**
+     * Starts a pong endpoint from {@code b}, which says its registry, domain, label and anything else (security,
+     * uplink, metrics): this sets its handler, and builds it.
+     */
+    public static Producer start(EndpointBuilder<Producer> b) throws EndpointException {
+        Producer[] self = new Producer[1];
+        b.onMessage(m -> {
+            if (m.replyExpected()) {
+                m.reply(m.data());
+            } else if (m.command() == Command.DATA) {
+                self[0].send(m.from(), m.data());
+            }
+        });
         self[0] = b.build();
         return self[0];
     }

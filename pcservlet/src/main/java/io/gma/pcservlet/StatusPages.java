@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.internal.link.LinkCounters;
 import io.gma.internal.spool.SpoolStats;
+import io.gma.wire.PrometheusText;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -107,14 +108,16 @@ final class StatusPages {
         domainGauges(out, "gma_pc_outbound_queue", "queued for each destination domain", node.outbound().queues());
         domainGauges(out, "gma_pc_relay_queue", "queued for each outbound-only domain that polls this one",
                 node.relay().queues());
-        Metrics.metric(out, "gma_pc_endpoint_queue_bytes", "gauge", "Bytes queued for each endpoint of this domain");
+        PrometheusText.metric(out, "gma_pc_endpoint_queue_bytes", "gauge",
+                "Bytes queued for each endpoint of this domain");
         for (LocalQueues.QueueInfo q : node.local().queues()) {
-            Metrics.sample(out, "gma_pc_endpoint_queue_bytes", Metrics.label("endpoint", q.endpoint()), q.bytes());
+            PrometheusText.sample(out, "gma_pc_endpoint_queue_bytes", PrometheusText.label("endpoint", q.endpoint()),
+                    q.bytes());
         }
-        Metrics.metric(out, "gma_pc_endpoint_queue_messages", "gauge", "Messages queued for each endpoint");
+        PrometheusText.metric(out, "gma_pc_endpoint_queue_messages", "gauge", "Messages queued for each endpoint");
         for (LocalQueues.QueueInfo q : node.local().queues()) {
-            Metrics.sample(out, "gma_pc_endpoint_queue_messages", Metrics.label("endpoint", q.endpoint()),
-                    q.messages());
+            PrometheusText.sample(out, "gma_pc_endpoint_queue_messages",
+                    PrometheusText.label("endpoint", q.endpoint()), q.messages());
         }
         Metrics m = node.metrics();
         counter(out, "gma_pc_batches_sent_total", "Batches posted to other domains and answered 200", m.batchesSent
@@ -133,20 +136,20 @@ final class StatusPages {
         LinkCounters uplinks = node.uplinks().counters();
         counter(out, "gma_pc_uplink_messages_in_total", "Messages read from uplinks", uplinks.messagesIn());
         counter(out, "gma_pc_uplink_messages_out_total", "Messages written to uplinks", uplinks.messagesOut());
-        Metrics.metric(out, "gma_pc_uplink_refused_total", "counter", "Uplink connections refused before they"
+        PrometheusText.metric(out, "gma_pc_uplink_refused_total", "counter", "Uplink connections refused before they"
                 + " authenticated: over_cap (closed at once, too many pending in the process or from the address),"
                 + " unauthorized (credentials, rules, TLS), too_large (over 4096 bytes of data in the handshake),"
                 + " malformed, timeout (handshake not over within 5 s)");
-        uplinkRefusals(uplinks).forEach((reason, n) -> Metrics.sample(out, "gma_pc_uplink_refused_total",
-                Metrics.label("reason", reason), n));
+        uplinkRefusals(uplinks).forEach((reason, n) -> PrometheusText.sample(out, "gma_pc_uplink_refused_total",
+                PrometheusText.label("reason", reason), n));
         m.histogram(out, "gma_pc_post_seconds", "Round trip of each POST to another domain");
         SpoolStats spool = node.spooling().stats();
         if (spool != null) {
-            Metrics.metric(out, "gma_pc_spool_records", "gauge", "Messages in the spool, not acknowledged by the"
+            PrometheusText.metric(out, "gma_pc_spool_records", "gauge", "Messages in the spool, not acknowledged by the"
                     + " next hop yet");
-            Metrics.sample(out, "gma_pc_spool_records", null, spool.liveRecords());
-            Metrics.metric(out, "gma_pc_spool_bytes", "gauge", "The spool's files on disk, in bytes");
-            Metrics.sample(out, "gma_pc_spool_bytes", null, spool.diskBytes());
+            PrometheusText.sample(out, "gma_pc_spool_records", null, spool.liveRecords());
+            PrometheusText.metric(out, "gma_pc_spool_bytes", "gauge", "The spool's files on disk, in bytes");
+            PrometheusText.sample(out, "gma_pc_spool_bytes", null, spool.diskBytes());
             counter(out, "gma_pc_spool_appended_total", "Messages appended to the spool", spool.appended());
             counter(out, "gma_pc_spool_fsyncs_total", "Forces of the spool's files to disk", spool.forces());
             counter(out, "gma_pc_spool_written_bytes_total", "Bytes written to the spool's files: records and"
@@ -167,14 +170,15 @@ final class StatusPages {
 
     private static void domainGauges(StringBuilder out, String name, String help, Map<String, DomainQueue> queues) {
         Map<String, DomainQueue> sorted = new TreeMap<>(queues);
-        Metrics.metric(out, name + "_bytes", "gauge", "Bytes " + help);
-        sorted.forEach((d, q) -> Metrics.sample(out, name + "_bytes", Metrics.label("domain", d), q.bytes()));
-        Metrics.metric(out, name + "_messages", "gauge", "Messages " + help);
-        sorted.forEach((d, q) -> Metrics.sample(out, name + "_messages", Metrics.label("domain", d), q.messages()));
+        PrometheusText.metric(out, name + "_bytes", "gauge", "Bytes " + help);
+        sorted.forEach((d, q) -> PrometheusText.sample(out, name + "_bytes", PrometheusText.label("domain", d),
+                q.bytes()));
+        PrometheusText.metric(out, name + "_messages", "gauge", "Messages " + help);
+        sorted.forEach((d, q) -> PrometheusText.sample(out, name + "_messages", PrometheusText.label("domain", d),
+                q.messages()));
     }
 
     private static void counter(StringBuilder out, String name, String help, double value) {
-        Metrics.metric(out, name, "counter", help);
-        Metrics.sample(out, name, null, value);
+        PrometheusText.counter(out, name, help, null, value);
     }
 }

@@ -5,6 +5,7 @@ import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.PrometheusText;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -200,7 +201,7 @@ public final class TunnelServlet extends HttpServlet {
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
                 answer = StatusPages.registryQuery(node, req.getInputStream());
             } else if (path.equals("/metrics") && method.equals("GET")) {
-                answer = new Answer(200, "text/plain; version=0.0.4; charset=utf-8",
+                answer = new Answer(200, PrometheusText.CONTENT_TYPE,
                         StatusPages.metrics(node).getBytes(StandardCharsets.UTF_8), 0, null);
             } else {
                 answer = Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path

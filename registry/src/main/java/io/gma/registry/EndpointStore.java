@@ -25,9 +25,12 @@ final class EndpointStore {
     private static final int NONCE_ATTEMPTS = 8;
 
     private final DataSource db;
+    /** Counts the leases that ran out, as their rows go. */
+    private final Metrics metrics;
 
-    EndpointStore(DataSource db) {
+    EndpointStore(DataSource db, Metrics metrics) {
         this.db = db;
+        this.metrics = metrics;
     }
 
     /**
@@ -54,8 +57,10 @@ final class EndpointStore {
                         if (e.takeover() != null) {
                             replace(c, name, e.takeover(), owner);
                         }
+                        int expired = deleteExpired(c, name);
                         Lease lease = insert(c, name, e, owner);
                         c.commit();
+                        metrics.count(Metrics.Event.EXPIRED, Metrics.Kind.ENDPOINT, expired);
                         return lease;
                     } catch (SQLException ex) {
                         c.rollback();
@@ -118,13 +123,16 @@ final class EndpointStore {
         }
     }
 
-    private static Lease insert(Connection c, String name, NewEndpoint e, String owner) throws SQLException {
-        // a row whose lease passed but that the sweeper has not reached yet must not block the name
+    /** Deletes the row of {@code name} if its lease passed: one the sweeper has not reached yet must not block it. */
+    private static int deleteExpired(Connection c, String name) throws SQLException {
         try (PreparedStatement stale = c.prepareStatement(
                 "DELETE FROM gma_endpoints WHERE name = ? AND expires_at <= CURRENT_TIMESTAMP")) {
             stale.setString(1, name);
-            stale.executeUpdate();
+            return stale.executeUpdate();
         }
+    }
+
+    private static Lease insert(Connection c, String name, NewEndpoint e, String owner) throws SQLException {
         try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_endpoints (name, label, kind, domain, host,"
                 + " port, lease_seconds, owner, registered_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
                 + " CURRENT_TIMESTAMP, " + Dialect.EXPIRY_FROM_PARAMETER + ")")) {
@@ -259,6 +267,7 @@ final class EndpointStore {
                 if (execute(c, set + ", registered_at = CURRENT_TIMESTAMP WHERE domain = ?"
                         + " AND expires_at <= CURRENT_TIMESTAMP", url, via, owner, leaseSeconds, leaseSeconds,
                         domain) == 1) {
+                    metrics.count(Metrics.Event.EXPIRED, Metrics.Kind.DOMAIN);
                     return true;
                 }
                 try {
@@ -327,14 +336,16 @@ final class EndpointStore {
         }
     }
 
-    /** Deletes rows whose lease has passed; the views hid them already. */
+    /** Deletes rows whose lease has passed, counting them as expiries; the views hid them already. */
     int sweep() throws SQLException {
         try (Connection c = db.getConnection()) {
             int removed = 0;
-            for (String table : new String[] {"gma_endpoints", "gma_domains"}) {
-                try (PreparedStatement del = c.prepareStatement(
-                        "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP")) {
-                    removed += del.executeUpdate();
+            for (Metrics.Kind kind : Metrics.Kind.values()) {
+                try (PreparedStatement del = c.prepareStatement("DELETE FROM " + (kind == Metrics.Kind.ENDPOINT
+                        ? "gma_endpoints" : "gma_domains") + " WHERE expires_at <= CURRENT_TIMESTAMP")) {
+                    int n = del.executeUpdate();
+                    metrics.count(Metrics.Event.EXPIRED, kind, n);
+                    removed += n;
                 }
             }
             return removed;
@@ -342,8 +353,16 @@ final class EndpointStore {
     }
 
     long liveEndpoints() throws SQLException {
+        return live("gma_endpoints");
+    }
+
+    long liveDomains() throws SQLException {
+        return live("gma_domains");
+    }
+
+    private long live(String table) throws SQLException {
         try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement(
-                "SELECT COUNT(*) FROM gma_endpoints WHERE expires_at > CURRENT_TIMESTAMP");
+                "SELECT COUNT(*) FROM " + table + " WHERE expires_at > CURRENT_TIMESTAMP");
                 ResultSet rs = q.executeQuery()) {
             rs.next();
             return rs.getLong(1);

@@ -32,11 +32,14 @@ final class QueryRunner {
     private final DataSource reader;
     private final int maxRows;
     private final int timeoutSeconds;
+    /** Times each statement run, whatever comes of it. */
+    private final Metrics metrics;
 
-    QueryRunner(DataSource reader, int maxRows, int timeoutSeconds) {
+    QueryRunner(DataSource reader, int maxRows, int timeoutSeconds, Metrics metrics) {
         this.reader = reader;
         this.maxRows = maxRows;
         this.timeoutSeconds = timeoutSeconds;
+        this.metrics = metrics;
     }
 
     /**
@@ -49,6 +52,7 @@ final class QueryRunner {
             s.setMaxRows(maxRows + 1);
             s.setQueryTimeout(timeoutSeconds);
             s.setFetchSize(Math.min(maxRows + 1, 1000));
+            long start = System.nanoTime();
             try (ResultSet rs = s.executeQuery(sql)) {
                 ResultSetMetaData meta = rs.getMetaData();
                 int n = meta.getColumnCount();
@@ -79,6 +83,7 @@ final class QueryRunner {
                 }
                 return new QueryResult(columns, rows, truncated);
             } finally {
+                metrics.queryTook(System.nanoTime() - start); // rows, a refusal or a timeout: it ran
                 if (!c.getAutoCommit()) {
                     c.rollback();
                 }

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * {@code Authorization: Bearer <token>} or a client certificate, and rules decide what each may do (see
  * docs/registry.md, "Security").
  *
+ * <p>{@code GET /metrics} answers its counters (registrations, renewals, removals, look-ups, queries with a
+ * histogram of their time, refusals, lease expiries) in the Prometheus text format: to this machine, and to
+ * authenticated callers from others (docs/registry.md, "Metrics").
+ *
  * <p>Standalone: {@code java -jar registry/target/gma-registry.jar --port 8080} (see {@link #main}).
  */
 public final class Registry implements AutoCloseable {
@@ -83,6 +87,7 @@ public final class Registry implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
+        context.addServlet(new ServletHolder("metrics", new MetricsServlet(core)), MetricsServlet.PATH);
         DashboardServlet.mount(context, API_PATH + "/query");
         s.setHandler(context);
         try {

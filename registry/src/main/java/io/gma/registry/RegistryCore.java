@@ -28,6 +28,8 @@ final class RegistryCore implements AutoCloseable {
     final boolean open;
     /** When this registry began serving: what it knows of leases is no older (System.nanoTime). */
     final long startedNanos = System.nanoTime();
+    /** What the calls answered, and the leases that ran out: {@code GET /metrics}. */
+    final Metrics metrics = new Metrics();
     private final ThreadPoolExecutor parser;
     private final LeaseSweeper sweeper;
 
@@ -39,14 +41,14 @@ final class RegistryCore implements AutoCloseable {
         this.open = authenticator == null;
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());
-        this.store = new EndpointStore(database.writer());
+        this.store = new EndpointStore(database.writer(), metrics);
         int cores = Runtime.getRuntime().availableProcessors();
         // parsing is CPU work: a few threads, and a bounded queue so a flood of statements is refused, not kept
         this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
                 Threads.numbered("gma-registry-sql-parser-"));
         this.guard = new SqlGuard(settings.maxSqlChars(), PARSE_TIMEOUT_MILLIS, parser);
         this.queries = new QueryRunner(database.reader(), settings.maxRows(),
-                (int) settings.queryTimeout().toSeconds());
+                (int) settings.queryTimeout().toSeconds(), metrics);
         this.requests = new Requests((int) settings.defaultLease().toSeconds(), (int) settings.maxLease().toSeconds());
         this.sweeper = new LeaseSweeper(store, settings.sweepInterval());
         if (authenticator == null) {

@@ -123,6 +123,12 @@ public class RegistryServlet extends HttpServlet {
         }
     }
 
+    /** Answers an error, counted in {@code gma_registry_refused_total} or {@code _failed_total} by its code. */
+    private void error(HttpServletResponse resp, int status, String code, String message) throws IOException {
+        core.metrics.answeredError(status, code);
+        answerError(resp, status, code, message);
+    }
+
     private void route(HttpServletRequest req, HttpServletResponse resp, String identity)
             throws IOException, SQLException {
         String path = req.getPathInfo() == null ? "/" : req.getPathInfo();
@@ -141,6 +147,7 @@ public class RegistryServlet extends HttpServlet {
                     String name = Names.name(parts[1]);
                     authorizeRegistered(identity, name);
                     Lease lease = core.store.renew(name, identity);
+                    core.metrics.count(Metrics.Event.RENEWED, Metrics.Kind.ENDPOINT);
                     json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
                             .put("expiresAt", lease.expiresAt().toString()));
                 } else {
@@ -207,6 +214,7 @@ public class RegistryServlet extends HttpServlet {
         EndpointStore.NewEndpoint e = core.requests.endpoint(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER, e.label() + "@" + e.domain());
         Lease lease = core.store.register(e, identity);
+        core.metrics.count(Metrics.Event.REGISTERED, Metrics.Kind.ENDPOINT);
         resp.setHeader("Location", req.getContextPath() + req.getServletPath() + "/endpoints/" + lease.name());
         json(resp, 201, Json.MAPPER.createObjectNode().put("name", lease.name())
                 .put("expiresAt", lease.expiresAt().toString()));
@@ -217,11 +225,13 @@ public class RegistryServlet extends HttpServlet {
         if (method.equals("DELETE")) {
             authorizeRegistered(identity, name);
             core.store.unregister(name, identity);
+            core.metrics.count(Metrics.Event.REMOVED, Metrics.Kind.ENDPOINT);
             resp.setStatus(204);
             return;
         }
         authorize(identity, Authorizer.Action.LOOKUP, name);
         EndpointInfo e = core.store.lookup(name);
+        core.metrics.count(Metrics.Event.LOOKED_UP, Metrics.Kind.ENDPOINT);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("name", e.name());
         out.put("label", e.label());
@@ -245,6 +255,7 @@ public class RegistryServlet extends HttpServlet {
         Requests.NewDomain d = core.requests.domain(body(req, Settings.MAX_JSON_BYTES));
         authorize(identity, Authorizer.Action.REGISTER_DOMAIN, d.domain());
         boolean created = core.store.registerDomain(d.domain(), d.url(), d.via(), d.leaseSeconds(), identity);
+        core.metrics.count(created ? Metrics.Event.REGISTERED : Metrics.Event.RENEWED, Metrics.Kind.DOMAIN);
         DomainInfo info = core.store.lookupDomain(d.domain());
         // 201 either way, as protocol.md section 7 says; "created" tells a renewal from a new registration
         json(resp, 201, Json.MAPPER.createObjectNode().put("domain", info.domain()).put("created", created)
@@ -256,10 +267,12 @@ public class RegistryServlet extends HttpServlet {
         if (method.equals("DELETE")) {
             authorize(identity, Authorizer.Action.REGISTER_DOMAIN, domain);
             core.store.unregisterDomain(domain, identity);
+            core.metrics.count(Metrics.Event.REMOVED, Metrics.Kind.DOMAIN);
             resp.setStatus(204);
             return;
         }
         DomainInfo d = core.store.lookupDomain(domain);
+        core.metrics.count(Metrics.Event.LOOKED_UP, Metrics.Kind.DOMAIN);
         json(resp, 200, Json.MAPPER.createObjectNode().put("domain", d.domain()).put("url", d.url()).put("via", d.via())
                 .put("registeredAt", d.registeredAt().toString()).put("expiresAt", d.expiresAt().toString()));
     }
@@ -289,6 +302,7 @@ public class RegistryServlet extends HttpServlet {
             authorize(identity, Authorizer.Action.QUERY, table);
         }
         QueryResult result = core.queries.run(approved.sql());
+        core.metrics.queryAnswered();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("columns", result.columns());
         out.put("rows", result.rows());
@@ -426,7 +440,8 @@ public class RegistryServlet extends HttpServlet {
         resp.getOutputStream().write(bytes);
     }
 
-    private static void error(HttpServletResponse resp, int status, String code, String message) throws IOException {
+    /** Writes {@code {"error": CODE, "message": sentence}}, unless an answer has begun already. */
+    static void answerError(HttpServletResponse resp, int status, String code, String message) throws IOException {
         if (resp.isCommitted()) {
             return;
         }

@@ -10,6 +10,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,13 +50,19 @@ public final class Agent implements AutoCloseable {
     /** As {@link #start(String, String, String, String, Duration)}, with {@code security} on every hop. */
     public static Agent start(String registry, String domain, String pcServlet, String host, Duration interval,
             Security security) throws EndpointException {
-        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).label("agent")
-                .security(security)
-                .attribute("role", "agent").attribute("host", host);
+        EndpointBuilder<Producer> b = Producer.builder().registry(registry).domain(domain).security(security);
         if (pcServlet != null) {
             b.pcServlet(pcServlet);
         }
-        return new Agent(b.build(), host, interval);
+        return start(b, host, interval);
+    }
+
+    /**
+     * Starts an agent from {@code b}, which says its registry, domain and anything else (security, uplink,
+     * metrics): this gives it its label and attributes, and builds it.
+     */
+    public static Agent start(EndpointBuilder<Producer> b, String host, Duration interval) throws EndpointException {
+        return new Agent(b.label("agent").attribute("role", "agent").attribute("host", host).build(), host, interval);
     }
 
     /** This machine's name, or "localhost" when it has none. */
@@ -89,6 +96,11 @@ public final class Agent implements AutoCloseable {
 
     public String name() {
         return producer.name();
+    }
+
+    /** Where it serves its endpoint's counters ({@link EndpointBuilder#metrics}); empty when nowhere. */
+    public Optional<String> metricsUrl() {
+        return producer.metricsUrl();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.gma.examples.cli;
 import io.gma.cli.Cli;
 import io.gma.cli.DurationOption;
 import io.gma.cli.Running;
+import io.gma.client.Producer;
 import io.gma.examples.agent.Agent;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -30,6 +31,9 @@ final class AgentCommand implements Callable<Integer> {
     long interval;
 
     @Mixin
+    MetricsOption metrics;
+
+    @Mixin
     DurationOption duration;
 
     @Spec
@@ -38,9 +42,10 @@ final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Cli.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
-        Agent agent = Agent.start(endpoint.registry.url(), endpoint.domain, endpoint.pc, host != null ? host
-                : Agent.localHost(), Duration.ofMillis(interval), endpoint.security(spec));
+        Agent agent = Agent.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec),
+                host != null ? host : Agent.localHost(), Duration.ofMillis(interval));
         spec.commandLine().getOut().println("agent is " + agent.name());
+        MetricsOption.print(agent.metricsUrl(), spec.commandLine().getOut());
         Running.until(duration.seconds(), null, agent);
         return 0;
     }

@@ -24,6 +24,9 @@ final class PongCommand implements Callable<Integer> {
     String label;
 
     @Mixin
+    MetricsOption metrics;
+
+    @Mixin
     DurationOption duration;
 
     @Spec
@@ -31,9 +34,10 @@ final class PongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Producer pong = Pong.start(endpoint.registry.url(), endpoint.domain, label, endpoint.pc,
-                endpoint.security(spec));
+        Producer pong = Pong.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec).label(label)
+                .exactLabel(true));
         spec.commandLine().getOut().println("pong is " + pong.name());
+        MetricsOption.print(pong.metricsUrl(), spec.commandLine().getOut());
         Running.until(duration.seconds(), null, pong);
         return 0;
     }
