@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>With {@link Builder#security security}, it serves HTTPS, callers prove who they are with
- * {@code Authorization: Bearer <token>} or a client certificate, and rules decide what each may do (see
- * docs/registry.md, "Security").
+ * {@code Authorization: Bearer <token>} or a client certificate (a person at the dashboard pastes a token once,
+ * and a session cookie stands for it), and rules decide what each may do (see docs/registry.md, "Security" and
+ * "The dashboard").
  *
  * <p>Standalone: {@code java -jar registry/target/gma-registry.jar --port 8080} (see {@link #main}).
  */
@@ -83,7 +84,7 @@ public final class Registry implements AutoCloseable {
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
-        DashboardServlet.mount(context, API_PATH + "/query");
+        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session");
         s.setHandler(context);
         try {
             Https.start(s, connector, "--port (Registry.Builder.port)");
