@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,6 +174,23 @@ public final class TunnelServlet extends HttpServlet {
         }
     }
 
+    /**
+     * Which page of another origin may read the status (the dashboard of another server reads it): any without
+     * security; with security, only the registry's own dashboard, at the origin of the registry URL this PC
+     * servlet was given (a page of any other site must not read what this machine is shown). Null: none.
+     */
+    private String statusReader(String origin) {
+        if (!node.security().authenticates()) {
+            return "*";
+        }
+        URI registry = URI.create(node.settings().registry());
+        int port = registry.getPort();
+        boolean usual = port == -1 || port == 443 && registry.getScheme().equals("https")
+                || port == 80 && registry.getScheme().equals("http");
+        String own = registry.getScheme() + "://" + registry.getHost() + (usual ? "" : ":" + port);
+        return own.equalsIgnoreCase(origin) ? origin : null;
+    }
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getRequestURI().substring(req.getContextPath().length());
@@ -194,9 +212,10 @@ public final class TunnelServlet extends HttpServlet {
                         req.getParameter("ack"));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
                 answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
-                if (!node.security().authenticates()) {
-                    // the dashboard of another server reads it; with security on, a page from anywhere must not
-                    resp.setHeader("Access-Control-Allow-Origin", "*");
+                String reader = statusReader(req.getHeader("Origin"));
+                if (reader != null) {
+                    resp.setHeader("Access-Control-Allow-Origin", reader);
+                    resp.setHeader("Vary", "Origin");
                 }
             } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
                 answer = StatusPages.registryQuery(node, req.getInputStream());

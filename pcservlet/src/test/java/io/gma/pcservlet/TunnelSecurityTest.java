@@ -213,6 +213,20 @@ class TunnelSecurityTest {
     }
 
     @Test
+    void theStatusIsReadableFromTheRegistrysDashboardAloneAmongOtherOrigins() throws IOException {
+        String evil = "https://127.0.0.1:1";
+        for (String origin : new String[] {registry.url(), evil}) {
+            Request status = new Request.Builder().url(swansea.url() + "/gma/v1/status").header("Origin", origin)
+                    .build();
+            try (Response r = anonymous.newCall(status).execute()) {
+                assertEquals(200, r.code(), origin);
+                assertEquals(origin.equals(evil) ? null : registry.url(), r.header("Access-Control-Allow-Origin"),
+                        "the registry's dashboard, signed in there, shows the status; a page of " + origin);
+            }
+        }
+    }
+
+    @Test
     void diagnosticsAnswerThisMachineWithoutCredentialsAndShowNoSecret() throws IOException {
         String secret = Files.readString(keys.resolve("swansea.key"));
         String b64 = secret.lines().filter(l -> l.startsWith("k1.private = ")).findFirst().orElseThrow()

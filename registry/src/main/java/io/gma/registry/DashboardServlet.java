@@ -5,6 +5,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -14,7 +15,8 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
  * each PC servlet under {@code /dashboard/}. The page reads the registry through {@code queryPath} (the
  * registry's own API, or a PC servlet's relay of it, which is off while that PC servlet's security is on: the
  * page then shows the refusal's sentence) and each reachable PC servlet's {@code /gma/v1/status}, and refreshes
- * every second.
+ * every second. Served by a registry that authenticates, it has a sign-in form: a person pastes a token, which
+ * the registry keeps in a session ({@link DashboardSessions}, at {@code sessionPath}).
  */
 public final class DashboardServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -23,15 +25,28 @@ public final class DashboardServlet extends HttpServlet {
     private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8", "js",
             "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8");
     private final String queryPath;
+    /** Where the page signs in and out, or null: nothing to sign in to. */
+    private final String sessionPath;
 
     /** @param queryPath where the page posts SQL, such as {@code /registry/v1/query} */
     public DashboardServlet(String queryPath) {
+        this(queryPath, null);
+    }
+
+    private DashboardServlet(String queryPath, String sessionPath) {
         this.queryPath = queryPath;
+        this.sessionPath = sessionPath;
     }
 
     /** Serves the dashboard under {@code /dashboard/} in {@code context}, and sends a browser at {@code /} there. */
     public static void mount(ServletContextHandler context, String queryPath) {
-        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(queryPath)), "/dashboard/*");
+        mount(context, queryPath, null);
+    }
+
+    /** As {@link #mount(ServletContextHandler, String)}, with a sign-in at {@code sessionPath} unless it is null. */
+    static void mount(ServletContextHandler context, String queryPath, String sessionPath) {
+        context.addServlet(new ServletHolder("dashboard", new DashboardServlet(queryPath, sessionPath)),
+                "/dashboard/*");
         context.addServlet(new ServletHolder("root", new ToDashboard()), ""); // "": the context's root alone
     }
 
@@ -53,7 +68,10 @@ public final class DashboardServlet extends HttpServlet {
             return;
         }
         if (path.equals("/config.json")) {
-            send(resp, "application/json", Json.MAPPER.writeValueAsBytes(Map.of("query", queryPath)));
+            Map<String, String> config = new LinkedHashMap<>();
+            config.put("query", queryPath);
+            config.put("session", sessionPath);
+            send(resp, "application/json", Json.MAPPER.writeValueAsBytes(config));
             return;
         }
         String file = FILES.get(path);

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>With {@link Builder#security security}, it serves HTTPS, callers prove who they are with
- * {@code Authorization: Bearer <token>} or a client certificate, and rules decide what each may do (see
- * docs/registry.md, "Security").
+ * {@code Authorization: Bearer <token>} or a client certificate (a person at the dashboard pastes a token once,
+ * and a session cookie stands for it), and rules decide what each may do (see docs/registry.md, "Security" and
+ * "The dashboard").
  *
  * <p>{@code GET /metrics} answers its counters (registrations, renewals, removals, look-ups, queries with a
  * histogram of their time, refusals, lease expiries) in the Prometheus text format: to this machine, and to
@@ -88,7 +89,7 @@ public final class Registry implements AutoCloseable {
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(core)), MetricsServlet.PATH);
-        DashboardServlet.mount(context, API_PATH + "/query");
+        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session");
         s.setHandler(context);
         try {
             Https.start(s, connector, "--port (Registry.Builder.port)");

@@ -26,6 +26,8 @@ final class RegistryCore implements AutoCloseable {
     final boolean authorizes;
     /** Whether no authenticator is configured: then diagnostics go to loopback callers only. */
     final boolean open;
+    /** The dashboard's sign-in: used only when an authenticator is configured. */
+    final DashboardSessions sessions = new DashboardSessions();
     /** When this registry began serving: what it knows of leases is no older (System.nanoTime). */
     final long startedNanos = System.nanoTime();
     /** What the calls answered, and the leases that ran out: {@code GET /metrics}. */

@@ -96,17 +96,24 @@ public class RegistryServlet extends HttpServlet {
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String identity = null;
         try {
-            String identity;
+            // a dashboard's session stands for its token; an open registry has none
+            HttpServletRequest seen = core.open ? req : core.sessions.authenticating(req, resp);
             try {
-                identity = core.authenticator.authenticate(req);
+                identity = core.authenticator.authenticate(seen);
             } catch (AccessDeniedException e) {
-                resp.setHeader("WWW-Authenticate", "Bearer");
+                if (seen != req) {
+                    throw core.sessions.refused(req, resp, e.getMessage());
+                }
                 throw new ApiException(401, "UNAUTHORIZED", e.getMessage());
             }
             route(req, resp, identity);
         } catch (ApiException e) {
-            if (e.status() != 401) {
+            if (e.status() == 401) {
+                resp.setHeader("WWW-Authenticate", "Bearer");
+            }
+            if (identity != null) {
                 swallow(req); // an unauthenticated body is never read; any other refused one is dropped
             }
             error(resp, e.status(), e.code(), e.getMessage());
@@ -171,6 +178,14 @@ public class RegistryServlet extends HttpServlet {
                 }
                 allow(method, "GET", "POST");
                 query(req, resp, identity);
+                break;
+            case "session":
+                if (parts.length != 1 || core.open) {
+                    throw core.open ? ApiException.notFound("this registry is open (no authentication is"
+                            + " configured): there is nothing to sign in to") : unknown(method, req);
+                }
+                allow(method, "GET", "POST", "DELETE");
+                json(resp, 200, core.sessions.call(req, resp, identity));
                 break;
             case "health":
                 if (parts.length != 1) {

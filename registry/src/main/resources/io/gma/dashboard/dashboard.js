@@ -2,12 +2,23 @@
 'use strict';
 
 let queryUrl = null;
+let sessionUrl = null; // where to sign in, when the registry authenticates; null: nothing to sign in to
+let epoch = 0; // a sign-in or sign-out starts a new one: refreshes of an older one stop and show nothing
 const previous = {}; // domain -> {at, sent, received}: for rates
 
-// The registry's answer to one query. A refusal is thrown with its sentence: the registry's is JSON, a PC
-// servlet's is plain text (such as its relay's "FORBIDDEN the registry relay is off while security is on...").
-async function query(sql) {
-  const r = await fetch(queryUrl, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: sql });
+// A refusal, with the HTTP status and the sentence of the answer.
+class Refused extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+// The JSON answer of a call to the registry (or a PC servlet's relay of it). A refusal is thrown with its
+// sentence: the registry's is JSON, a PC servlet's is plain text (such as its relay's "FORBIDDEN the registry
+// relay is off while security is on...").
+async function call(url, init) {
+  const r = await fetch(url, init);
   const text = await r.text();
   let body = null;
   try {
@@ -16,10 +27,19 @@ async function query(sql) {
     body = null;
   }
   if (!r.ok) {
-    throw new Error((body && body.message) || text.trim() || ('HTTP ' + r.status));
+    throw new Refused(r.status, (body && body.message) || text.trim() || ('HTTP ' + r.status));
   }
-  if (body === null || !Array.isArray(body.rows)) {
-    throw new Error('the answer (HTTP ' + r.status + ') is not a query result');
+  if (body === null) {
+    throw new Error('the answer (HTTP ' + r.status + ') is not JSON');
+  }
+  return body;
+}
+
+// The registry's answer to one query.
+async function query(sql) {
+  const body = await call(queryUrl, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: sql });
+  if (!Array.isArray(body.rows)) {
+    throw new Error('the answer is not a query result');
   }
   return body;
 }
@@ -56,11 +76,14 @@ async function status(url, domain) {
   }
 }
 
-async function refresh() {
+async function refresh(mine) {
   const now = Date.now();
   const domains = await query('SELECT domain, url, via FROM domains ORDER BY domain');
   const endpoints = await query('SELECT name, kind, domain, registered_at, expires_at FROM endpoints ORDER BY name');
   const attributes = await query('SELECT name, key, value FROM attributes ORDER BY name, key');
+  if (mine !== epoch) {
+    return; // signed out meanwhile
+  }
 
   const attrs = {};
   for (const [name, key, value] of attributes.rows) {
@@ -79,6 +102,9 @@ async function refresh() {
 
   const statuses = await Promise.all(domains.rows.map(([domain, url]) => url ? status(url, domain)
       : Promise.resolve(null)));
+  if (mine !== epoch) {
+    return;
+  }
   const domainRows = [];
   const queueRows = [];
   domains.rows.forEach(([domain, url, via], i) => {
@@ -149,18 +175,108 @@ async function runQuery(event) {
   }
 }
 
-async function start() {
-  queryUrl = (await (await fetch('config.json')).json()).query;
-  document.getElementById('sql-form').addEventListener('submit', runQuery);
-  const tick = async () => {
-    try {
-      await refresh();
-    } catch (e) {
-      document.getElementById('status').textContent = 'cannot read the registry: ' + e.message;
+// Every second, until the registry asks for a sign-in (or another epoch begins).
+async function tick(mine) {
+  if (mine !== epoch) {
+    return;
+  }
+  try {
+    await refresh(mine);
+  } catch (e) {
+    if (mine !== epoch) {
+      return;
     }
-    setTimeout(tick, 1000);
-  };
-  tick();
+    if (sessionUrl && e instanceof Refused && e.status === 401) {
+      showSignIn(e.message, false);
+      return;
+    }
+    document.getElementById('status').textContent = 'cannot read the registry: ' + e.message;
+  }
+  setTimeout(() => tick(mine), 1000);
+}
+
+// The sign-in form, with the registry's sentence (in red when it refused a token the person gave); the tables
+// are emptied, as they showed what the identity signed out may read.
+function showSignIn(message, refused) {
+  epoch++;
+  document.getElementById('signin').hidden = false;
+  const error = document.getElementById('signin-error');
+  error.textContent = message;
+  error.className = refused ? 'refused' : '';
+  document.getElementById('who').textContent = '';
+  document.getElementById('signout').hidden = true;
+  for (const id of ['domains', 'endpoints', 'queues', 'result']) {
+    fill(id, []);
+  }
+  document.querySelector('#result thead').replaceChildren();
+  document.getElementById('status').textContent = 'not signed in';
+  document.getElementById('token').focus();
+}
+
+// Signed in (by this dashboard's session, or by a client certificate): who, and the tables again.
+function signedIn(answer) {
+  document.getElementById('signin').hidden = true;
+  document.getElementById('signin-error').textContent = '';
+  document.getElementById('who').textContent = 'signed in as ' + answer.identity;
+  document.getElementById('signout').hidden = !answer.session; // a certificate is the browser's to drop
+  epoch++;
+  tick(epoch);
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const field = document.getElementById('token');
+  const token = field.value.trim().replace(/^Bearer\s+/i, '');
+  if (!token) {
+    showSignIn('paste a token first', true);
+    return;
+  }
+  try {
+    // in a header, as every caller of the registry shows it; the registry keeps it, the page forgets it
+    const answer = await call(sessionUrl, { method: 'POST', headers: { Authorization: 'Bearer ' + token } });
+    field.value = '';
+    signedIn(answer);
+  } catch (e) {
+    showSignIn('not signed in: ' + e.message, true);
+  }
+}
+
+async function signOut() {
+  let message = 'signed out';
+  try {
+    await call(sessionUrl, { method: 'DELETE' });
+  } catch (e) {
+    message = 'signed out (' + e.message + ')';
+  }
+  showSignIn(message, false);
+}
+
+async function start() {
+  const config = await (await fetch('config.json')).json();
+  queryUrl = config.query;
+  sessionUrl = config.session || null;
+  document.getElementById('sql-form').addEventListener('submit', runQuery);
+  if (!sessionUrl) {
+    tick(epoch);
+    return;
+  }
+  document.getElementById('signin-form').addEventListener('submit', signIn);
+  document.getElementById('signout').addEventListener('click', signOut);
+  whoAmI();
+}
+
+// Whether this browser is signed in already (a session, or a client certificate), else the form.
+async function whoAmI() {
+  try {
+    signedIn(await call(sessionUrl, { cache: 'no-store' }));
+  } catch (e) {
+    if (e instanceof Refused && e.status === 401) {
+      showSignIn(e.message, false);
+    } else {
+      document.getElementById('status').textContent = 'cannot read the registry: ' + e.message;
+      setTimeout(whoAmI, 1000);
+    }
+  }
 }
 
 start();

@@ -5,6 +5,7 @@ import io.gma.examples.agent.Collector;
 import io.gma.pcservlet.PcServer;
 import io.gma.pcservlet.SpoolOptions;
 import io.gma.registry.Registry;
+import io.gma.security.KeyFiles;
 import io.gma.security.Keys;
 import io.gma.security.Security;
 import io.gma.security.Tls;
@@ -40,6 +41,13 @@ public final class Demo implements AutoCloseable {
     private final Path keys;
     /** A temporary directory with each PC servlet's spool, deleted when the demo stops. */
     private final Path spools;
+
+    /** Who a person is, signed in to the secure demo's dashboard with the token it writes. */
+    static final String OPERATOR = "operator";
+    /** How long that token lives: the longest a verifier takes. */
+    static final Duration OPERATOR_TOKEN_LIFETIME = Duration.ofHours(24);
+    /** Where, in the keys directory, the secure demo writes that token. */
+    static final String DASHBOARD_TOKEN = "dashboard.token";
 
     /** What the demo's identities may do when it runs secure. */
     static final String RULES = String.join(System.lineSeparator(),
@@ -106,8 +114,11 @@ public final class Demo implements AutoCloseable {
      */
     public static Demo startSecure(Duration sampleEvery, Path keys) throws Exception {
         Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("agent", "collector"));
-        Keys.addIdentities(keys, List.of("cardiff", "swansea", "bangor")); // each PC servlet signs its own tokens
+        // each PC servlet signs its own tokens; the operator is a person, at the dashboard
+        Keys.addIdentities(keys, List.of("cardiff", "swansea", "bangor", OPERATOR));
         Files.writeString(keys.resolve("rules"), RULES);
+        KeyFiles.writeNew(keys.resolve(DASHBOARD_TOKEN), KeysCommand.token(keys, OPERATOR,
+                Security.REGISTRY_AUDIENCE, OPERATOR_TOKEN_LIFETIME) + System.lineSeparator());
         return new Demo(sampleEvery, keys);
     }
 
@@ -128,7 +139,10 @@ public final class Demo implements AutoCloseable {
                         + " it (deleted when the demo stops)",
                 keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
                         : "  security   TLS and tokens on every hop, keys and rules in " + keys
-                        + " (the dashboard's data needs them: it shows 'no answer' in a browser)",
+                        + System.lineSeparator() + "  dashboard  sign in with the token in " + dashboardToken()
+                        + " (" + OPERATOR + "'s, for 24 h; another: ./gma keys --dir " + keys + " --token " + OPERATOR
+                        + ")" + System.lineSeparator() + "             your browser does not know the demo's CA:"
+                        + " accept its warning, or import " + keys.resolve("ca.pem"),
                 keys == null ? "Query the registry meanwhile: curl -s -H 'Content-Type: text/plain'"
                         + " --data \"SELECT name, domain FROM producers\" " + registry.url() + Registry.API_PATH
                         + "/query"
@@ -144,6 +158,11 @@ public final class Demo implements AutoCloseable {
     /** The dashboard's address (the registry serves it; each PC servlet too). */
     public String dashboard() {
         return registry.url() + "/dashboard/";
+    }
+
+    /** The file holding a token to sign in to the dashboard with, when the demo is secure; else null. */
+    public Path dashboardToken() {
+        return keys == null ? null : keys.resolve(DASHBOARD_TOKEN);
     }
 
     /** The same dashboard, served by swansea's PC servlet (which relays its queries to the registry). */

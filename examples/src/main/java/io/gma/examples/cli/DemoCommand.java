@@ -35,7 +35,8 @@ final class DemoCommand implements Callable<Integer> {
     long interval;
 
     @Option(names = "--secure", description = "TLS and tokens on every hop, with the demo's rules: a throwaway"
-            + " secret, CA and certificates are made in a temporary directory first, and deleted at the end.")
+            + " secret, CA and certificates are made in a temporary directory first, with a token to sign in to"
+            + " the dashboard, and deleted at the end.")
     boolean secure;
 
     @Spec

@@ -2,6 +2,8 @@ package io.gma.examples.cli;
 
 import io.gma.cli.Cli;
 import io.gma.security.Keys;
+import io.gma.security.Security;
+import io.gma.security.Tls;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -31,8 +35,13 @@ import picocli.CommandLine.Spec;
                 + " With --retire NAME:KEYID: that key is dropped from the trust file now.",
             "With --vouch NAME:IDENTITIES (alone, in an existing --dir, or with --client NAME): NAME's key, a"
                 + " domain's, may also sign for those identities; a process given --security DIR --identity ID"
-                + " signs ID's tokens with NAME.key when DIR holds no ID.key of its own."})
+                + " signs ID's tokens with NAME.key when DIR holds no ID.key of its own.",
+            "With --token NAME: prints a token for NAME to show --audience, signed with NAME's key in --dir (or the"
+                + " key of a domain that vouches for NAME): what a person pastes into the dashboard's sign-in."})
 final class KeysCommand implements Callable<Integer> {
+    private static final Duration MIN_LIFETIME = Duration.ofSeconds(10);
+    private static final Duration MAX_LIFETIME = Duration.ofHours(24);
+
     @Option(names = "--dir", defaultValue = "gma-keys", description = "Where to write (default ${DEFAULT-VALUE}).")
     Path dir;
 
@@ -65,12 +74,44 @@ final class KeysCommand implements Callable<Integer> {
             + " vouch for NAME and them. May be given more than once.")
     List<String> vouch = List.of();
 
+    @Option(names = "--token", paramLabel = "NAME", description = "Print a token for NAME, signed with its key in"
+            + " --dir, to paste into the dashboard's sign-in (or to show --audience). Whoever holds it is NAME until"
+            + " it expires: keep it private.")
+    String token;
+
+    @Option(names = "--audience", paramLabel = "WHOM", defaultValue = Security.REGISTRY_AUDIENCE,
+            description = "With --token: whom it is for: registry, a domain (its PC servlet) or an endpoint's name"
+                    + " (default ${DEFAULT-VALUE}).")
+    String audience;
+
+    @Option(names = "--lifetime", paramLabel = "DURATION", defaultValue = "PT8H",
+            description = "With --token: how long it lives, ISO-8601, PT10S to PT24H (default ${DEFAULT-VALUE}).")
+    Duration lifetime;
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (token != null) {
+            Cli.check(spec, clients.isEmpty() && !hmac && rotate == null && retire == null && vouch.isEmpty(),
+                    "--token prints a token from an existing --dir: not with --client, --hmac, --rotate, --retire"
+                    + " or --vouch");
+            Cli.check(spec, lifetime.compareTo(MIN_LIFETIME) >= 0 && lifetime.compareTo(MAX_LIFETIME) <= 0,
+                    "--lifetime " + lifetime + " is outside PT10S..PT24H (a token that lives longer is refused"
+                    + " everywhere)");
+            try {
+                out.println(token(dir, token, audience, lifetime));
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--token " + token + ": "
+                        + e.getMessage());
+            }
+            spec.commandLine().getErr().println("gma keys: a token for " + token + " to show " + audience
+                    + ", until " + Instant.now().plus(lifetime).truncatedTo(ChronoUnit.SECONDS)
+                    + ": whoever holds it is " + token + " until then");
+            return 0;
+        }
         Cli.check(spec, rotate == null || retire == null, "--rotate and --retire exclude each other: give one");
         for (String v : vouch) {
             Cli.check(spec, v.matches("[^:]+:[^,]+(,[^,]+)*"), "--vouch " + v + " is not NAME:IDENTITIES");
@@ -147,6 +188,25 @@ final class KeysCommand implements Callable<Integer> {
             return abs + " is inside the git work tree " + root + " (git is not installed to say whether it ignores"
                     + " it)" + advice;
         }
+    }
+
+    /**
+     * A token for {@code identity} to show {@code audience}, living {@code lifetime}, signed with the key in
+     * {@code dir} that signs its tokens ({@link Security#fromDirectory}).
+     *
+     * @throws IOException if a file of {@code dir} is missing or cannot be read
+     * @throws IllegalArgumentException if no key in {@code dir} signs for {@code identity}
+     */
+    static String token(Path dir, String identity, String audience, Duration lifetime) throws IOException {
+        String bearer = Security.fromDirectory(dir, identity, Tls.ClientAuth.NONE).tokenLifetime(lifetime).build()
+                .bearer(audience);
+        if (bearer == null) {
+            throw new IllegalArgumentException(dir + " holds no key that signs " + identity + "'s tokens ("
+                    + dir.resolve(identity + ".key") + ", or the key of a domain that vouches for " + identity
+                    + "): give it one with --client " + identity + " in a new --dir, or let a domain's key here sign"
+                    + " for it with --vouch DOMAIN:" + identity);
+        }
+        return bearer.substring(Security.BEARER.length());
     }
 
     /** --rotate or --retire, if given. */

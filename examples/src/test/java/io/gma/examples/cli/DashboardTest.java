@@ -1,6 +1,7 @@
 package io.gma.examples.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
@@ -24,31 +26,46 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard of a running demo, in a real headless browser (Debian's chromium and chromium-driver, which
  * .ci/run installs): the demo's endpoints appear, a query typed into the box returns rows, and a screenshot
- * is saved under target/. Served by the registry and by a PC servlet (whose queries it relays).
+ * is saved under target/. Served by the registry and by a PC servlet (whose queries it relays). With the secure
+ * demo, the registry's dashboard asks for a token, says why a wrong one is refused, and shows the domains with the
+ * right one until the person signs out.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardTest {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String DRIVER = "/usr/bin/chromedriver";
 
-    @Test
-    void aRunningDemoShowsItsEndpointsAndAnswersAQuery() throws Exception {
+    /** Headless chromium, or the test is skipped where it is not installed (and fails where CI needs it). */
+    private static ChromeDriver chromium() {
         boolean browser = new File(CHROMIUM).canExecute() && new File(DRIVER).canExecute();
         if (System.getenv("GMA_REQUIRE_BROWSER") != null) { // CI: .ci/run installed them, so they must be there
             assertTrue(browser, CHROMIUM + " and " + DRIVER + " are missing");
         }
         assumeTrue(browser, "chromium and chromium-driver are not installed (.ci/run installs them)");
+        // the secure demo's certificates come from a CA made for it, which the browser does not know
         ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM).addArguments("--headless=new",
-                "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000");
+                "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000", "--ignore-certificate-errors");
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER))
                 .usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
+    }
+
+    private static void screenshot(ChromeDriver chrome, String name) throws Exception {
+        Path shot = Path.of("target", name);
+        Files.createDirectories(shot.getParent());
+        Files.write(shot, chrome.getScreenshotAs(OutputType.BYTES));
+        assertTrue(Files.size(shot) > 10_000, "the screenshot is " + Files.size(shot) + " bytes");
+    }
+
+    @Test
+    void aRunningDemoShowsItsEndpointsAndAnswersAQuery() throws Exception {
         // a PC servlet that takes connections and never answers: the page must not wait for it
         try (Demo demo = Demo.start(Duration.ofMillis(500));
                 java.net.ServerSocket hole = new java.net.ServerSocket(0, 50,
                         java.net.InetAddress.getLoopbackAddress())) {
             io.gma.registry.api.RegistryClient.create(demo.registryUrl()).registerDomain("hole",
                     "http://127.0.0.1:" + hole.getLocalPort(), null, Duration.ofMinutes(1));
-            WebDriver chrome = new ChromeDriver(service, options);
+            ChromeDriver chrome = chromium();
             try {
                 for (String page : List.of(demo.dashboard(), demo.pcDashboard())) {
                     chrome.get(page);
@@ -71,14 +88,77 @@ class DashboardTest {
                     assertTrue(result.matches("(?s)(agent-[a-z2-7]{6}@(bangor bangor|cardiff cardiff)\n?){2}")
                             && result.contains("bangor bangor") && result.contains("cardiff cardiff"), result);
                     assertEquals("name domain", chrome.findElement(By.cssSelector("#result thead")).getText());
+                    assertFalse(chrome.findElement(By.id("signin")).isDisplayed(), "nothing to sign in to");
+                    assertFalse(chrome.findElement(By.id("signout")).isDisplayed());
                 }
-                Path shot = Path.of("target", "dashboard.png");
-                Files.createDirectories(shot.getParent());
-                Files.write(shot, ((ChromeDriver) chrome).getScreenshotAs(OutputType.BYTES));
-                assertTrue(Files.size(shot) > 10_000, "the screenshot is " + Files.size(shot) + " bytes");
+                screenshot(chrome, "dashboard.png");
             } finally {
                 chrome.quit();
             }
         }
+    }
+
+    @Test
+    void theSecureDemosDashboardAsksForATokenAndShowsTheDomainsOnceSignedIn(@TempDir Path temp) throws Exception {
+        try (Demo demo = Demo.startSecure(Duration.ofMillis(500), temp.resolve("keys"))) {
+            String token = Files.readString(demo.dashboardToken()).strip();
+            ChromeDriver chrome = chromium();
+            try {
+                WebDriverWait wait = new WebDriverWait(chrome, Duration.ofSeconds(30));
+                chrome.get(demo.dashboard());
+                wait.until(b -> b.findElement(By.id("signin")).isDisplayed());
+                wait.until(b -> b.findElement(By.id("signin-error")).getText().startsWith("no credentials"));
+                assertEquals("not signed in", chrome.findElement(By.id("status")).getText());
+                assertEquals("", chrome.findElement(By.cssSelector("#domains tbody")).getText());
+
+                signIn(chrome, "gma2.not-a-token");
+                wait.until(b -> b.findElement(By.id("signin-error")).getText().equals(
+                        "not signed in: token refused: it is not a valid token of a trusted issuer"));
+                assertTrue(chrome.findElement(By.id("signin")).isDisplayed());
+                screenshot(chrome, "dashboard-sign-in.png");
+
+                signIn(chrome, token);
+                wait.until(b -> b.findElement(By.id("who")).getText().equals("signed in as operator"));
+                assertFalse(chrome.findElement(By.id("signin")).isDisplayed());
+                // the domains, and their PC servlets' status, which they let the registry's dashboard read
+                wait.until(b -> b.findElement(By.id("domains")).getText().contains("bangor (outbound-only) cardiff"));
+                wait.until(b -> b.findElement(By.id("domains")).getText().matches(
+                        "(?s).*\ncardiff https://127\\.0\\.0\\.1:[0-9]+ [0-9]+ [0-9]+ [0-9]+ .*"));
+                wait.until(b -> b.findElements(By.cssSelector("#endpoints tbody tr")).stream()
+                        .anyMatch(r -> r.getText().matches("agent-[a-z2-7]{6}@bangor producer bangor .*")));
+                WebElement sql = chrome.findElement(By.id("sql"));
+                sql.clear();
+                sql.sendKeys("SELECT name, domain FROM producers ORDER BY name");
+                chrome.findElement(By.id("run")).click();
+                wait.until(b -> b.findElements(By.cssSelector("#result tbody tr")).size() == 2);
+                screenshot(chrome, "dashboard-secure.png");
+                // the token is kept by the registry alone: not in the page's reach, nor in its address
+                assertEquals("0 0 ", chrome.executeScript("return localStorage.length + ' ' + sessionStorage.length"
+                        + " + ' ' + document.cookie"));
+                assertFalse(chrome.getCurrentUrl().contains(token), chrome.getCurrentUrl());
+                assertEquals("", chrome.findElement(By.id("token")).getAttribute("value"));
+
+                chrome.findElement(By.id("signout")).click();
+                wait.until(b -> b.findElement(By.id("signin")).isDisplayed());
+                assertEquals("signed out", chrome.findElement(By.id("signin-error")).getText());
+                assertEquals("", chrome.findElement(By.cssSelector("#endpoints tbody")).getText());
+                chrome.navigate().refresh();
+                wait.until(b -> b.findElement(By.id("signin")).isDisplayed());
+
+                // swansea's dashboard has no sign-in: its relay is off with security on, and it says so
+                chrome.get(demo.pcDashboard());
+                wait.until(b -> b.findElement(By.id("status")).getText().contains("the registry relay is off"));
+                assertFalse(chrome.findElement(By.id("signin")).isDisplayed());
+            } finally {
+                chrome.quit();
+            }
+        }
+    }
+
+    private static void signIn(WebDriver chrome, String token) {
+        WebElement field = chrome.findElement(By.id("token"));
+        field.clear();
+        field.sendKeys(token);
+        chrome.findElement(By.id("signin-button")).click();
     }
 }

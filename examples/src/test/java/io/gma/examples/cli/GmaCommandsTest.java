@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.registry.Registry;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.security.AuthException;
 import io.gma.security.Security;
 import io.gma.security.SignedTokens;
 import io.gma.security.SigningKey;
@@ -212,6 +213,37 @@ class GmaCommandsTest {
         assertEquals(0, withHmac.status(), withHmac.err());
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(hmac.resolve("domain.keys"))));
+    }
+
+    @Test
+    void keysPrintsATokenForTheDashboardThatTheRegistryTakes(@TempDir Path dir) throws Exception {
+        assertEquals(0, gma("keys", "--dir", dir.toString(), "--client", "alice").status());
+        Run token = gma("keys", "--dir", dir.toString(), "--token", "alice");
+        assertEquals(0, token.status(), token.err());
+        assertTrue(token.out().matches("gma2\\.[A-Za-z0-9_.-]+\n"), token.out());
+        assertTrue(token.err().matches("gma keys: a token for alice to show registry, until \\S+Z: whoever holds it"
+                + " is alice until then\n"), token.err());
+        Security registry = Security.fromDirectory(dir, "registry", Tls.ClientAuth.NONE).build();
+        assertEquals("alice", registry.authenticate("Bearer " + token.out().strip(), null, "registry"));
+        Run forEast = gma("keys", "--dir", dir.toString(), "--token", "alice", "--audience", "east", "--lifetime",
+                "PT10M");
+        assertEquals(0, forEast.status(), forEast.err());
+        AuthException misdirected = assertThrows(AuthException.class,
+                () -> registry.authenticate("Bearer " + forEast.out().strip(), null, "registry"));
+        assertTrue(misdirected.getMessage().contains("WRONG_AUDIENCE"), misdirected.getMessage());
+
+        Run tooLong = gma("keys", "--dir", dir.toString(), "--token", "alice", "--lifetime", "PT25H");
+        assertEquals(2, tooLong.status());
+        assertEquals("--lifetime PT25H is outside PT10S..PT24H (a token that lives longer is refused everywhere)"
+                + " (see gma keys --help)\n", tooLong.err());
+        Run nobody = gma("keys", "--dir", dir.toString(), "--token", "bob");
+        assertEquals(2, nobody.status());
+        assertEquals("--token bob: " + dir + " holds no key that signs bob's tokens (" + dir.resolve("bob.key")
+                + ", or the key of a domain that vouches for bob): give it one with --client bob in a new --dir, or"
+                + " let a domain's key here sign for it with --vouch DOMAIN:bob (see gma keys --help)\n", nobody.err());
+        Run mixed = gma("keys", "--dir", dir.toString(), "--token", "alice", "--rotate", "alice");
+        assertEquals(2, mixed.status());
+        assertTrue(mixed.err().startsWith("--token prints a token from an existing --dir: not with"), mixed.err());
     }
 
     /**

@@ -37,10 +37,14 @@ class SecureDemoTest {
                 assertTrue(domains.size() >= 2, "readings came only from " + domains);
             });
             assertEquals(Set.of("bangor", "cardiff"), domains);
+            assertTrue(demo.describe().contains("\n  dashboard  sign in with the token in " + keys.resolve(
+                    "dashboard.token") + " (operator's, for 24 h; another: ./gma keys --dir " + keys + " --token"
+                    + " operator)"), demo.describe());
         }
-        for (String identity : new String[] {"agent", "collector", "cardiff", "swansea", "bangor"}) {
+        for (String secret : new String[] {"agent.key", "collector.key", "cardiff.key", "swansea.key", "bangor.key",
+            "operator.key", "dashboard.token"}) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keys.resolve(
-                    identity + ".key"))), identity);
+                    secret))), secret);
         }
         assertTrue(Files.notExists(keys.resolve("domain.keys")), "no shared secret");
     }
