@@ -17,17 +17,22 @@ final class FollowOption {
                     + " (default ${DEFAULT-VALUE}).")
     BigDecimal refresh;
 
+    @Option(names = "--json", description = "One JSON object a message: {\"time\", \"from\", \"data\"} (\"base64\""
+            + " for bytes that are not UTF-8).")
+    boolean json;
+
     /**
      * Runs a consumer labelled {@code label} that follows {@code sql} ({@link Subscriptions}) and prints what
-     * arrives in {@code format}, until Ctrl-C or the duration; notes go to stderr.
+     * arrives in {@code format} (JSON with --json), until Ctrl-C or the duration; notes go to stderr.
      */
     int run(CommandLine.Model.CommandSpec spec, EndpointOptions endpoint, String label, String sql,
             EventPrinter.Format format, DurationOption duration) throws Exception {
+        EventPrinter printer = new EventPrinter(spec.commandLine().getOut(), json ? EventPrinter.Format.JSON : format);
         Cli.check(spec, refresh.compareTo(new BigDecimal("0.1")) >= 0 && refresh.compareTo(new BigDecimal(3600))
                 <= 0, "--refresh " + refresh.toPlainString() + " is outside 0.1..3600 seconds");
         PrintWriter err = spec.commandLine().getErr();
         Consumer consumer = endpoint.apply(Consumer.builder(), spec).label(label)
-                .onMessage(new EventPrinter(spec.commandLine().getOut(), format)).build();
+                .onMessage(printer).build();
         Subscriptions subscriptions;
         try {
             synchronized (err) {

@@ -7,7 +7,6 @@ import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -19,10 +18,6 @@ import picocli.CommandLine.Spec;
 final class SubCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", arity = "1..*", description = "A producer's full name, such as vmstat@lan.")
     List<String> names;
-
-    @Option(names = "--json", description = "One JSON object a message: {\"time\", \"from\", \"data\"} (\"base64\""
-            + " for bytes that are not UTF-8).")
-    boolean json;
 
     @Mixin
     EndpointOptions endpoint;
@@ -41,6 +36,6 @@ final class SubCommand implements Callable<Integer> {
         String in = names.stream().map(n -> "'" + endpoint.fullName(spec, "NAME", n).replace("'", "''") + "'")
                 .collect(Collectors.joining(", "));
         return follow.run(spec, endpoint, "sub", "SELECT name FROM producers WHERE name IN (" + in + ")",
-                json ? EventPrinter.Format.JSON : EventPrinter.Format.RAW, duration);
+                EventPrinter.Format.RAW, duration);
     }
 }

@@ -5,7 +5,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -19,10 +18,6 @@ final class TailCommand implements Callable<Integer> {
     @Parameters(paramLabel = "SQL", description = "Names the producers in its first column, such as"
             + " \"SELECT name FROM producers WHERE domain = 'east'\".")
     String sql;
-
-    @Option(names = "--json", description = "One JSON object a message: {\"time\", \"from\", \"data\"} (\"base64\""
-            + " for bytes that are not UTF-8).")
-    boolean json;
 
     @Mixin
     EndpointOptions endpoint;
@@ -38,7 +33,7 @@ final class TailCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return follow.run(spec, endpoint, "tail", sql, json ? EventPrinter.Format.JSON : EventPrinter.Format.LINES,
+        return follow.run(spec, endpoint, "tail", sql, EventPrinter.Format.LINES,
                 duration);
     }
 }

@@ -160,7 +160,7 @@ class PubSubCommandsTest {
     }
 
     /** The uplink address a gma pc prints in its first line. */
-    private static String uplink(LiveGma pc) {
+    static String uplink(LiveGma pc) {
         pc.awaitOut("\n");
         String line = pc.out.toString().lines().findFirst().orElseThrow();
         return line.substring(line.lastIndexOf(' ') + 1).strip();

@@ -19,9 +19,7 @@ class TopCommandTest {
             String url = registry.url();
             LiveGma east = new LiveGma("pc", "--domain", "east", "--registry", url, "--http-port", "0",
                     "--uplink-port", "0", "--memory");
-            east.awaitOut("\n");
-            String line = east.out.toString().lines().findFirst().orElseThrow();
-            String uplink = line.substring(line.lastIndexOf(' ') + 1).strip();
+            String uplink = PubSubCommandsTest.uplink(east);
             LiveGma pong = new LiveGma("pong", "--registry", url, "--domain", "east", "--pc", uplink,
                     "--metrics-port", "0");
             pong.awaitOut("metrics at ");
