@@ -176,13 +176,19 @@ public final class PcCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PcServer pc = configured().start();
-        spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
-                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
-        spec.commandLine().getOut().println(memory ? "in memory only (--memory): what it holds is lost if the"
-                + " process dies" : "spool in " + (dataDir != null ? dataDir : Path.of(domain)).toAbsolutePath()
-                        .normalize() + " (fsync " + fsync.name().toLowerCase(Locale.ROOT) + ")");
-        Running.until(duration.seconds(), null, pc);
-        return 0;
+        return Running.until(duration.seconds(), () -> {
+            spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at "
+                    + pc.url() : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
+            spec.commandLine().getOut().println(memory ? "in memory only (--memory): what it holds is lost if the"
+                    + " process dies" : "spool in " + (dataDir != null ? dataDir : Path.of(domain)).toAbsolutePath()
+                            .normalize() + " (fsync " + fsync.name().toLowerCase(Locale.ROOT) + ")");
+        }, null, () -> {
+            int left = pc.stop();
+            if (left > 0) { // in memory only: with a spool, what is left stays in it for the next start
+                throw new IllegalStateException(left + " messages were not delivered within --drain-seconds "
+                        + drainSeconds + "; their senders were told (ERROR SHUTTING_DOWN)");
+            }
+        });
     }
 
     /**

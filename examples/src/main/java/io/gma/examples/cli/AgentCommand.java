@@ -40,8 +40,7 @@ final class AgentCommand implements Callable<Integer> {
         Cli.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
         Agent agent = Agent.start(endpoint.registry.url(), endpoint.domain, endpoint.pc, host != null ? host
                 : Agent.localHost(), Duration.ofMillis(interval), endpoint.security(spec));
-        spec.commandLine().getOut().println("agent is " + agent.name());
-        Running.until(duration.seconds(), null, agent);
-        return 0;
+        return Running.until(duration.seconds(), () -> spec.commandLine().getOut().println("agent is "
+                + agent.name()), null, agent);
     }
 }

@@ -33,8 +33,7 @@ final class PongCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Producer pong = Pong.start(endpoint.registry.url(), endpoint.domain, label, endpoint.pc,
                 endpoint.security(spec));
-        spec.commandLine().getOut().println("pong is " + pong.name());
-        Running.until(duration.seconds(), null, pong);
-        return 0;
+        return Running.until(duration.seconds(), () -> spec.commandLine().getOut().println("pong is "
+                + pong.name()), null, pong);
     }
 }

@@ -44,17 +44,18 @@ final class TailCommand implements Callable<Integer> {
                 out.flush();
             }
         }).build();
+        int subscribed;
         try {
             List<List<Object>> rows = tail.query(sql).rows();
             for (List<Object> row : rows) {
                 tail.subscribe(String.valueOf(row.get(0)), null);
             }
-            out.println("tail is " + tail.name() + ", subscribed to " + rows.size() + " producers");
+            subscribed = rows.size();
         } catch (Exception e) {
             tail.close();
             throw e;
         }
-        Running.until(duration.seconds(), null, tail);
-        return 0;
+        return Running.until(duration.seconds(), () -> out.println("tail is " + tail.name() + ", subscribed to "
+                + subscribed + " producers"), null, tail);
     }
 }

@@ -1,0 +1,65 @@
+package io.gma.examples.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.registry.Registry;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The long-running commands stopped as a service manager or a user stops them, each gma a process of its own:
+ * SIGTERM and Ctrl-C (SIGINT) are a clean stop, exit status 0, not the JVM's 143 and 130.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class StoppingTest {
+    @Test
+    void registryPcServletAndPongStopCleanlyOnSigtermAndSigint(@TempDir Path dir) throws Exception {
+        try (GmaProcess.Started registry = GmaProcess.start(Map.of(), "registry", "--port", "0")) {
+            String url = registry.await("GMA registry at ").substring("GMA registry at ".length())
+                    .replace(Registry.API_PATH, "");
+            try (GmaProcess.Started pc = GmaProcess.start(Map.of(), "pc", "--domain", "east", "--registry", url,
+                    "--http-port", "0", "--uplink-port", "0", "--data-dir", dir.resolve("east").toString());
+                    GmaProcess.Started pong = GmaProcess.start(Map.of(), "pong", "--registry", url)) {
+                pong.await("pong is pong@lan");
+                String signal = pong.interrupt();
+                GmaProcess.Run stopped = pong.exit();
+                assertEquals(0, stopped.status(), stopped.out());
+                assertTrue(stopped.out().contains("INFO Running - SIG" + signal + ": stopping (another SIGINT or"
+                        + " SIGTERM stops at once)"), stopped.out());
+
+                pc.await("spool in ");
+                pc.signal("TERM");
+                stopped = pc.exit();
+                assertEquals(0, stopped.status(), stopped.out());
+                assertTrue(stopped.out().contains("INFO Running - SIGTERM: stopping"), stopped.out());
+                assertTrue(stopped.out().contains("INFO PcNode - east: stopped; every queue was drained"),
+                        stopped.out());
+            }
+            String signal = registry.interrupt();
+            GmaProcess.Run stopped = registry.exit();
+            assertEquals(0, stopped.status(), stopped.out());
+            assertTrue(stopped.out().contains("INFO Running - SIG" + signal + ": stopping"), stopped.out());
+        }
+    }
+
+    @Test
+    void aBadDomainIsAUsageErrorNamingTheValueAndTheRule() {
+        for (String command : new String[] {"pc", "pong", "agent", "ping pong@lan", "tail SELECT"}) {
+            StringWriter err = new StringWriter();
+            String[] args = Stream.concat(Stream.of(command.split(" ")), Stream.of("--domain", "bad domain!"))
+                    .toArray(String[]::new);
+            int status = Gma.run(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+            assertEquals(2, status, command + ": " + err);
+            assertTrue(err.toString().contains("domain \"bad domain!\" is not 1..64 of [A-Za-z0-9.-]"), err.toString());
+            assertEquals(1, err.toString().lines().count(), err.toString());
+        }
+    }
+}
