@@ -3,6 +3,7 @@ package io.gma.examples.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.cli.CommandProcess;
 import io.gma.registry.Registry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -22,31 +23,31 @@ import org.junit.jupiter.api.io.TempDir;
 class StoppingTest {
     @Test
     void registryPcServletAndPongStopCleanlyOnSigtermAndSigint(@TempDir Path dir) throws Exception {
-        try (GmaProcess.Started registry = GmaProcess.start(Map.of(), "registry", "--port", "0")) {
+        try (CommandProcess registry = GmaProcess.start(Map.of(), "registry", "--port", "0")) {
             String url = registry.await("GMA registry at ").substring("GMA registry at ".length())
                     .replace(Registry.API_PATH, "");
-            try (GmaProcess.Started pc = GmaProcess.start(Map.of(), "pc", "--domain", "east", "--registry", url,
+            try (CommandProcess pc = GmaProcess.start(Map.of(), "pc", "--domain", "east", "--registry", url,
                     "--http-port", "0", "--uplink-port", "0", "--data-dir", dir.resolve("east").toString());
-                    GmaProcess.Started pong = GmaProcess.start(Map.of(), "pong", "--registry", url)) {
+                    CommandProcess pong = GmaProcess.start(Map.of(), "pong", "--registry", url)) {
                 pong.await("pong is pong@lan");
                 String signal = pong.interrupt();
-                GmaProcess.Run stopped = pong.exit();
-                assertEquals(0, stopped.status(), stopped.out());
-                assertTrue(stopped.out().contains("INFO Running - SIG" + signal + ": stopping (another SIGINT or"
-                        + " SIGTERM stops at once)"), stopped.out());
+                CommandProcess.Ended stopped = pong.exit();
+                assertEquals(0, stopped.status(), stopped.output());
+                assertTrue(stopped.output().contains("INFO Running - SIG" + signal + ": stopping (another SIGINT or"
+                        + " SIGTERM stops at once)"), stopped.output());
 
                 pc.await("spool in ");
                 pc.signal("TERM");
                 stopped = pc.exit();
-                assertEquals(0, stopped.status(), stopped.out());
-                assertTrue(stopped.out().contains("INFO Running - SIGTERM: stopping"), stopped.out());
-                assertTrue(stopped.out().contains("INFO PcNode - east: stopped; every queue was drained"),
-                        stopped.out());
+                assertEquals(0, stopped.status(), stopped.output());
+                assertTrue(stopped.output().contains("INFO Running - SIGTERM: stopping"), stopped.output());
+                assertTrue(stopped.output().contains("INFO PcNode - east: stopped; every queue was drained"),
+                        stopped.output());
             }
             String signal = registry.interrupt();
-            GmaProcess.Run stopped = registry.exit();
-            assertEquals(0, stopped.status(), stopped.out());
-            assertTrue(stopped.out().contains("INFO Running - SIG" + signal + ": stopping"), stopped.out());
+            CommandProcess.Ended stopped = registry.exit();
+            assertEquals(0, stopped.status(), stopped.output());
+            assertTrue(stopped.output().contains("INFO Running - SIG" + signal + ": stopping"), stopped.output());
         }
     }
 
