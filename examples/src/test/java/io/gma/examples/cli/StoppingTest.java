@@ -62,5 +62,14 @@ class StoppingTest {
             assertTrue(err.toString().contains("domain \"bad domain!\" is not 1..64 of [A-Za-z0-9.-]"), err.toString());
             assertEquals(1, err.toString().lines().count(), err.toString());
         }
+        StringWriter err = new StringWriter();
+        assertEquals(2, Gma.run(new String[] {"pc", "bad domain!"}, new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true)));
+        assertEquals("'bad domain!' is no option, and no domain either (1..64 of [A-Za-z0-9.-]); the domain is given"
+                + " as --domain DOMAIN (see gma pc --help)\n", err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, Gma.run(new String[] {"pc", "east"}, new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true)));
+        assertEquals("the domain is given as --domain east, not as 'east' alone (see gma pc --help)\n", err.toString());
     }
 }
