@@ -17,9 +17,11 @@ import picocli.CommandLine.Option;
  * <ul>
  *   <li>an option not given on the command line comes from the environment or a properties file
  *       ({@link Defaults}), read under the command's own name, however the program is called;
- *   <li>exit status {@value #OK} when the command ran, {@value #FAILED} when it failed at run time (a port in
- *       use, a registry that refuses), {@value #USAGE} for a usage error (a bad flag or value, an unreadable
- *       properties file);
+ *   <li>exit status {@value #OK} when the command ran (a long-running one: when it stopped cleanly, at the end
+ *       of its duration or on Ctrl-C or SIGTERM, {@link Running}), {@value #FAILED} when it failed at run time (a
+ *       port in use, a registry that refuses, a stop that did not finish cleanly), {@value #USAGE} for a usage
+ *       error (a bad flag or value, an unreadable properties file); 128 + the signal's number (130, 143) when
+ *       Ctrl-C or SIGTERM comes before the command is running, or again while it stops;
  *   <li>a usage error is one line, with a pointer to the help: {@code --interval 5 is outside 100..60000 ms (see
  *       gma demo --help)};
  *   <li>a failure is one line, after the program's name: {@code gma: Failed to bind to /127.0.0.1:8080}, with
@@ -40,6 +42,13 @@ public final class Cli {
     public static final int FAILED = 1;
     /** A usage error: a bad flag or value, or a properties file that cannot be read. */
     public static final int USAGE = 2;
+
+    /** The end of every command's help: its exit statuses. */
+    static final String EXIT_STATUS = "%nExit status: " + OK + " when it ran (a command that runs until stopped:"
+            + " when it stopped cleanly, at the end of --duration or on Ctrl-C or SIGTERM), " + FAILED + " when it"
+            + " failed at run time (it could not start, or its stop failed), " + USAGE + " for a usage error; 130"
+            + " or 143 (128 + the signal) when Ctrl-C or SIGTERM came before it was running, or came again while it"
+            + " was stopping.";
 
     private Cli() {
     }
@@ -79,8 +88,7 @@ public final class Cli {
         String name = cmd.getCommandName();
         cmd.setCommandName(shownName);
         cmd.getCommandSpec().usageMessage().footer(Defaults.FOOTER + "%nHere <COMMAND> is " + name + ", as for gma "
-                + name + ".%nExit status: " + OK + " when it ran, " + FAILED + " when it failed at run time (it"
-                + " could not start, say), " + USAGE + " for a usage error.");
+                + name + "." + EXIT_STATUS);
         return cmd;
     }
 
@@ -104,7 +112,7 @@ public final class Cli {
         cmd.setDefaultValueProvider(defaults);
         for (CommandLine c : withSubcommands(cmd)) {
             if (c.getCommandSpec().usageMessage().footer().length == 0) {
-                c.getCommandSpec().usageMessage().footer(Defaults.FOOTER);
+                c.getCommandSpec().usageMessage().footer(Defaults.FOOTER + EXIT_STATUS);
             }
         }
         Verbose verbose = new Verbose();

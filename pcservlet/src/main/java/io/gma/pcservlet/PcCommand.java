@@ -6,8 +6,10 @@ import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.cli.SecurityOptions;
 import io.gma.security.Security;
+import io.gma.wire.Name;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,6 +19,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -33,6 +36,10 @@ public final class PcCommand implements Callable<Integer> {
 
     @Option(names = "--domain", description = "The domain served (required).")
     String domain;
+
+    /** Words without an option, such as a domain given without --domain: a usage error that says how. */
+    @Parameters(hidden = true)
+    List<String> stray;
 
     @Mixin
     RegistryOption registry;
@@ -176,13 +183,19 @@ public final class PcCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PcServer pc = configured().start();
-        spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at " + pc.url()
-                : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
-        spec.commandLine().getOut().println(memory ? "in memory only (--memory): what it holds is lost if the"
-                + " process dies" : "spool in " + (dataDir != null ? dataDir : Path.of(domain)).toAbsolutePath()
-                        .normalize() + " (fsync " + fsync.name().toLowerCase(Locale.ROOT) + ")");
-        Running.until(duration.seconds(), null, pc);
-        return 0;
+        return Running.until(duration.seconds(), () -> {
+            spec.commandLine().getOut().println("GMA PC servlet of " + pc.domain() + (via == null ? " at "
+                    + pc.url() : " (outbound-only, via " + via + ")") + ", uplinks at " + pc.uplink());
+            spec.commandLine().getOut().println(memory ? "in memory only (--memory): what it holds is lost if the"
+                    + " process dies" : "spool in " + (dataDir != null ? dataDir : Path.of(domain)).toAbsolutePath()
+                            .normalize() + " (fsync " + fsync.name().toLowerCase(Locale.ROOT) + ")");
+        }, null, () -> {
+            int left = pc.stop();
+            if (left > 0) { // in memory only: with a spool, what is left stays in it for the next start
+                throw new IllegalStateException(left + " messages were not delivered within --drain-seconds "
+                        + drainSeconds + "; their senders were told (ERROR SHUTTING_DOWN)");
+            }
+        });
     }
 
     /**
@@ -191,6 +204,11 @@ public final class PcCommand implements Callable<Integer> {
      * @throws CommandLine.ParameterException naming the option or value that is wrong
      */
     PcServer.Builder configured() {
+        String word = stray == null || stray.isEmpty() ? null : stray.get(0);
+        Cli.check(spec, word == null || domain != null || !Name.isDomain(word), "the domain is given as --domain "
+                + word + ", not as '" + word + "' alone");
+        Cli.check(spec, word == null, "'" + word + "' is no option" + (domain != null ? "" : ", and no domain either ("
+                + Name.DOMAIN_RULE + "); the domain is given as --domain DOMAIN"));
         Cli.check(spec, domain != null, "--domain is required (or GMA_PC_DOMAIN, GMA_DOMAIN, pc.domain)");
         Cli.check(spec, !memory || spoolOptionsGiven().isEmpty(), "--memory keeps no spool: "
                 + spoolOptionsGiven() + " would have no effect");

@@ -45,8 +45,9 @@ public final class PcServer implements AutoCloseable {
 
     /**
      * Runs a PC servlet until the process is stopped: {@link PcCommand}, which is also {@code gma pc}, as
-     * {@code java -jar pcservlet/target/gma-pcservlet.jar --domain east --registry URL} runs it. Exit status 2
-     * for bad arguments, 1 when it cannot start; {@code --help} lists every option.
+     * {@code java -jar pcservlet/target/gma-pcservlet.jar --domain east --registry URL} runs it. Exit status 0
+     * after a clean stop (Ctrl-C, SIGTERM, the end of --duration), 2 for bad arguments, 1 when it cannot start;
+     * {@code --help} lists every option and every exit status.
      */
     public static void main(String[] args) {
         PcCommand.main(args);

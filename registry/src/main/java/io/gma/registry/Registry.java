@@ -144,7 +144,8 @@ public final class Registry implements AutoCloseable {
      * java -jar registry/target/gma-registry.jar [--host 127.0.0.1] [--port 8080] [--jdbc URL] ...
      * </pre>
      *
-     * Exit status 2 for bad arguments, 1 when the registry cannot start. {@code --help} lists every option. The
+     * Exit status 0 after a clean stop (Ctrl-C, SIGTERM, the end of --duration), 2 for bad arguments, 1 when the
+     * registry cannot start; {@code --help} lists every option and every exit status. The
      * jar's manifest names {@link RegistryCommand#main} itself, which sets the log format before this class's
      * logger is made.
      */

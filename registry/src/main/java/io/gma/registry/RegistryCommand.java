@@ -86,9 +86,8 @@ public final class RegistryCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Registry registry = configured().start();
-        spec.commandLine().getOut().println("GMA registry at " + registry.url() + Registry.API_PATH);
-        Running.until(duration.seconds(), null, registry);
-        return 0;
+        return Running.until(duration.seconds(), () -> spec.commandLine().getOut().println("GMA registry at "
+                + registry.url() + Registry.API_PATH), null, registry);
     }
 
     /**

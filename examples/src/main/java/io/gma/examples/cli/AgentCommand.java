@@ -44,9 +44,9 @@ final class AgentCommand implements Callable<Integer> {
         Cli.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
         Agent agent = Agent.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec),
                 host != null ? host : Agent.localHost(), Duration.ofMillis(interval));
-        spec.commandLine().getOut().println("agent is " + agent.name());
-        MetricsOption.print(agent.metricsUrl(), spec.commandLine().getOut());
-        Running.until(duration.seconds(), null, agent);
-        return 0;
+        return Running.until(duration.seconds(), () -> {
+            spec.commandLine().getOut().println("agent is " + agent.name());
+            MetricsOption.print(agent.metricsUrl(), spec.commandLine().getOut());
+        }, null, agent);
     }
 }

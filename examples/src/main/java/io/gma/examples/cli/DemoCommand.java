@@ -58,15 +58,11 @@ final class DemoCommand implements Callable<Integer> {
             throw e;
         }
         boolean ansi = System.console() != null;
-        if (!ansi) {
-            out.println(demo.describe());
-        }
-        Running.until(duration, () -> demo.show(out, duration == 0 ? null : Duration.ofSeconds(duration),
-                Duration.ofSeconds(1), ansi), () -> {
+        return Running.until(duration, ansi ? null : () -> out.println(demo.describe()), () -> demo.show(out,
+                duration == 0 ? null : Duration.ofSeconds(duration), Duration.ofSeconds(1), ansi), () -> {
                     demo.close();
                     deleteAll(keys);
                 });
-        return 0;
     }
 
     /** Removes the demo's throwaway keys (they hold a secret and a CA's key). */

@@ -15,7 +15,7 @@ final class EndpointOptions {
     @Mixin
     RegistryOption registry;
 
-    @Option(names = "--domain", defaultValue = "lan",
+    @Option(names = "--domain", defaultValue = "lan", converter = DomainConverter.class,
             description = "The endpoint's domain (default ${DEFAULT-VALUE}).")
     String domain;
 
@@ -26,6 +26,17 @@ final class EndpointOptions {
 
     @Mixin
     ClientSecurityOptions security;
+
+    /** A domain, {@value Name#DOMAIN_RULE}: any other value is a usage error that names it and the rule. */
+    static final class DomainConverter implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!Name.isDomain(value)) {
+                throw new CommandLine.TypeConversionException("domain \"" + value + "\" is not " + Name.DOMAIN_RULE);
+            }
+            return value;
+        }
+    }
 
     /**
      * The security these options give (a usage error names what is wrong, or a registry URL that is not https

@@ -48,8 +48,7 @@ final class FollowOption {
             consumer.close();
             throw e;
         }
-        Running.until(duration.seconds(), null, consumer, subscriptions);
-        return 0;
+        return Running.until(duration.seconds(), null, null, consumer, subscriptions);
     }
 
     private static void note(PrintWriter err, String label, String note) {

@@ -75,7 +75,7 @@ final class PingCommand implements Callable<Integer> {
         rtt = new long[count];
         long start = System.nanoTime();
         // through Running: Ctrl-C stops the round trips, and still prints the counts and unregisters
-        Running.until(0, () -> {
+        int stopped = Running.until(0, null, () -> {
             out.printf(Locale.ROOT, "PING %s: %d data bytes%n", target, size);
             try {
                 for (int seq = 1; seq <= count; seq++) {
@@ -89,7 +89,7 @@ final class PingCommand implements Callable<Integer> {
                 statistics(out, System.nanoTime() - start);
             }
         }, ping);
-        return received == transmitted ? 0 : 1;
+        return stopped == Cli.OK && received == transmitted ? Cli.OK : Cli.FAILED;
     }
 
     private void roundTrip(Ping ping, PrintWriter out, int seq, Duration wait) throws InterruptedException {

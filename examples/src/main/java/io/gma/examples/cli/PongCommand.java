@@ -36,9 +36,9 @@ final class PongCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Producer pong = Pong.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec).label(label)
                 .exactLabel(true));
-        spec.commandLine().getOut().println("pong is " + pong.name());
-        MetricsOption.print(pong.metricsUrl(), spec.commandLine().getOut());
-        Running.until(duration.seconds(), null, pong);
-        return 0;
+        return Running.until(duration.seconds(), () -> {
+            spec.commandLine().getOut().println("pong is " + pong.name());
+            MetricsOption.print(pong.metricsUrl(), spec.commandLine().getOut());
+        }, null, pong);
     }
 }

@@ -87,8 +87,8 @@ final class PubCommand implements Callable<Integer> {
         err.println("pub is " + producer.name());
         err.flush();
         int[] status = {0};
-        Running.until(0, () -> status[0] = publish(producer, err), producer);
-        return status[0];
+        int stopped = Running.until(0, null, () -> status[0] = publish(producer, err), producer);
+        return stopped != 0 ? stopped : status[0];
     }
 
     /** NAME's label, checked. */

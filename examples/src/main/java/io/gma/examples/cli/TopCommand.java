@@ -63,7 +63,7 @@ final class TopCommand implements Callable<Integer> {
         boolean inPlace = !batch && System.console() != null;
         long pause = delay.movePointRight(3).longValue();
         PrintWriter out = spec.commandLine().getOut();
-        Running.until(0, () -> {
+        return Running.until(0, null, () -> {
             Survey.Look before = survey.look(); // a registry that does not answer at the start ends it: exit 1
             for (int view = 1; iterations == 0 || view <= iterations; view++) {
                 Thread.sleep(pause);
@@ -80,7 +80,6 @@ final class TopCommand implements Callable<Integer> {
                 out.flush();
             }
         });
-        return 0;
     }
 
     /** One view: the rates of the counters between two looks, the queues as the second found them. */

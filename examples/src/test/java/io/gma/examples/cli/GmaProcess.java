@@ -1,10 +1,10 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.CommandProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,13 +29,7 @@ final class GmaProcess {
 
     /** As {@link #run(Map, String...)}, with {@code stdin} on its standard input, which then ends. */
     static Run run(Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), Gma.class.getName()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().keySet().removeIf(k -> k.startsWith("GMA_"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
+        Process p = builder(env, args).start();
         try (java.io.OutputStream in = p.getOutputStream()) {
             in.write(stdin);
         }
@@ -46,6 +40,21 @@ final class GmaProcess {
             throw new AssertionError("gma " + String.join(" ", args) + " did not end within 60 s");
         }
         return new Run(p.exitValue(), out.join(), err.join());
+    }
+
+    /** gma started and left running: a long-running command, to be stopped. */
+    static CommandProcess start(Map<String, String> env, String... args) throws IOException {
+        return CommandProcess.start(builder(env, args));
+    }
+
+    private static ProcessBuilder builder(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(List.of(CommandProcess.java(), "-cp",
+                System.getProperty("java.class.path"), Gma.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().keySet().removeIf(k -> k.startsWith("GMA_"));
+        pb.environment().putAll(env);
+        return pb;
     }
 
     private static String read(InputStream in) {
