@@ -5,20 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.registry.Registry;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gma top}: PC servlets and endpoints with metrics, their rates moving with traffic. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class TopCommandTest {
     @Test
-    void showsEveryPcServletAndEveryEndpointWithMetricsAndTheirRates() throws Exception {
+    void showsEveryPcServletAndEveryEndpointWithMetricsAndTheirRates(@TempDir Path spool) throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             String url = registry.url();
             LiveGma east = new LiveGma("pc", "--domain", "east", "--registry", url, "--http-port", "0",
-                    "--uplink-port", "0", "--memory");
+                    "--uplink-port", "0", "--data-dir", spool.toString());
             String uplink = PubSubCommandsTest.uplink(east);
             LiveGma pong = new LiveGma("pong", "--registry", url, "--domain", "east", "--pc", uplink,
                     "--metrics-port", "0");
