@@ -29,6 +29,8 @@ public final class Running {
 
     /** The threads of the commands running here (tests run several in one JVM); guarded by Running.class. */
     private static final List<Thread> RUNNING = new ArrayList<>();
+    /** Those of RUNNING that are closing their parts, not to be interrupted; guarded by Running.class. */
+    private static final List<Thread> CLOSING = new ArrayList<>();
     /** The handlers ours replaced, while RUNNING is not empty; guarded by Running.class. */
     private static final Map<Signal, SignalHandler> PREVIOUS = new LinkedHashMap<>();
     /** Whether a signal has started the stop; guarded by Running.class. */
@@ -80,6 +82,8 @@ public final class Running {
         } catch (InterruptedException stopped) {
             Thread.interrupted(); // closing below must not be interrupted in turn
         } finally {
+            closing(main); // a signal from now on does not interrupt the closing below
+            Thread.interrupted(); // one that came before, after the work ended, neither
             for (int i = parts.length - 1; i >= 0; i--) {
                 try {
                     if (parts[i] != null) {
@@ -117,9 +121,15 @@ public final class Running {
         RUNNING.add(main);
     }
 
+    /** Marks {@code main} as closing its parts: a signal no longer interrupts it. */
+    private static synchronized void closing(Thread main) {
+        CLOSING.add(main);
+    }
+
     /** Counts {@code main} out, giving the signals back after the last command. */
     private static synchronized void leave(Thread main) {
         RUNNING.remove(main);
+        CLOSING.remove(main);
         if (RUNNING.isEmpty()) {
             PREVIOUS.forEach(Signal::handle);
             PREVIOUS.clear();
@@ -133,7 +143,7 @@ public final class Running {
             if (!stopping) {
                 stopping = true;
                 LOG.info("SIG{}: stopping (another SIGINT or SIGTERM stops at once)", signal.getName());
-                RUNNING.forEach(Thread::interrupt);
+                RUNNING.stream().filter(t -> !CLOSING.contains(t)).forEach(Thread::interrupt);
                 return;
             }
         }

@@ -160,7 +160,8 @@ final class StatusPages {
                     + " their CRC32C) skipped in the spool's files at start", spool.damaged());
             counter(out, "gma_pc_spool_torn_total", "Records cut short at the end of the last data file (as a"
                     + " crash in mid-write leaves them, never acknowledged), cut off at start", spool.torn());
-            counter(out, "gma_pc_spool_full_total", "Messages held back because the spool or its disk was full",
+            counter(out, "gma_pc_spool_full_total", "Messages held back because the spool or its disk was"
+                    + " full, and writes its disk refused (one every 100 ms while it stays full)",
                     spool.refusedFull());
             counter(out, "gma_pc_spool_expired_total", "Messages read back older than maxAge and sent back to"
                     + " their senders as ERROR TIMEOUT", m.expired.sum());

@@ -42,7 +42,7 @@ final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Cli.check(spec, interval >= 100, "--interval " + interval + " is under 100 ms");
-        Agent agent = Agent.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec),
+        Agent agent = Agent.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec, endpoint),
                 host != null ? host : Agent.localHost(), Duration.ofMillis(interval));
         return Running.until(duration.seconds(), () -> {
             spec.commandLine().getOut().println("agent is " + agent.name());

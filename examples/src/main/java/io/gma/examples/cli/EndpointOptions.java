@@ -27,6 +27,9 @@ final class EndpointOptions {
     @Mixin
     ClientSecurityOptions security;
 
+    /** The security of these options, once made: its files are read once. */
+    private Security made;
+
     /** A domain, {@value Name#DOMAIN_RULE}: any other value is a usage error that names it and the rule. */
     static final class DomainConverter implements CommandLine.ITypeConverter<String> {
         @Override
@@ -43,9 +46,11 @@ final class EndpointOptions {
      * while it is on).
      */
     Security security(CommandLine.Model.CommandSpec spec) {
-        Security s = security.security(spec);
-        registry.requireSecure(spec, s);
-        return s;
+        if (made == null) {
+            made = security.security(spec);
+            registry.requireSecure(spec, made);
+        }
+        return made;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.gma.client.Consumer;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -33,27 +34,31 @@ final class FollowOption {
         PrintWriter err = spec.commandLine().getErr();
         Consumer consumer = endpoint.apply(Consumer.builder(), spec).label(label)
                 .onMessage(printer).build();
-        Subscriptions subscriptions;
-        try {
-            synchronized (err) {
-                err.println(label + " is " + consumer.name());
-                err.flush();
+        Subscriptions[] subscriptions = {null};
+        AutoCloseable rounds = () -> {
+            if (subscriptions[0] != null) {
+                subscriptions[0].close();
             }
-            subscriptions = new Subscriptions(consumer, sql, Duration.ofMillis(refresh.movePointRight(3)
-                    .longValue()), note -> note(err, label, note));
-        } catch (IllegalArgumentException notNames) {
-            consumer.close();
-            throw new CommandLine.ParameterException(spec.commandLine(), notNames.getMessage());
-        } catch (Exception e) {
-            consumer.close();
-            throw e;
-        }
-        return Running.until(duration.seconds(), null, null, consumer, subscriptions);
+        };
+        // all in the command's run, so that a signal from its first line on stops it cleanly
+        return Running.until(duration.seconds(), () -> note(err, label + " is " + consumer.name()), () -> {
+            try {
+                subscriptions[0] = new Subscriptions(consumer, sql, Duration.ofMillis(refresh.movePointRight(3)
+                        .longValue()), note -> note(err, label + ": " + note));
+            } catch (IllegalArgumentException notNames) {
+                throw new CommandLine.ParameterException(spec.commandLine(), notNames.getMessage());
+            }
+            if (duration.seconds() > 0) {
+                Thread.sleep(duration.seconds() * 1000);
+            } else {
+                new CountDownLatch(1).await();
+            }
+        }, consumer, rounds);
     }
 
-    private static void note(PrintWriter err, String label, String note) {
+    private static void note(PrintWriter err, String line) {
         synchronized (err) {
-            err.println(label + ": " + note);
+            err.println(line);
             err.flush();
         }
     }

@@ -34,7 +34,7 @@ final class PongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Producer pong = Pong.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec).label(label)
+        Producer pong = Pong.start(metrics.apply(endpoint.apply(Producer.builder(), spec), spec, endpoint).label(label)
                 .exactLabel(true));
         return Running.until(duration.seconds(), () -> {
             spec.commandLine().getOut().println("pong is " + pong.name());

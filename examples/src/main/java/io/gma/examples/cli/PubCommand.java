@@ -84,10 +84,11 @@ final class PubCommand implements Callable<Integer> {
         Cli.check(spec, wait.signum() >= 0, "--wait " + wait.toPlainString() + " is negative");
         PrintWriter err = spec.commandLine().getErr();
         Producer producer = endpoint.apply(Producer.builder(), spec).label(label).exactLabel(true).build();
-        err.println("pub is " + producer.name());
-        err.flush();
         int[] status = {0};
-        int stopped = Running.until(0, null, () -> status[0] = publish(producer, err), producer);
+        int stopped = Running.until(0, () -> {
+            err.println("pub is " + producer.name());
+            err.flush();
+        }, () -> status[0] = publish(producer, err), producer);
         return stopped != 0 ? stopped : status[0];
     }
 
@@ -103,32 +104,46 @@ final class PubCommand implements Callable<Integer> {
         return label;
     }
 
-    private int publish(Producer producer, PrintWriter err) throws InterruptedException {
-        if (!subscribed(producer)) {
-            err.printf("pub: %d subscribers wanted, %d came within %s s: nothing was published (gma sub %s, or a"
-                    + " gma tail that names it, subscribes)%n", subscribers, producer.subscribers().size(),
-                    wait.toPlainString(), producer.name());
-            return 1;
-        }
-        BlockingQueue<Optional<String>> lines = data != null && !data.isEmpty() ? null : stdin();
-        int next = 0;
-        while (true) {
-            String message = lines == null ? (next < data.size() ? data.get(next++) : null) : lines.take().orElse(null);
-            if (message == null) {
-                break;
+    /** Waits for the subscribers, publishes, waits for the acknowledgements; the counts, also when stopped. */
+    private int publish(Producer producer, PrintWriter err) {
+        String why = null;
+        try {
+            if (!subscribed(producer)) {
+                err.printf("pub: %d subscribers wanted, %d came within %s s: nothing was published (gma sub %s, or"
+                        + " a gma tail that names it, subscribes)%n", subscribers, producer.subscribers().size(),
+                        wait.toPlainString(), producer.name());
+                return 1;
             }
-            publishOne(producer, message.getBytes(StandardCharsets.UTF_8));
+            BlockingQueue<Optional<String>> lines = data != null && !data.isEmpty() ? null : stdin();
+            int next = 0;
+            for (String message = next(lines, next++); message != null; message = next(lines, next++)) {
+                publishOne(producer, message.getBytes(StandardCharsets.UTF_8));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ACKNOWLEDGED_WITHIN_SECONDS);
+            while (unanswered() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            why = unanswered() > 0 ? "not acknowledged within " + ACKNOWLEDGED_WITHIN_SECONDS + " s" : null;
+        } catch (InterruptedException stopped) {
+            why = "stopped" + (unanswered() > 0 ? " before they were acknowledged" : "");
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ACKNOWLEDGED_WITHIN_SECONDS);
-        while (acknowledged.get() + failed.get() < published.get() - toNobody.get() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        long unanswered = published.get() - toNobody.get() - acknowledged.get() - failed.get();
+        long unanswered = unanswered();
         err.printf("pub: %d published, %d acknowledged by subscribers, %d to no subscriber, %d failed%s%n",
                 published.get(), acknowledged.get(), toNobody.get(), failed.get() + unanswered,
-                firstFailure.get() != null ? " (" + firstFailure.get() + ")" : unanswered > 0 ? " (not acknowledged"
-                        + " within " + ACKNOWLEDGED_WITHIN_SECONDS + " s)" : "");
-        return failed.get() + unanswered == 0 && (subscribers == 0 || toNobody.get() == 0) ? 0 : 1;
+                firstFailure.get() != null ? " (" + firstFailure.get() + ")" : why != null ? " (" + why + ")" : "");
+        err.flush();
+        return failed.get() + unanswered == 0 && (subscribers == 0 || toNobody.get() == 0)
+                && (published.get() > 0 || why == null) ? 0 : 1;
+    }
+
+    /** The next message: DATA's {@code index}th, or stdin's next line; null at the end. */
+    private String next(BlockingQueue<Optional<String>> lines, int index) throws InterruptedException {
+        return lines == null ? (index < data.size() ? data.get(index) : null) : lines.take().orElse(null);
+    }
+
+    /** Messages published to a subscriber whose acknowledgement (or failure) has not come yet. */
+    private long unanswered() {
+        return published.get() - toNobody.get() - acknowledged.get() - failed.get();
     }
 
     /** Whether --subscribers came within --wait. */

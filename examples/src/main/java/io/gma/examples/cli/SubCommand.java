@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
                 + " is registered and again whenever it starts again, and prints each message's data on stdout as it"
                 + " is, a line each (or JSON). What it follows is told on stderr. Until Ctrl-C (or --duration).")
 final class SubCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "NAME", arity = "1..*", description = "A producer's full name, such as vmstat@lan.")
+    @Parameters(paramLabel = "NAME", arity = "1..*", description = "A producer's name, such as vmstat@lan; a label"
+            + " alone, vmstat, is one in --domain.")
     List<String> names;
 
     @Mixin
@@ -33,8 +34,9 @@ final class SubCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String in = names.stream().map(n -> "'" + endpoint.fullName(spec, "NAME", n).replace("'", "''") + "'")
-                .collect(Collectors.joining(", "));
+        // a bare label is one in --domain, as gma pub NAME registers it
+        String in = names.stream().map(n -> "'" + endpoint.fullName(spec, "NAME", n.contains("@") ? n : n + "@"
+                + endpoint.domain) + "'").collect(Collectors.joining(", "));
         return follow.run(spec, endpoint, "sub", "SELECT name FROM producers WHERE name IN (" + in + ")",
                 EventPrinter.Format.RAW, duration);
     }

@@ -7,11 +7,14 @@ import io.gma.wire.Name;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Objects;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +32,17 @@ final class Subscriptions implements AutoCloseable {
     private final Consumer consumer;
     private final String sql;
     private final java.util.function.Consumer<String> notes;
-    /** Producer subscribed to, with the registered_at it had then: a new one means it restarted. */
-    private final Map<String, Object> subscribed = new HashMap<>();
+    /** Subscriptions older than this that failed are tried again no less often. */
+    private static final long MAX_BACK_OFF_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /**
+     * Producer subscribed to, with the registered_at it had then: a new one means it restarted. Written by the
+     * rounds, and by a failed subscription's completion on a client thread, so concurrent: no lock is held
+     * while the registry or a peer is asked.
+     */
+    private final Map<String, Object> subscribed = new ConcurrentHashMap<>();
+    /** Producers whose subscription failed: when to try again, and why it failed last. */
+    private final Map<String, Failure> failures = new ConcurrentHashMap<>();
     /** Names the query gave that are not producers, told once each while the query gives them. */
     private final Set<String> skipped = new HashSet<>();
     private final ScheduledExecutorService rounds = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -38,6 +50,7 @@ final class Subscriptions implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final long periodNanos;
     private String lastFailure;
     private volatile boolean closed;
 
@@ -53,13 +66,13 @@ final class Subscriptions implements AutoCloseable {
         this.consumer = consumer;
         this.sql = sql;
         this.notes = notes;
+        this.periodNanos = period.toNanos();
         round(true);
         rounds.scheduleWithFixedDelay(this::laterRound, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** The producers subscribed to now. */
-    synchronized Set<String> producers() {
-        return Set.copyOf(subscribed.keySet());
+    /** A subscription that failed: how often in a row, when to try again, and the last reason told. */
+    private record Failure(int times, long retryAt, String why) {
     }
 
     private void laterRound() {
@@ -74,7 +87,7 @@ final class Subscriptions implements AutoCloseable {
                 return; // the query was interrupted by close
             }
             // the registry restarting, or a name in the answer: subscriptions stay as they are until it answers
-            if (!e.getMessage().equals(lastFailure)) {
+            if (!Objects.equals(e.getMessage(), lastFailure)) {
                 notes.accept("cannot refresh the subscriptions (" + e.getMessage() + "); trying again");
                 lastFailure = e.getMessage();
             }
@@ -85,7 +98,7 @@ final class Subscriptions implements AutoCloseable {
         }
     }
 
-    private synchronized void round(boolean first) throws EndpointException {
+    private void round(boolean first) throws EndpointException {
         Set<String> named = new LinkedHashSet<>();
         QueryResult answer = consumer.query(sql);
         for (List<Object> row : answer.rows()) {
@@ -106,21 +119,20 @@ final class Subscriptions implements AutoCloseable {
             }
         }
         skipped.retainAll(named);
+        failures.keySet().retainAll(producers.keySet());
+        long now = System.nanoTime();
         for (Map.Entry<String, Object> p : producers.entrySet()) {
             Object was = subscribed.get(p.getKey());
-            if (was == null || !was.equals(p.getValue())) {
+            Failure failed = failures.get(p.getKey());
+            if ((was == null || !was.equals(p.getValue())) && (failed == null || now - failed.retryAt() >= 0)) {
                 subscribe(p.getKey(), p.getValue(), was != null);
             }
         }
         for (String name : new ArrayList<>(subscribed.keySet())) {
             if (!producers.containsKey(name)) {
+                // nothing is sent to it: it is gone, and an UNSUBSCRIBE would wait in PC servlets for nobody
                 subscribed.remove(name);
-                notes.accept(name + " left: unsubscribed");
-                try {
-                    consumer.unsubscribe(name);
-                } catch (EndpointException gone) {
-                    // it left: nothing to tell it
-                }
+                notes.accept(name + " left");
             }
         }
         if (first) {
@@ -152,20 +164,32 @@ final class Subscriptions implements AutoCloseable {
             consumer.subscribe(producer, null).acknowledged().whenComplete((ok, failed) -> {
                 if (failed != null) {
                     forget(producer, registeredAt, failed);
+                } else if (failures.remove(producer) != null || !again) {
+                    notes.accept("subscribed to " + producer);
+                } else {
+                    notes.accept(producer + " registered again: subscribed again");
                 }
             });
-            notes.accept((again ? producer + " registered again: subscribed again" : "subscribed to " + producer));
         } catch (EndpointException e) {
             forget(producer, registeredAt, e);
         }
     }
 
-    /** A subscription that failed is tried again in the next round, if the producer is still there. */
-    private synchronized void forget(String producer, Object registeredAt, Throwable why) {
+    /**
+     * A subscription that failed is tried again in a later round, if the producer is still there, after a back-off
+     * that doubles from the period up to 30 s; a reason is told once, not at every try.
+     */
+    private void forget(String producer, Object registeredAt, Throwable why) {
         if (subscribed.remove(producer, registeredAt)) {
-            Throwable cause = why instanceof java.util.concurrent.CompletionException && why.getCause() != null
-                    ? why.getCause() : why;
-            notes.accept("cannot subscribe to " + producer + " (" + cause.getMessage() + "); trying again");
+            Throwable cause = why instanceof CompletionException && why.getCause() != null ? why.getCause() : why;
+            Failure before = failures.get(producer);
+            int times = before == null ? 1 : Math.min(before.times() + 1, 30);
+            long backOff = Math.min(MAX_BACK_OFF_NANOS, periodNanos << Math.min(times - 1, 20));
+            failures.put(producer, new Failure(times, System.nanoTime() + backOff, cause.getMessage()));
+            if (before == null || !Objects.equals(before.why(), cause.getMessage())) {
+                notes.accept("cannot subscribe to " + producer + " (" + cause.getMessage() + "); trying again, at"
+                        + " most every " + TimeUnit.NANOSECONDS.toSeconds(MAX_BACK_OFF_NANOS) + " s");
+            }
         }
     }
 

@@ -27,7 +27,7 @@ import okhttp3.Response;
  * asked several at a time, each within 3 s. What {@code gma top} draws; a part that does not answer is shown
  * with why.
  */
-final class Survey {
+final class Survey implements AutoCloseable {
     /** One PC servlet, or one endpoint: its counters (cumulative) and gauges as read, or why none were. */
     record Part(String name, String url, Map<String, Double> values, String failure) {
     }
@@ -118,6 +118,14 @@ final class Survey {
         }
     }
 
+    /** Stops the threads that ask, and the HTTP client's. */
+    @Override
+    public void close() {
+        asking.shutdownNow();
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+    }
+
     /**
      * The samples of a Prometheus text page that belong to {@code endpoint} (labelled {@code endpoint="..."}, or
      * unlabelled), by metric name; the labels of a metric with several samples are summed over.
@@ -151,6 +159,11 @@ final class Survey {
     private String get(String url, String audience) throws IOException {
         Request.Builder request = new Request.Builder().url(url);
         if (security.authenticates()) {
+            if (!url.startsWith("https://")) {
+                // any endpoint may register a metrics URL: a token must not follow one to plaintext
+                throw new IOException(url + " is not https: not asked, a token does not cross the network in"
+                        + " plaintext");
+            }
             request.header("Authorization", security.bearer(audience));
         }
         try (Response response = http.newCall(request.build()).execute()) {

@@ -5,6 +5,7 @@ import io.gma.cli.ClientSecurityOptions;
 import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.registry.api.RegistryException;
+import io.gma.security.Security;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.time.LocalTime;
@@ -58,8 +59,8 @@ final class TopCommand implements Callable<Integer> {
         Cli.check(spec, delay.compareTo(new BigDecimal("0.1")) >= 0 && delay.compareTo(new BigDecimal(3600)) <= 0,
                 "--delay " + delay.toPlainString() + " is outside 0.1..3600 seconds");
         Cli.check(spec, iterations >= 0, "--iterations " + iterations + " is negative");
-        Survey survey = new Survey(QueryCommand.client(spec, registry, security.security(spec)), security
-                .security(spec));
+        Security secure = security.security(spec);
+        Survey survey = new Survey(QueryCommand.client(spec, registry, secure), secure);
         boolean inPlace = !batch && System.console() != null;
         long pause = delay.movePointRight(3).longValue();
         PrintWriter out = spec.commandLine().getOut();
@@ -73,13 +74,14 @@ final class TopCommand implements Callable<Integer> {
                     shown = draw(before, now);
                     before = now;
                 } catch (RegistryException e) {
-                    shown = "gma top - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  the registry does"
-                            + " not answer (" + e.getMessage() + "); asking again in " + delay.toPlainString() + " s\n";
+                    shown = "gma top - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  the registry "
+                            + (e.status() == 0 ? "does not answer" : "refused") + " (" + e.getMessage()
+                            + "); asking again in " + delay.toPlainString() + " s\n";
                 }
                 out.print((inPlace ? CLEAR : view > 1 ? "\n" : "") + shown);
                 out.flush();
             }
-        });
+        }, survey);
     }
 
     /** One view: the rates of the counters between two looks, the queues as the second found them. */

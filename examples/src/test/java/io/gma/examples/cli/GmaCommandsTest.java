@@ -117,13 +117,14 @@ class GmaCommandsTest {
             assertTrue(refused.err().startsWith("gma: ") && refused.err().lines().count() == 1, refused.err());
 
             CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lan", "--host",
-                    "testhost", "--interval", "200", "--duration", "8");
+                    "testhost", "--interval", "200", "--duration", "12");
             waitFor(agent, url, "agent-");
-            Run tail = gma("tail", "--registry", url, "--domain", "lan", "--duration", "2",
+            Run tail = gma("tail", "--registry", url, "--domain", "lan", "--duration", "4",
                     "SELECT name FROM producers WHERE name LIKE 'agent-%'");
             assertEquals(0, tail.status(), tail.err());
-            assertTrue(tail.err().matches("tail is tail-[a-z2-7]{6}@lan\ntail: subscribed to agent-[a-z2-7]{6}@lan\n"
-                    + "tail: following 1 producer\n"), tail.err());
+            assertTrue(tail.err().matches("(?s)tail is tail-[a-z2-7]{6}@lan\n.*"), tail.err());
+            assertTrue(tail.err().matches("(?s).*\ntail: subscribed to agent-[a-z2-7]{6}@lan\n.*"), tail.err());
+            assertTrue(tail.err().contains("\ntail: following 1 producer\n"), tail.err());
             assertTrue(tail.out().matches("(?s).* agent-[a-z2-7]{6}@lan: host=testhost metric=memory\\.used value=.*"),
                     tail.out());
             assertEquals(0, agent.get(20, TimeUnit.SECONDS).status());
@@ -363,6 +364,18 @@ class GmaCommandsTest {
                 + " does not trust (PKIX path building failed"), untrusted.err());
         assertTrue(untrusted.err().endsWith("): give it the registry's trust, the truststore.p12 of the directory gma"
                 + " keys made (--security DIR, Security.fromDirectory)\n"), untrusted.err());
+        String base = url.replace("/registry/v1", "");
+        Run plainToTls = gma("query", "--registry", base.replace("https:", "http:"), "SELECT 1");
+        assertEquals(1, plainToTls.status(), plainToTls.out());
+        assertTrue(plainToTls.err().endsWith(": " + base.replace("https:", "http:") + " speaks TLS: use " + base
+                + ", with the trust of --security DIR\n"), plainToTls.err());
+        try (Registry plain = Registry.builder().port(0).build().start()) {
+            String https = plain.url().replace("http:", "https:");
+            Run tlsToPlain = gma("query", "--registry", https, "--security", dir, "--identity", "alice", "SELECT 1");
+            assertEquals(1, tlsToPlain.status(), tlsToPlain.out());
+            assertTrue(tlsToPlain.err().endsWith(": " + https + " answers in plaintext, not TLS: use " + plain.url()
+                    + ", or start the registry with --security DIR\n"), tlsToPlain.err());
+        }
 
         Run both = gma("registry", "--port", "0", "--security", dir, "--insecure");
         assertEquals(2, both.status());

@@ -69,7 +69,7 @@ class GmaTest {
 
     @Test
     void clientCommandsShowOnlyClientOptionsAndServersTheirsToo() {
-        for (String client : new String[] {"query", "ping", "tail", "pub", "sub", "request", "pong", "agent"}) {
+        for (String client : new String[] {"query", "ping", "tail", "pub", "sub", "request", "top", "pong", "agent"}) {
             out.getBuffer().setLength(0);
             assertEquals(0, gma(client, "--help"), err.toString());
             String help = out.toString();

@@ -1,6 +1,5 @@
 package io.gma.examples.cli;
 
-import static io.gma.examples.cli.GmaCommandsTest.background;
 import static io.gma.examples.cli.GmaCommandsTest.gma;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MetricsPortTest {
     /** The URL {@code name} registered as its attribute metrics, once it has. */
-    private static String metricsOf(RegistryClient registry, String name, CompletableFuture<Run> run) {
+    private static String metricsOf(RegistryClient registry, String name, CompletableFuture<?> run) {
         String sql = "SELECT value FROM attributes WHERE key = 'metrics' AND name LIKE '" + name + "'";
         List<List<Object>> rows = await(name + " did not register its metrics").atMost(Duration.ofSeconds(20))
                 .failFast(name + " ended before it registered", run::isDone)
@@ -36,9 +35,8 @@ class MetricsPortTest {
     void pongServesItsCountersAtTheUrlItPrintsAndRegisters() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             String url = registry.url();
-            CompletableFuture<Run> pong = background("pong", "--registry", url, "--metrics-port", "0",
-                    "--duration", "6");
-            String metrics = metricsOf(RegistryClient.create(url), "pong@lan", pong);
+            LiveGma pong = new LiveGma("pong", "--registry", url, "--metrics-port", "0");
+            String metrics = metricsOf(RegistryClient.create(url), "pong@lan", pong.status);
             assertTrue(metrics.matches("http://127\\.0\\.0\\.1:[0-9]+/metrics"), metrics);
             double before = Scrape.get(metrics).value("gma_endpoint_messages_in_total", "endpoint", "pong@lan");
 
@@ -49,9 +47,8 @@ class MetricsPortTest {
                     after.text());
             assertTrue(after.value("gma_endpoint_messages_out_total", "endpoint", "pong@lan") >= 3, after.text());
 
-            Run done = pong.get(30, TimeUnit.SECONDS);
-            assertEquals(0, done.status(), done.err());
-            assertEquals("pong is pong@lan\nmetrics at " + metrics + "\n", done.out());
+            assertEquals(0, pong.interrupt(), pong.err.toString());
+            assertEquals("pong is pong@lan\nmetrics at " + metrics + "\n", pong.out.toString());
         }
     }
 
@@ -59,16 +56,15 @@ class MetricsPortTest {
     void agentServesItsCountersToo() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             String url = registry.url();
-            CompletableFuture<Run> agent = background("agent", "--registry", url, "--host", "testhost",
-                    "--interval", "200", "--metrics-port", "127.0.0.1:0", "--duration", "4");
-            String metrics = metricsOf(RegistryClient.create(url), "agent-%@lan", agent);
+            LiveGma agent = new LiveGma("agent", "--registry", url, "--host", "testhost", "--interval", "200",
+                    "--metrics-port", "127.0.0.1:0");
+            String metrics = metricsOf(RegistryClient.create(url), "agent-%@lan", agent.status);
             Scrape page = Scrape.get(metrics);
             String name = (String) page.family("gma_endpoint_queued_messages").getMetrics().get(0).getLabels()
                     .get("endpoint");
             assertTrue(name.matches("agent-[a-z2-7]{6}@lan"), name);
-            Run done = agent.get(30, TimeUnit.SECONDS);
-            assertEquals(0, done.status(), done.err());
-            assertEquals("agent is " + name + "\nmetrics at " + metrics + "\n", done.out());
+            assertEquals(0, agent.interrupt(), agent.err.toString());
+            assertEquals("agent is " + name + "\nmetrics at " + metrics + "\n", agent.out.toString());
         }
     }
 

@@ -26,8 +26,8 @@ class TopCommandTest {
                     "--metrics-port", "0");
             pong.awaitOut("metrics at ");
             // traffic while top looks: pings to pong, on a direct link
-            LiveGma ping = new LiveGma("ping", "pong@east", "--registry", url, "--domain", "east", "-c", "400", "-i",
-                    "0.01");
+            LiveGma ping = new LiveGma("ping", "pong@east", "--registry", url, "--domain", "east", "-c", "1000000",
+                    "-i", "0.01");
             ping.awaitOut("seq=1 time=");
             GmaCommandsTest.Run top = gma("top", "--registry", url, "-n", "2", "-d", "0.5", "-b");
             assertEquals(0, top.status(), top.err());

@@ -1,6 +1,8 @@
 package io.gma.registry.api;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -50,7 +52,8 @@ final class Unreachable {
         if (causedBy(failure, SocketTimeoutException.class)) {
             return base + " accepted the connection but did not answer in time (" + failure.getMessage() + ")";
         }
-        if (!url.isHttps() && speaksTls(url)) {
+        if (!url.isHttps() && (messageHas(failure, "unexpected end of stream") || causedBy(failure,
+                EOFException.class)) && !causedBy(failure, InterruptedIOException.class) && speaksTls(url)) {
             return base + " speaks TLS: use https://" + hostPort(url) + ", with the trust of --security DIR";
         }
         return failure.getMessage();

@@ -651,6 +651,9 @@ public final class Spool implements AutoCloseable {
                         failed.getMessage());
             }
             writeRetrying = true;
+            // counted as a refusal too: the records appended before the disk filled wait unacknowledged, and when
+            // they are all a sender's window, no later append comes to be refused
+            refusedFull.increment();
             rollIfNothingLive();
             return false;
         } finally {
