@@ -60,8 +60,9 @@ final class Failover {
         long now = System.nanoTime();
         for (int pass = 0; pass < 2; pass++) {
             for (Target t : targets) {
-                if (t.resting(now) != (pass == 1)) {
-                    continue; // the first pass tries those not resting, the second the rest
+                // the first pass tries those not resting; the second those the first left out, which rested
+                if (pass == 0 ? t.resting(now) : failedAt != null && failedAt.contains(t.api)) {
+                    continue;
                 }
                 try {
                     T answer = attempt.at(t.api);
