@@ -34,7 +34,8 @@ import okhttp3.ResponseBody;
  *
  * <p>Every call throws {@link RegistryException}: with the registry's status and sentence when it refused,
  * or status 0 and code {@code UNREACHABLE} when no answer came, in which case a registration or removal may
- * or may not have taken effect.
+ * or may not have taken effect. Given the URLs of several registries that share one database, a call goes on to
+ * the next when one gives no answer ({@link #builder}).
  */
 public final class RegistryClient {
     /** The path under which the registry's API answers, after its base URL. */
@@ -53,7 +54,7 @@ public final class RegistryClient {
     private static final int NONCE_ATTEMPTS = 8;
     private static final SecureRandom RANDOM = new SecureRandom();
     /** With several registries, how long a connection to one may take before the call tries the next. */
-    static final Duration CONNECT_WHEN_SEVERAL = Duration.ofSeconds(3);
+    private static final Duration CONNECT_WHEN_SEVERAL = Duration.ofSeconds(3);
 
     private final Failover registries;
     private final OkHttpClient http;
@@ -129,9 +130,10 @@ public final class RegistryClient {
      * <p>With several registries a registration that got no answer from one may have been stored by it, and is
      * sent to the next. So that this is harmless: a registration without a name of its own (neither exact nor a
      * nonce) gets a nonce chosen here, so that every registry is asked for the same name (when it is taken, another
-     * is chosen, as the registry does); and when the next registry answers 409 for the name, the name is taken over
-     * from the registration of the same identity at this registration's own host and port, which is this call's
-     * (only one endpoint can listen there). Another holder keeps the name, and the 409 is thrown.
+     * is chosen, as the registry does); and when a registry answers 409 for the name after another failed the call,
+     * the name is taken over from the registration of the same identity at this registration's own host and port,
+     * which is this call's (only one endpoint can listen there). Another holder keeps the name, and the 409 is
+     * thrown.
      */
     public Lease register(Registration r) throws RegistryException {
         if (!registries.several() || r.exact() || r.nonce() != null) {
@@ -153,7 +155,7 @@ public final class RegistryClient {
         try {
             return post(r);
         } catch (RegistryException taken) {
-            if (taken.status() != 409 || taken.getSuppressed().length == 0 || (!r.exact() && r.nonce() == null)) {
+            if (taken.status() != 409 || taken.getSuppressed().length == 0) {
                 throw taken;
             }
             // sent on after a registry gave no answer: the name may be this call's own, stored by that registry
