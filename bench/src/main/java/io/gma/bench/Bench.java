@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
                 + " JGroups.",
         description = {"Stages, in order: pingpong (figures 4 and 5), streaming (benchmarks 3 and 4), fanin (figure"
                 + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
-                + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip)."
+                + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip);"
+                + " with --only, registry (look-ups with 100,000 endpoints in the PostgreSQL that "
+                + RegistryStage.DATABASE + " names, beside a plain servlet)."
                 + " Everything runs on loopback; NATS needs nats-server (Debian: apt-get install nats-server) and is"
                 + " skipped, with the reason in the summary, without it.",
             "Writes DIR/<figure>.csv and .png and DIR/summary.md; a full run into the default directory also"
@@ -42,7 +44,7 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens (comma-separated; default all).")
+            + " streaming, fanin, tunnel, spool, tokens, registry (comma-separated; default all but registry).")
     List<String> only;
 
     @Option(names = "--skip", paramLabel = "PEER", split = ",", description = "Leave out these peers: nats,"
@@ -87,10 +89,13 @@ public final class Bench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Set<String> stages = new LinkedHashSet<>(only == null ? Suite.STAGES : only);
+        Set<String> stages = new LinkedHashSet<>(only == null ? Suite.DEFAULT : only);
         for (String s : stages) {
             check(Suite.STAGES.contains(s), "--only " + s + " is not a stage: " + String.join(", ", Suite.STAGES));
         }
+        check(!stages.contains("registry") || RegistryStage.database() != null, "--only registry needs a"
+                + " PostgreSQL: set " + RegistryStage.DATABASE + " to its JDBC URL, user and password in it"
+                + " (jdbc:postgresql://HOST:PORT/DB?user=U&password=P)");
         Set<String> skipped = new LinkedHashSet<>(skip == null ? List.of() : skip);
         for (String p : skipped) {
             check(Peers.SKIPPABLE.contains(p), "--skip " + p + " is not a peer one can skip: nats, jgroups");

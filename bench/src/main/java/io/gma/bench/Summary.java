@@ -1,5 +1,6 @@
 package io.gma.bench;
 
+import io.gma.bench.registry.LookupBench;
 import io.gma.bench.tokens.TokenBench;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -120,6 +121,12 @@ final class Summary {
         Optional<Figure> spoolRtt = find(run.figures(), SpoolStage.ROUND_TRIP);
         md.append("- Cross-domain round trip with the spool (fsync batch) at most 1.5x of in memory, 64 B: ")
                 .append(goal(spoolRtt, SpoolStage.BATCH, SpoolStage.MEMORY, 64, false, 1.5, "µs")).append('\n');
+        Optional<Figure> lookups = find(run.figures(), RegistryStage.FIGURE);
+        for (double x : xs(lookups, Optional.empty())) {
+            md.append("- Registry look-up at most 1.5x a plain servlet's SELECT by JDBC, ").append(Figure.number(x))
+                    .append(" endpoints in PostgreSQL: ").append(goal(lookups, LookupBench.REGISTRY, LookupBench.PLAIN,
+                            x, false, RegistryStage.GOAL, "µs")).append('\n');
+        }
         Optional<Figure> tokens = find(run.figures(), TokensStage.ROUND_TRIP);
         for (double x : xs(tokens, Optional.empty())) {
             md.append("- Secure cross-domain round trip with Ed25519 gma2 tokens within 10% of HMAC gma1 tokens, ")

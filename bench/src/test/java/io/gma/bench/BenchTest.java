@@ -3,6 +3,7 @@ package io.gma.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.bench.registry.LookupBench;
 import io.gma.bench.tokens.TokenBench;
 import io.gma.bench.tokens.VerifyCost;
 import java.awt.image.BufferedImage;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -134,10 +136,36 @@ class BenchTest {
     }
 
     @Test
+    @EnabledIfEnvironmentVariable(named = "GMA_TEST_POSTGRES_URL", matches = "jdbc:postgresql:.+",
+            disabledReason = "GMA_TEST_POSTGRES_URL is not set: the registry stage needs a PostgreSQL (.ci/run sets"
+                    + " it after starting a throwaway one)")
+    void registryStageLooksUpBesideAPlainServletOnPostgres() throws Exception {
+        assertEquals(0, smoke("--only", "registry", "--out", out.toString()), "exit status; stderr: " + err);
+
+        List<String> lines = Files.readAllLines(out.resolve(RegistryStage.FIGURE + ".csv"));
+        assertEquals("series,endpoints,p50_us,p99_us,calls_per_s,calls", lines.get(0));
+        Set<String> seen = new LinkedHashSet<>();
+        for (String row : lines.subList(1, lines.size())) {
+            int close = row.lastIndexOf('"');
+            seen.add(row.substring(1, close));
+            String[] values = row.substring(close + 2).split(",");
+            assertEquals(Plan.SMOKE.registryEndpoints(), Integer.parseInt(values[0]), row);
+            assertTrue(Double.parseDouble(values[1]) > 0 && Double.parseDouble(values[2]) >= Double.parseDouble(
+                    values[1]), row);
+            assertEquals(Plan.SMOKE.registryCalls(), Integer.parseInt(values[4]), row);
+        }
+        assertEquals(Set.of(LookupBench.REGISTRY, LookupBench.PLAIN, LookupBench.CLIENT_ONE, LookupBench.CLIENT_TWO),
+                seen);
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertTrue(summary.contains("- Registry look-up at most 1.5x a plain servlet's SELECT by JDBC, 1,000 endpoints"
+                + " in PostgreSQL: "), summary);
+    }
+
+    @Test
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
-        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens"
-                + " (see gma bench --help)", err.toString().strip());
+        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
+                + " registry (see gma bench --help)", err.toString().strip());
     }
 
     @Test

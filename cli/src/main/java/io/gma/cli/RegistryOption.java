@@ -6,11 +6,12 @@ import picocli.CommandLine.Option;
 
 /** Where the registry is. */
 public final class RegistryOption {
-    @Option(names = "--registry", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
-            description = "The registry's base URL (default ${DEFAULT-VALUE}).")
+    @Option(names = "--registry", paramLabel = "URL[,URL...]", defaultValue = "http://127.0.0.1:8080",
+            description = "The registry's base URL, or those of several registries sharing one database, separated"
+                    + " by commas: a call goes on to the next when one does not answer (default ${DEFAULT-VALUE}).")
     String url;
 
-    /** The registry's base URL. */
+    /** The registry's base URL, or several separated by commas, as given (RegistryClient.builder reads them). */
     public String url() {
         return url;
     }
@@ -24,7 +25,9 @@ public final class RegistryOption {
      */
     public void requireSecure(CommandLine.Model.CommandSpec spec, Security security) {
         try {
-            security.requireSecureUrl(url, "--registry");
+            for (String each : url.split(",")) {
+                security.requireSecureUrl(each.trim(), "--registry");
+            }
         } catch (IllegalArgumentException plaintext) {
             throw new CommandLine.ParameterException(spec.commandLine(), plaintext.getMessage());
         }

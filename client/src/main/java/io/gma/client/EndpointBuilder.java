@@ -114,7 +114,11 @@ public final class EndpointBuilder<T> {
         return this;
     }
 
-    /** The registry's base URL, such as {@code http://127.0.0.1:8080}. Required. */
+    /**
+     * The registry's base URL, such as {@code http://127.0.0.1:8080}, or the URLs of several registries that share
+     * one database, separated by commas: the registration, its renewals and look-ups go to the first that answers
+     * ({@code RegistryClient.builder}, docs/registry.md "Several registries"). Required.
+     */
     public EndpointBuilder<T> registry(String url) {
         this.registry = Objects.requireNonNull(url, "url");
         return this;

@@ -39,6 +39,11 @@ public final class PcServer implements AutoCloseable {
         this.settings = settings;
     }
 
+    /**
+     * @param domain the domain it serves
+     * @param registryUrl the registry's base URL, or the URLs of several registries that share one database,
+     *     separated by commas (calls go on to the next when one does not answer: docs/registry.md)
+     */
     public static Builder builder(String domain, String registryUrl) {
         return new Builder(domain, registryUrl);
     }

@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import io.gma.registry.Https;
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.Security;
@@ -176,19 +177,24 @@ public final class TunnelServlet extends HttpServlet {
 
     /**
      * Which page of another origin may read the status (the dashboard of another server reads it): any without
-     * security; with security, only the registry's own dashboard, at the origin of the registry URL this PC
+     * security; with security, only the registry's own dashboard, at the origin of a registry URL this PC
      * servlet was given (a page of any other site must not read what this machine is shown). Null: none.
      */
     private String statusReader(String origin) {
         if (!node.security().authenticates()) {
             return "*";
         }
-        URI registry = URI.create(node.settings().registry());
-        int port = registry.getPort();
-        boolean usual = port == -1 || port == 443 && registry.getScheme().equals("https")
-                || port == 80 && registry.getScheme().equals("http");
-        String own = registry.getScheme() + "://" + registry.getHost() + (usual ? "" : ":" + port);
-        return own.equalsIgnoreCase(origin) ? origin : null;
+        for (String url : RegistryClient.baseUrls(node.settings().registry())) {
+            URI registry = URI.create(url);
+            int port = registry.getPort();
+            boolean usual = port == -1 || port == 443 && registry.getScheme().equals("https")
+                    || port == 80 && registry.getScheme().equals("http");
+            String own = registry.getScheme() + "://" + registry.getHost() + (usual ? "" : ":" + port);
+            if (own.equalsIgnoreCase(origin)) {
+                return origin;
+            }
+        }
+        return null;
     }
 
     @Override

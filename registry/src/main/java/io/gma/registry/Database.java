@@ -82,10 +82,24 @@ final class Database implements AutoCloseable {
         return new HikariDataSource(config);
     }
 
+    /** Creates what is missing, in one transaction; on PostgreSQL under a lock, one registry after another. */
     private void createSchema() throws SQLException {
         try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
-            for (String ddl : dialect.schema()) {
-                s.execute(ddl);
+            c.setAutoCommit(false);
+            try {
+                String lock = dialect.lock(Dialect.SCHEMA_LOCK);
+                if (lock != null) {
+                    s.execute(lock);
+                }
+                for (String ddl : dialect.schema()) {
+                    s.execute(ddl);
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
             }
         }
     }

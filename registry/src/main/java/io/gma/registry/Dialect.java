@@ -25,6 +25,30 @@ enum Dialect {
         return "CURRENT_TIMESTAMP + (INTERVAL '1' SECOND * " + seconds + ")";
     }
 
+    /** The advisory lock (PostgreSQL) held while a registry creates the schema: see {@link #lock}. */
+    static final long SCHEMA_LOCK = 0x676d615f736368L; // "gma_sch"
+    /** The advisory lock (PostgreSQL) a registry's sweep holds: see {@link #tryLock}. */
+    static final long SWEEP_LOCK = 0x676d615f737765L; // "gma_swe"
+
+    /**
+     * A statement that waits for the lock {@code key} until the transaction ends, or null when the database
+     * needs none: registries that share a PostgreSQL and start together would otherwise create the same tables
+     * and views at once, which PostgreSQL refuses one of ({@code pg_type} unique violation, "tuple concurrently
+     * updated"). An H2 database has one registry.
+     */
+    String lock(long key) {
+        return this == POSTGRESQL ? "SELECT pg_advisory_xact_lock(" + key + ")" : null;
+    }
+
+    /**
+     * A query answering whether this transaction took the lock {@code key} (held until it ends), at once, or null
+     * when the database needs none. Registries sharing a PostgreSQL each run a sweeper: the one that takes the
+     * lock sweeps, and the others skip that turn rather than wait on the same rows.
+     */
+    String tryLock(long key) {
+        return this == POSTGRESQL ? "SELECT pg_try_advisory_xact_lock(" + key + ")" : null;
+    }
+
     static Dialect of(String jdbcUrl) {
         if (jdbcUrl.startsWith("jdbc:h2:")) {
             return H2;

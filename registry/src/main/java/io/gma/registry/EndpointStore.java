@@ -25,11 +25,14 @@ final class EndpointStore {
     private static final int NONCE_ATTEMPTS = 8;
 
     private final DataSource db;
+    /** Null, or what the sweep takes first: one sweep at a time among registries sharing the database. */
+    private final String sweepLock;
     /** Counts the leases that ran out, as their rows go. */
     private final Metrics metrics;
 
-    EndpointStore(DataSource db, Metrics metrics) {
+    EndpointStore(DataSource db, Dialect dialect, Metrics metrics) {
         this.db = db;
+        this.sweepLock = dialect.tryLock(Dialect.SWEEP_LOCK);
         this.metrics = metrics;
     }
 
@@ -336,19 +339,47 @@ final class EndpointStore {
         }
     }
 
-    /** Deletes rows whose lease has passed, counting them as expiries; the views hid them already. */
+    /**
+     * Deletes rows whose lease has passed, counting them as expiries; the views hid them already. Registries
+     * sharing a PostgreSQL take turns: a sweep that finds another registry's sweep under way (its lock) skips, so
+     * they do not wait on each other's rows. Each row is deleted, and counted, by one registry only (by a sweep,
+     * or by the registration that replaced it): a DELETE that waited on a row another transaction deleted finds
+     * it gone.
+     *
+     * @return how many rows it deleted; 0 when another registry sweeps now
+     */
     int sweep() throws SQLException {
         try (Connection c = db.getConnection()) {
-            int removed = 0;
-            for (Metrics.Kind kind : Metrics.Kind.values()) {
-                try (PreparedStatement del = c.prepareStatement("DELETE FROM " + (kind == Metrics.Kind.ENDPOINT
-                        ? "gma_endpoints" : "gma_domains") + " WHERE expires_at <= CURRENT_TIMESTAMP")) {
-                    int n = del.executeUpdate();
-                    metrics.count(Metrics.Event.EXPIRED, kind, n);
-                    removed += n;
+            c.setAutoCommit(false);
+            try {
+                if (sweepLock != null) {
+                    try (PreparedStatement lock = c.prepareStatement(sweepLock); ResultSet rs = lock.executeQuery()) {
+                        if (!rs.next() || !rs.getBoolean(1)) {
+                            c.rollback();
+                            return 0;
+                        }
+                    }
                 }
+                int[] removed = new int[Metrics.Kind.values().length];
+                for (Metrics.Kind kind : Metrics.Kind.values()) {
+                    try (PreparedStatement del = c.prepareStatement("DELETE FROM " + (kind == Metrics.Kind.ENDPOINT
+                            ? "gma_endpoints" : "gma_domains") + " WHERE expires_at <= CURRENT_TIMESTAMP")) {
+                        removed[kind.ordinal()] = del.executeUpdate();
+                    }
+                }
+                c.commit(); // counted once gone for good
+                int total = 0;
+                for (Metrics.Kind kind : Metrics.Kind.values()) {
+                    metrics.count(Metrics.Event.EXPIRED, kind, removed[kind.ordinal()]);
+                    total += removed[kind.ordinal()];
+                }
+                return total;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
             }
-            return removed;
         }
     }
 

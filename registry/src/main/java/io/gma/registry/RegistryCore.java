@@ -43,7 +43,7 @@ final class RegistryCore implements AutoCloseable {
         this.open = authenticator == null;
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());
-        this.store = new EndpointStore(database.writer(), metrics);
+        this.store = new EndpointStore(database.writer(), database.dialect(), metrics);
         int cores = Runtime.getRuntime().availableProcessors();
         // parsing is CPU work: a few threads, and a bounded queue so a flood of statements is refused, not kept
         this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),

@@ -52,6 +52,16 @@ public record Registration(String label, Kind kind, String domain, String host, 
         }
     }
 
+    /** This registration, asking for {@code label-nonce@domain}. */
+    Registration withNonce(String nonce) {
+        return new Registration(label, kind, domain, host, port, exact, nonce, lease, attributes, takeover);
+    }
+
+    /** This registration, taking its name over from the registration at the takeover's host and port. */
+    Registration withTakeover(Takeover takeover) {
+        return new Registration(label, kind, domain, host, port, exact, nonce, lease, attributes, takeover);
+    }
+
     /** Starts a registration of the given kind, label and domain; the rest has defaults. */
     public static Builder builder(Kind kind, String label, String domain) {
         return new Builder(kind, label, domain);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.security.HttpClients;
 import io.gma.security.Security;
 import java.io.IOException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,49 +34,151 @@ import okhttp3.ResponseBody;
  *
  * <p>Every call throws {@link RegistryException}: with the registry's status and sentence when it refused,
  * or status 0 and code {@code UNREACHABLE} when no answer came, in which case a registration or removal may
- * or may not have taken effect.
+ * or may not have taken effect. Given the URLs of several registries that share one database, a call goes on to
+ * the next when one gives no answer ({@link #builder}).
  */
 public final class RegistryClient {
     /** The path under which the registry's API answers, after its base URL. */
     public static final String API_PATH = "/registry/v1";
     private static final MediaType JSON = MediaType.get("application/json");
     private static final MediaType SQL = MediaType.get("text/plain; charset=utf-8");
+    /** The body of a PUT or DELETE, as OkHttp's {@code delete()} sends. */
+    private static final RequestBody EMPTY = RequestBody.create(new byte[0], null);
     /** The largest answer read: a full query answer (10,000 rows within the registry's size budget) fits. */
     static final int MAX_ANSWER_BYTES = 64 << 20;
 
-    private final HttpUrl api;
+    /** Nonces a client with several registries names itself: {@code [a-z2-7]}, as the registry's. */
+    private static final char[] NONCE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
+    private static final int NONCE_LENGTH = 6;
+    /** How many nonces a registration tries when the one it chose is taken (one in 10^9 is). */
+    private static final int NONCE_ATTEMPTS = 8;
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** With several registries, how long a connection to one may take before the call tries the next. */
+    private static final Duration CONNECT_WHEN_SEVERAL = Duration.ofSeconds(3);
+
+    private final Failover registries;
     private final OkHttpClient http;
     /** The Authorization header's value, asked for on each call; null, or answering null: none. */
     private final Supplier<String> authorization;
 
     private RegistryClient(Builder b) {
-        this.api = b.api;
+        this.registries = new Failover(b.apis);
+        Duration connect = registries.several() && b.timeout.compareTo(CONNECT_WHEN_SEVERAL) > 0
+                ? CONNECT_WHEN_SEVERAL : b.timeout;
         this.http = HttpClients.configure(b.http.newBuilder(), b.security).callTimeout(b.timeout)
-                .connectTimeout(b.timeout).readTimeout(b.timeout).writeTimeout(b.timeout).build();
+                .connectTimeout(connect).readTimeout(b.timeout).writeTimeout(b.timeout).build();
         Supplier<String> token = b.token;
         Security security = b.security;
         this.authorization = token != null ? () -> Security.BEARER + token.get()
                 : security.authenticates() ? () -> security.bearer(Security.REGISTRY_AUDIENCE) : null;
     }
 
-    /** A client with default options for the registry at {@code baseUrl} (e.g. http://host:8080). */
+    /**
+     * A client with default options for the registry at {@code baseUrl} (e.g. http://host:8080), or for several
+     * sharing one database ({@code http://a:8080,http://b:8080}): see {@link #builder}.
+     */
     public static RegistryClient create(String baseUrl) {
         return builder(baseUrl).build();
     }
 
     /**
-     * @throws IllegalArgumentException if baseUrl is not an http or https URL
+     * Starts a client of one registry, or of several that serve one database (PostgreSQL), given as base URLs
+     * separated by commas. With several, every call goes to the first that has not failed lately, and on to the
+     * next when it gives no answer ({@code UNREACHABLE}) or 502, 503 or 504; a refusal or a 500 is the database's
+     * answer, which every registry would give, and is not sent on. A URL that failed is tried after the others for
+     * a while (2 s, doubling to 32 s while it keeps failing). A registration sent on after no answer is made
+     * harmless to send twice: see {@link #register}. docs/registry.md, "Several registries".
+     *
+     * @param baseUrls {@code http://host:port} or {@code https://...}, or several separated by commas
+     * @throws IllegalArgumentException if an entry is empty, is not an http or https URL, or is given twice
      */
-    public static Builder builder(String baseUrl) {
-        return new Builder(baseUrl);
+    public static Builder builder(String baseUrls) {
+        return new Builder(baseUrls);
+    }
+
+    /**
+     * The base URLs of a list as {@link #builder} reads it: split at commas, blanks around each trimmed.
+     *
+     * @throws IllegalArgumentException if an entry is empty, is not an http or https URL, or is given twice
+     */
+    public static List<String> baseUrls(String baseUrls) {
+        Objects.requireNonNull(baseUrls, "baseUrls");
+        List<String> urls = new ArrayList<>();
+        String[] entries = baseUrls.split(",", -1);
+        for (int i = 0; i < entries.length; i++) {
+            String url = entries[i].trim();
+            if (url.isEmpty()) {
+                throw new IllegalArgumentException("registry URLs \"" + baseUrls + "\": entry " + (i + 1)
+                        + " is empty (give base URLs separated by commas)");
+            }
+            if (HttpUrl.parse(url) == null) {
+                throw new IllegalArgumentException("registry URL \"" + url + "\" is not an http or https URL");
+            }
+            if (urls.contains(url)) {
+                throw new IllegalArgumentException("registry URLs \"" + baseUrls + "\": " + url + " is given twice");
+            }
+            urls.add(url);
+        }
+        return urls;
     }
 
     /**
      * Registers an endpoint. A CONFLICT (409) means an exact name (or the asked-for nonce) is taken; with a
      * {@link Registration#takeover()}, that another identity holds it or that it is no longer at the host and port
      * given. A registry older than takeovers refuses one with 400 (unknown field).
+     *
+     * <p>With several registries a registration that got no answer from one may have been stored by it, and is
+     * sent to the next. So that this is harmless: a registration without a name of its own (neither exact nor a
+     * nonce) gets a nonce chosen here, so that every registry is asked for the same name (when it is taken, another
+     * is chosen, as the registry does); and when a registry answers 409 for the name after another failed the call,
+     * the name is taken over from the registration of the same identity at this registration's own host and port,
+     * which is this call's (only one endpoint can listen there). Another holder keeps the name, and the 409 is
+     * thrown.
      */
     public Lease register(Registration r) throws RegistryException {
+        if (!registries.several() || r.exact() || r.nonce() != null) {
+            return registerNamed(r);
+        }
+        for (int attempt = 1;; attempt++) {
+            try {
+                return registerNamed(r.withNonce(nonce()));
+            } catch (RegistryException taken) {
+                if (taken.status() != 409 || attempt == NONCE_ATTEMPTS) {
+                    throw taken;
+                }
+            }
+        }
+    }
+
+    /** Registers, and with several registries takes the name back from this very call when one sent it on. */
+    private Lease registerNamed(Registration r) throws RegistryException {
+        try {
+            return post(r);
+        } catch (RegistryException taken) {
+            if (taken.status() != 409 || taken.getSuppressed().length == 0) {
+                throw taken;
+            }
+            // sent on after a registry gave no answer: the name may be this call's own, stored by that registry
+            try {
+                return post(r.withTakeover(new Registration.Takeover(r.host(), r.port())));
+            } catch (RegistryException refused) {
+                if (refused.status() == 409 || refused.status() == 400) {
+                    throw taken; // held elsewhere (or a registry older than takeovers): the name is taken
+                }
+                throw refused;
+            }
+        }
+    }
+
+    private static String nonce() {
+        char[] nonce = new char[NONCE_LENGTH];
+        for (int i = 0; i < nonce.length; i++) {
+            nonce[i] = NONCE_ALPHABET[RANDOM.nextInt(NONCE_ALPHABET.length)];
+        }
+        return new String(nonce);
+    }
+
+    private Lease post(Registration r) throws RegistryException {
         ObjectNode body = Json.MAPPER.createObjectNode().put("label", r.label()).put("kind", r.kind().wireName())
                 .put("domain", r.domain()).put("host", r.host()).put("port", r.port()).put("exact", r.exact());
         if (r.nonce() != null) {
@@ -90,13 +193,13 @@ public final class RegistryClient {
         }
         ObjectNode attributes = body.putObject("attributes");
         r.attributes().forEach(attributes::put);
-        JsonNode answer = call(request(url("endpoints")).post(json(body)));
+        JsonNode answer = call("POST", json(body), "endpoints");
         return new Lease(field(answer, "name").asText(), instant(answer, "expiresAt"));
     }
 
     /** Renews a lease for its original length. NOT_FOUND (404) means it had expired: register again. */
     public Lease renew(String name) throws RegistryException {
-        JsonNode answer = call(request(url("endpoints", name, "lease")).put(RequestBody.create(new byte[0], null)));
+        JsonNode answer = call("PUT", EMPTY, "endpoints", name, "lease");
         return new Lease(name, instant(answer, "expiresAt"));
     }
 
@@ -106,7 +209,7 @@ public final class RegistryClient {
      * {@code attributes}); its owner is null when the registry does not say (one older than this client).
      */
     public EndpointInfo lookup(String name) throws RegistryException {
-        JsonNode e = call(request(url("endpoints", name)).get());
+        JsonNode e = call("GET", null, "endpoints", name);
         Map<String, String> attributes = new LinkedHashMap<>();
         JsonNode shown = e.get("attributes");
         if (shown != null) {
@@ -127,9 +230,12 @@ public final class RegistryClient {
                 instant(e, "registeredAt"), instant(e, "expiresAt"), attributes, owner);
     }
 
-    /** Removes an endpoint at once; NOT_FOUND (404) if it had gone already. */
+    /**
+     * Removes an endpoint at once; NOT_FOUND (404) if it had gone already (with several registries, perhaps removed
+     * by one that gave no answer: the exception's suppressed failures say so).
+     */
     public void unregister(String name) throws RegistryException {
-        call(request(url("endpoints", name)).delete());
+        call("DELETE", EMPTY, "endpoints", name);
     }
 
     /**
@@ -143,13 +249,13 @@ public final class RegistryClient {
         if (lease != null) {
             body.put("leaseSeconds", lease.toSeconds());
         }
-        JsonNode answer = call(request(url("domains")).post(json(body)));
+        JsonNode answer = call("POST", json(body), "domains");
         return new Lease(domain, instant(answer, "expiresAt"));
     }
 
     /** Looks up a live domain; NOT_FOUND (404) when there is none by that name. */
     public DomainInfo lookupDomain(String domain) throws RegistryException {
-        JsonNode d = call(request(url("domains", domain)).get());
+        JsonNode d = call("GET", null, "domains", domain);
         return new DomainInfo(field(d, "domain").asText(), field(d, "url").isNull() ? null : d.get("url").asText(),
                 field(d, "via").isNull() ? null : d.get("via").asText(), instant(d, "registeredAt"),
                 instant(d, "expiresAt"));
@@ -160,7 +266,7 @@ public final class RegistryClient {
      * than this client, which says neither, answers zero for both.
      */
     public Health health() throws RegistryException {
-        JsonNode h = call(request(url("health")).get());
+        JsonNode h = call("GET", null, "health");
         return new Health(h.path("status").asText("up"), Duration.ofSeconds(h.path("uptimeSeconds").asLong(0)),
                 Duration.ofSeconds(h.path("defaultLeaseSeconds").asLong(0)));
     }
@@ -177,12 +283,12 @@ public final class RegistryClient {
 
     /** Removes a domain's registration. */
     public void unregisterDomain(String domain) throws RegistryException {
-        call(request(url("domains", domain)).delete());
+        call("DELETE", EMPTY, "domains", domain);
     }
 
     /** Runs one SELECT over the registry's views (see protocol.md section 7). */
     public QueryResult query(String sql) throws RegistryException {
-        JsonNode answer = call(request(url("query")).post(RequestBody.create(sql, SQL)));
+        JsonNode answer = call("POST", RequestBody.create(sql, SQL), "query");
         List<String> columns = new ArrayList<>();
         field(answer, "columns").forEach(c -> columns.add(c.asText()));
         List<List<Object>> rows = new ArrayList<>();
@@ -204,21 +310,23 @@ public final class RegistryClient {
         }
     }
 
-    private HttpUrl url(String... segments) {
-        HttpUrl.Builder b = api.newBuilder();
-        for (String s : segments) {
-            b.addPathSegment(s);
-        }
-        return b.build();
+    /** Makes a call at the registries in turn ({@link Failover}); {@code body} null for GET. */
+    private JsonNode call(String method, RequestBody body, String... segments) throws RegistryException {
+        return registries.call(api -> exchange(api, request(api, method, body, segments)));
     }
 
-    private Request.Builder request(HttpUrl url) {
-        Request.Builder b = new Request.Builder().url(url).header("Accept", "application/json");
+    private Request request(HttpUrl api, String method, RequestBody body, String... segments) {
+        HttpUrl.Builder url = api.newBuilder();
+        for (String s : segments) {
+            url.addPathSegment(s);
+        }
+        Request.Builder b = new Request.Builder().url(url.build()).method(method, body)
+                .header("Accept", "application/json");
         String credentials = authorization == null ? null : authorization.get();
         if (credentials != null) {
             b.header("Authorization", credentials);
         }
-        return b;
+        return b.build();
     }
 
     private static RequestBody json(ObjectNode body) {
@@ -239,8 +347,8 @@ public final class RegistryClient {
         return value;
     }
 
-    private JsonNode call(Request.Builder builder) throws RegistryException {
-        Request request = builder.build();
+    /** One attempt of a call, at the registry whose API is at {@code api}. */
+    private JsonNode exchange(HttpUrl api, Request request) throws RegistryException {
         String what = request.method() + " " + request.url().encodedPath();
         try (Response response = http.newCall(request).execute()) {
             ResponseBody body = response.body();
@@ -279,26 +387,30 @@ public final class RegistryClient {
 
     /** Options for {@link RegistryClient}. */
     public static final class Builder {
-        private final HttpUrl api;
+        /** The API URLs, in the order given. */
+        private final List<HttpUrl> apis = new ArrayList<>();
         private OkHttpClient http = new OkHttpClient();
         private Duration timeout = Duration.ofSeconds(10);
         private Supplier<String> token;
         private Security security = Security.insecure();
 
-        private Builder(String baseUrl) {
-            HttpUrl base = HttpUrl.parse(Objects.requireNonNull(baseUrl, "baseUrl"));
-            if (base == null) {
-                throw new IllegalArgumentException("registry URL \"" + baseUrl + "\" is not an http or https URL");
+        private Builder(String baseUrls) {
+            for (String url : baseUrls(Objects.requireNonNull(baseUrls, "baseUrl"))) {
+                HttpUrl base = HttpUrl.get(url);
+                HttpUrl.Builder b = base.newBuilder();
+                for (String s : API_PATH.substring(1).split("/")) {
+                    b.addPathSegment(s);
+                }
+                String path = base.encodedPath();
+                apis.add(path.endsWith(API_PATH) || path.endsWith(API_PATH + "/") ? base : b.build());
             }
-            HttpUrl.Builder b = base.newBuilder();
-            for (String s : API_PATH.substring(1).split("/")) {
-                b.addPathSegment(s);
-            }
-            String path = base.encodedPath();
-            this.api = path.endsWith(API_PATH) || path.endsWith(API_PATH + "/") ? base : b.build();
         }
 
-        /** The limit on each call, connect to last byte. Default 10 s; must exceed the registry's query timeout. */
+        /**
+         * The limit on each call, connect to last byte. Default 10 s; must exceed the registry's query timeout.
+         * With several registries it is the limit of each attempt, and connecting to one takes at most 3 s (then
+         * the next is tried), so that an unreachable host holds a call up for seconds, not for the whole limit.
+         */
         public Builder timeout(Duration timeout) {
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("timeout " + timeout + " is not positive");
@@ -332,14 +444,16 @@ public final class RegistryClient {
         }
 
         /**
-         * @throws IllegalArgumentException if the URL is not https while the security is on or a
+         * @throws IllegalArgumentException if a URL is not https while the security is on or a
          *     {@link #bearerToken} is given: a credential would cross the network in plaintext. Nothing was sent.
          */
         public RegistryClient build() {
-            if (!api.isHttps() && (security.authenticates() || token != null)) {
-                throw new IllegalArgumentException("registry URL " + api + ": expected scheme 'https' but was '"
-                        + api.scheme() + "' (" + (token != null ? "a bearer token is given" : "security is on")
-                        + ": credentials must not cross the network in plaintext)");
+            for (HttpUrl api : apis) {
+                if (!api.isHttps() && (security.authenticates() || token != null)) {
+                    throw new IllegalArgumentException("registry URL " + api + ": expected scheme 'https' but was '"
+                            + api.scheme() + "' (" + (token != null ? "a bearer token is given" : "security is on")
+                            + ": credentials must not cross the network in plaintext)");
+                }
             }
             return new RegistryClient(this);
         }
