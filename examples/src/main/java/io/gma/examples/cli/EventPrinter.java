@@ -1,5 +1,6 @@
 package io.gma.examples.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.client.Incoming;
@@ -11,7 +12,8 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.Base64;
 
 /**
@@ -36,6 +38,8 @@ final class EventPrinter implements MessageHandler {
     }
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Always with its milliseconds: LocalTime's own text leaves out a fraction of zero. */
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 
     private final PrintWriter out;
     private final Format format;
@@ -47,31 +51,35 @@ final class EventPrinter implements MessageHandler {
 
     @Override
     public void onMessage(Incoming m) throws Exception {
-        String text = utf8(m.data());
-        String printed;
-        if (format == Format.JSON) {
-            ObjectNode line = MAPPER.createObjectNode().put("time", Instant.now().toString()).put("from", m.from());
-            if (text != null) {
-                line.put("data", text);
-            } else {
-                line.put("base64", Base64.getEncoder().encodeToString(m.data()));
-            }
-            printed = MAPPER.writeValueAsString(line) + "\n";
-        } else if (format == Format.RAW) {
-            printed = raw(m.data());
-        } else {
-            StringBuilder b = new StringBuilder();
-            String prefix = LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " " + m.from() + ": ";
-            String body = text != null ? text.strip() : "(" + m.data().length + " bytes, not UTF-8)";
-            for (String line : body.split("\n", -1)) {
-                b.append(prefix).append(line).append('\n');
-            }
-            printed = b.toString();
-        }
+        String printed = shape(format, Instant.now(), m.from(), m.data());
         synchronized (out) {
             out.print(printed);
             out.flush();
         }
+    }
+
+    /** What a message from {@code from} that arrived {@code at} prints as, in {@code format}. */
+    static String shape(Format format, Instant at, String from, byte[] data) throws JsonProcessingException {
+        String text = utf8(data);
+        if (format == Format.JSON) {
+            ObjectNode line = MAPPER.createObjectNode().put("time", at.toString()).put("from", from);
+            if (text != null) {
+                line.put("data", text);
+            } else {
+                line.put("base64", Base64.getEncoder().encodeToString(data));
+            }
+            return MAPPER.writeValueAsString(line) + "\n";
+        }
+        if (format == Format.RAW) {
+            return raw(data);
+        }
+        StringBuilder b = new StringBuilder();
+        String prefix = TIME.format(LocalTime.ofInstant(at, ZoneId.systemDefault())) + " " + from + ": ";
+        String body = text != null ? text.strip() : "(" + data.length + " bytes, not UTF-8)";
+        for (String line : body.split("\n", -1)) {
+            b.append(prefix).append(line).append('\n');
+        }
+        return b.toString();
     }
 
     /** {@link Format#RAW}'s shape of {@code data}. */
