@@ -331,7 +331,9 @@ public final class EndpointBuilder<T> {
 
     /**
      * Runs the message handler on this executor (a virtual-thread executor on Java 21+ fits). Default none: the
-     * handler runs on the link's I/O thread and must not block.
+     * handler runs on the link's I/O thread, which it holds up while it runs: the link then reads nothing more,
+     * which holds its peer back once the peer's send queue is full, but its ACKs and keepalive go on, sent for it
+     * (docs/CONCURRENCY.md), so a slow handler never makes the peer take this endpoint for dead.
      */
     public EndpointBuilder<T> executor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");
