@@ -462,7 +462,7 @@ public final class Link implements Runnable {
     private void closeChannel() {
         state = State.CLOSED;
         StallGuard.release(this);
-        handshake.release();
+        handshake.linkClosed();
         try {
             selector.close();
         } catch (IOException ignored) {
