@@ -279,7 +279,11 @@ final class Connector {
     /** Schedules the one next attempt: at once after a link that worked, after the back-off otherwise. */
     private void retry(Peer peer, IOException why, boolean linkWorked) {
         long delay = peer.failedAttempt(linkWorked);
-        if (peer == uplink && !linkWorked) {
+        if (peer == uplink && why instanceof LinkException full && full.code() == ErrorCode.QUEUE_FULL) {
+            // the PC servlet has its --max-links open (or this endpoint its maxLinks): it runs, with no room now
+            LOG.warn("{}: no room for the uplink to the PC servlet at {} ({}); trying again in {} ms", name,
+                    config.pcServlet.getHostString() + ":" + config.pcServlet.getPort(), why.getMessage(), delay);
+        } else if (peer == uplink && !linkWorked) {
             // without its uplink the endpoint reaches no other domain: the operator must hear of it, each try
             LOG.warn("{}: cannot reach the PC servlet at {} ({}): is gma pc running there, and is that its"
                     + " --uplink-port? Trying again in {} ms", name, config.pcServlet.getHostString() + ":"

@@ -38,7 +38,8 @@ final class Counters {
                 queuedMessages, queuedBytes, link.waits() + receiptWaits.sum() + outboxWaits.sum(), link.drops(),
                 link.rejected() + receiptRejections.sum() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(),
                 link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
-                link.handshakesMalformed(), link.handshakesTimedOut(), refusedAnswers.sum(), receiptsAwaited,
-                receiptsTimedOut.sum(), receiptsGivenUp.sum(), outbox[0], outbox[1], outbox[2], outbox[3]);
+                link.handshakesMalformed(), link.handshakesTimedOut(), link.linksOverLimit(), refusedAnswers.sum(),
+                receiptsAwaited, receiptsTimedOut.sum(), receiptsGivenUp.sum(), outbox[0], outbox[1], outbox[2],
+                outbox[3]);
     }
 }

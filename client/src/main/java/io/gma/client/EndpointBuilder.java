@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.LinkLimit;
 import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.Kind;
 import io.gma.security.Security;
@@ -53,6 +54,7 @@ public final class EndpointBuilder<T> {
     Duration pingInterval = Duration.ofSeconds(15);
     Duration lease = Duration.ofSeconds(30);
     int maxMessageBytes = 16 << 20;
+    int maxLinks = LinkLimit.DEFAULT_MAX;
     Executor executor;
     MessageHandler handler;
     /** How long a receipt is awaited; null: none is asked for (the default). */
@@ -334,8 +336,25 @@ public final class EndpointBuilder<T> {
     }
 
     /**
+     * The most links this endpoint holds open at once, to and from its peers and its uplink together,
+     * 1..1,000,000. Default 10,000. A peer's link past it is refused at HELLO with {@code ERROR QUEUE_FULL} (it
+     * keeps its messages and tries again after its back-off), a link this endpoint opens past it is closed as it
+     * opens (its messages wait likewise), and the links open go on; both are counted
+     * ({@link EndpointStats#linksOverLimit}). Each link holds a socket, so the process's open-file limit must be
+     * higher (docs/configuration.md, "Limits").
+     *
+     * @throws IllegalArgumentException if {@code links} is outside 1..1,000,000
+     */
+    public EndpointBuilder<T> maxLinks(int links) {
+        this.maxLinks = LinkLimit.check(links);
+        return this;
+    }
+
+    /**
      * Runs the message handler on this executor (a virtual-thread executor on Java 21+ fits). Default none: the
-     * handler runs on the link's I/O thread and must not block.
+     * handler runs on the link's I/O thread, which it holds up while it runs: the link then reads nothing more,
+     * which holds its peer back once the peer's send queue is full, but its ACKs and keepalive go on, sent for it
+     * (docs/CONCURRENCY.md), so a slow handler never makes the peer take this endpoint for dead.
      */
     public EndpointBuilder<T> executor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");

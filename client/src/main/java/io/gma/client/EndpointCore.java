@@ -2,6 +2,7 @@ package io.gma.client;
 
 import io.gma.internal.link.HandshakeAdmission;
 import io.gma.internal.link.LinkConfig;
+import io.gma.internal.link.LinkLimit;
 import io.gma.internal.link.LinkListener;
 import io.gma.internal.link.Peer;
 import io.gma.internal.spool.SpoolStats;
@@ -87,7 +88,8 @@ final class EndpointCore implements AutoCloseable {
         timer.setRemoveOnCancelPolicy(true);
         this.connecting = Executors.newCachedThreadPool(Threads.numbered(prefix + "-connect-"));
         this.peers = new Peers(name, config, counters.link);
-        LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link);
+        LinkConfig links = new LinkConfig(name, name, config.security, codec, config.pingInterval, counters.link,
+                new LinkLimit(config.maxLinks));
         this.connector = new Connector(config, links, registry, lease.grace(), peers, counters, timer, connecting,
                 this::listenerFor, this::unreachable);
         SequenceNumbers numbers = spool != null ? spool.sequence()

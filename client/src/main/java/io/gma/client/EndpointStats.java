@@ -26,6 +26,8 @@ package io.gma.client;
  *     HELLO first
  * @param handshakesTimedOut accepted links closed because their handshake (TLS and HELLO) was not over
  *     within 5 s
+ * @param linksOverLimit links refused because this endpoint had {@link EndpointBuilder#maxLinks} open: a peer's,
+ *     answered {@code ERROR QUEUE_FULL} at HELLO, or one it opened, closed as it opened
  * @param refusedAnswers REPLYs and ERRORs refused because they came from another than the endpoint the request
  *     went to (or, for an ERROR, this endpoint's own PC servlet): forged answers, not delivered; receipts
  *     likewise
@@ -44,6 +46,7 @@ package io.gma.client;
 public record EndpointStats(long messagesOut, long bytesOut, long messagesIn, long bytesIn, long queuedMessages,
         long queuedBytes, long waits, long drops, long rejected, long reconnects, long duplicates,
         long connectionsOverCap, long handshakesUnauthorized, long handshakesTooLarge, long handshakesMalformed,
-        long handshakesTimedOut, long refusedAnswers, long receiptsAwaited, long receiptsTimedOut,
-        long receiptsGivenUp, long outboxMessages, long outboxBytes, long outboxRecovered, long outboxDamaged) {
+        long handshakesTimedOut, long linksOverLimit, long refusedAnswers, long receiptsAwaited,
+        long receiptsTimedOut, long receiptsGivenUp, long outboxMessages, long outboxBytes, long outboxRecovered,
+        long outboxDamaged) {
 }

@@ -200,6 +200,9 @@ final class MetricsServer implements AutoCloseable {
         byReason.put("timeout", s.handshakesTimedOut());
         byReason.forEach((reason, n) -> PrometheusText.sample(out, refused, endpoint + ","
                 + PrometheusText.label("reason", reason), n));
+        counter(out, "links_over_limit", "Links refused because maxLinks were open: a peer's, answered ERROR"
+                + " QUEUE_FULL at HELLO, or one this endpoint opened, closed as it opened", endpoint,
+                s.linksOverLimit());
         counter(out, "refused_answers", "REPLYs, ERRORs and receipts refused because they came from another than"
                 + " the endpoint the request went to", endpoint, s.refusedAnswers());
         gauge(out, "receipts_awaited", "Messages whose receipt is awaited now", endpoint, s.receiptsAwaited());

@@ -50,6 +50,23 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} with {@code jvmOptions} (such as -Xmx64m) and {@code args}. */
     public static ChildJvm start(List<String> jvmOptions, String mainClass, List<String> args) throws IOException {
+        return new ChildJvm(new ProcessBuilder(command(jvmOptions, mainClass, args)).redirectErrorStream(true)
+                .start());
+    }
+
+    /**
+     * As {@link #start}, with the process's open-file limit, soft and hard, at {@code openFiles} (through a POSIX
+     * shell's {@code ulimit -n}).
+     */
+    public static ChildJvm startWithOpenFiles(int openFiles, List<String> jvmOptions, String mainClass,
+            List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("sh", "-c", "ulimit -n " + openFiles + " && exec \"$@\"",
+                "sh"));
+        command.addAll(command(jvmOptions, mainClass, args));
+        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    private static List<String> command(List<String> jvmOptions, String mainClass, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -57,7 +74,7 @@ public final class ChildJvm implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
         command.addAll(args);
-        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+        return command;
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +29,8 @@ class QueuePolicyTest {
 
     private DirectFixture fixture;
     private Consumer slow;
+    /** While set, the consumer's handler waits on it: it takes nothing, and acknowledges nothing more. */
+    private volatile CountDownLatch stopped;
     private final AtomicLong maxQueued = new AtomicLong();
 
     @BeforeEach
@@ -35,6 +38,10 @@ class QueuePolicyTest {
         fixture = new DirectFixture();
         slow = fixture.consumer("slow").onMessage(m -> {
             if (m.command() == Command.DATA) {
+                CountDownLatch s = stopped;
+                if (s != null) {
+                    s.await(30, TimeUnit.SECONDS);
+                }
                 Thread.sleep(10); // a deliberate pause, not a wait: 100 messages a second, on the link's own thread,
                 // which stops reading meanwhile
             }
@@ -85,6 +92,9 @@ class QueuePolicyTest {
 
     @Test
     void blockWaitsThenFails() throws Exception {
+        // a consumer that takes 100 a second acknowledges each message as it takes it, so a BLOCK send gets room
+        // within tens of ms: this one stops taking, and room never comes
+        stopped = new CountDownLatch(1);
         try (Producer p = producer(FullQueuePolicy.BLOCK)) {
             EndpointException full = null;
             long waited = 0;
@@ -103,6 +113,8 @@ class QueuePolicyTest {
             assertTrue(waited >= 290, "failed after " + waited + " ms, blockTimeout is 300 ms");
             assertTrue(p.stats().waits() >= 1);
             assertTrue(maxQueued.get() <= LIMIT, "queued " + maxQueued.get() + " bytes, limit " + LIMIT);
+        } finally {
+            stopped.countDown();
         }
     }
 

@@ -83,6 +83,12 @@ public final class PcCommand implements Callable<Integer> {
             description = "Largest POST body sent or accepted (default ${DEFAULT-VALUE}).")
     int maxBatchBytes;
 
+    @Option(names = "--max-links", paramLabel = "N", defaultValue = "10000",
+            description = "The most uplinks open at once; past it, an endpoint's uplink is refused with ERROR"
+                    + " QUEUE_FULL and tries again after its back-off (default ${DEFAULT-VALUE}). The open-file limit"
+                    + " (ulimit -n) must be higher.")
+    int maxLinks;
+
     @Option(names = "--linger-ms", paramLabel = "MS", defaultValue = "0",
             description = "How long a batch waits for more messages (default ${DEFAULT-VALUE}: batches form while"
                     + " the previous POST is in flight).")
@@ -218,6 +224,7 @@ public final class PcCommand implements Callable<Integer> {
             PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
+                    .maxLinks(maxLinks)
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))
                     .security(secure);
             if (via != null) {

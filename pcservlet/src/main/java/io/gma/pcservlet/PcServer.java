@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import io.gma.internal.link.LinkLimit;
 import io.gma.registry.DashboardServlet;
 import io.gma.registry.Https;
 import io.gma.security.Security;
@@ -144,6 +145,7 @@ public final class PcServer implements AutoCloseable {
         private long maxTotalBytes = 64L << 20;
         private long maxEndpointBytes = 8L << 20;
         private int maxBatchBytes = 16 << 20;
+        private int maxLinks = LinkLimit.DEFAULT_MAX;
         private Duration linger = Duration.ZERO;
         private Duration retryAfter = Duration.ofSeconds(1);
         private Duration drainTimeout = Duration.ofSeconds(5);
@@ -227,6 +229,19 @@ public final class PcServer implements AutoCloseable {
         /** The largest POST body sent or accepted; default 16 MiB. */
         public Builder maxBatchBytes(int bytes) {
             this.maxBatchBytes = (int) atLeast(bytes, 1024, "maxBatchBytes");
+            return this;
+        }
+
+        /**
+         * The most uplinks open at once, 1..1,000,000; default 10,000. An endpoint's uplink past it is refused at
+         * HELLO with {@code ERROR QUEUE_FULL}: the endpoint keeps its messages and tries again after its back-off,
+         * and the uplinks open go on (counted: {@code gma_pc_uplinks_over_limit_total}). Each uplink holds a
+         * socket, so the process's open-file limit must be higher (docs/configuration.md, "Limits").
+         *
+         * @throws IllegalArgumentException if {@code links} is outside 1..1,000,000
+         */
+        public Builder maxLinks(int links) {
+            this.maxLinks = LinkLimit.check(links);
             return this;
         }
 
@@ -318,7 +333,7 @@ public final class PcServer implements AutoCloseable {
 
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
-                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, linger, retryAfter,
+                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxLinks, linger, retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
                     registryGrace);

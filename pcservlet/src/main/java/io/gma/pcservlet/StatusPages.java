@@ -142,6 +142,8 @@ final class StatusPages {
                 + " malformed, timeout (handshake not over within 5 s)");
         uplinkRefusals(uplinks).forEach((reason, n) -> PrometheusText.sample(out, "gma_pc_uplink_refused_total",
                 PrometheusText.label("reason", reason), n));
+        counter(out, "gma_pc_uplinks_over_limit_total", "Uplinks refused with ERROR QUEUE_FULL at HELLO because"
+                + " --max-links were open", uplinks.linksOverLimit());
         m.histogram(out, "gma_pc_post_seconds", "Round trip of each POST to another domain");
         SpoolStats spool = node.spooling().stats();
         if (spool != null) {

@@ -7,6 +7,7 @@ import io.gma.internal.link.Link;
 import io.gma.internal.link.LinkConfig;
 import io.gma.internal.link.LinkCounters;
 import io.gma.internal.link.LinkException;
+import io.gma.internal.link.LinkLimit;
 import io.gma.internal.link.LinkListener;
 import io.gma.internal.link.NameGuard;
 import io.gma.internal.link.Peer;
@@ -102,9 +103,10 @@ final class UplinkServer implements AutoCloseable {
      * @param maxParkedBytes what all uplinks together may park while the router is full
      * @param maxMessageBytes the largest message an uplink may carry
      * @param pingInterval how often an idle uplink is pinged
+     * @param maxLinks the most uplinks open at once ({@link LinkLimit})
      */
     record Config(String domain, String host, int port, Security security, RegistryClient registry,
-            long maxParkedBytes, int maxMessageBytes, Duration pingInterval) {
+            long maxParkedBytes, int maxMessageBytes, Duration pingInterval, int maxLinks) {
         Config {
             if (security.tls() != null && !security.tls().hasKey()) {
                 throw new IllegalStateException("security has TLS without a key store: uplinks need the PC"
@@ -119,7 +121,7 @@ final class UplinkServer implements AutoCloseable {
         /** Defaults but for the domain and security: for tests. */
         static Config of(String domain, Security security, RegistryClient registry) {
             return new Config(domain, "127.0.0.1", 0, security, registry, 64L << 20,
-                    WireCodec.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(15));
+                    WireCodec.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(15), LinkLimit.DEFAULT_MAX);
         }
     }
 
@@ -173,7 +175,7 @@ final class UplinkServer implements AutoCloseable {
         }
         this.ioThreads = new IoThreads("gma-" + name + "-uplink-");
         this.linkConfig = new LinkConfig(name, domain, security, WireCodec.withMaxMessageBytes(
-                config.maxMessageBytes()), config.pingInterval(), counters);
+                config.maxMessageBytes()), config.pingInterval(), counters, new LinkLimit(config.maxLinks()));
         room.onFreed(parking::resume);
     }
 

@@ -61,8 +61,8 @@ class PcCommandTest {
                 r.out());
         for (String option : new String[] {"--domain", "--registry", "--host", "--http-port", "--uplink-port",
                 "--url", "--via", "--max-queued-bytes", "--max-queued-messages", "--max-total-bytes",
-                "--max-endpoint-bytes", "--max-batch-bytes", "--linger-ms", "--drain-seconds", "--security",
-                "--identity", "--client-auth", "--rules", "--insecure", "--duration", "--verbose",
+                "--max-endpoint-bytes", "--max-batch-bytes", "--max-links", "--linger-ms", "--drain-seconds",
+                "--security", "--identity", "--client-auth", "--rules", "--insecure", "--duration", "--verbose",
                 "Here <COMMAND> is pc", "Exit status"}) {
             assertTrue(r.out().contains(option), option);
         }
@@ -103,6 +103,8 @@ class PcCommandTest {
                 "httpPort 70000 is outside 0..65535");
         assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--max-batch-bytes", "10"),
                 "maxBatchBytes 10 is under 1024");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--max-links", "0"),
+                "maxLinks 0 is outside 1..1000000 (default 10000)");
         assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--linger-ms", "2000"),
                 "linger PT2S is outside 0..1 s");
         assertBadArguments(run("--domain", "no such domain", "--registry", DEAD_REGISTRY),
@@ -187,7 +189,8 @@ class PcCommandTest {
         Settings s = parse("--domain", "east", "--registry", DEAD_REGISTRY, "--host", "::1", "--http-port", "0",
                 "--uplink-port", "0", "--url", "http://east.example:80/", "--max-queued-bytes", "5000",
                 "--max-queued-messages", "6", "--max-total-bytes", "7000", "--max-endpoint-bytes", "8000",
-                "--max-batch-bytes", "9000", "--linger-ms", "10", "--drain-seconds", "11").configured().settings();
+                "--max-batch-bytes", "9000", "--max-links", "12", "--linger-ms", "10", "--drain-seconds", "11")
+                .configured().settings();
         assertEquals("::1", s.host());
         assertEquals("http://east.example:80", s.publicUrl());
         assertEquals(5000, s.maxQueuedBytes());
@@ -195,6 +198,7 @@ class PcCommandTest {
         assertEquals(7000, s.maxTotalBytes());
         assertEquals(8000, s.maxEndpointBytes());
         assertEquals(9000, s.maxBatchBytes());
+        assertEquals(12, s.maxLinks());
         assertEquals(Duration.ofMillis(10), s.linger());
         assertEquals(Duration.ofSeconds(11), s.drainTimeout());
         assertEquals("east", parse("--domain", "lab", "--via", "east").configured().settings().via());
@@ -212,6 +216,7 @@ class PcCommandTest {
         assertEquals(builder.maxTotalBytes(), shown.maxTotalBytes());
         assertEquals(builder.maxEndpointBytes(), shown.maxEndpointBytes());
         assertEquals(builder.maxBatchBytes(), shown.maxBatchBytes());
+        assertEquals(builder.maxLinks(), shown.maxLinks());
         assertEquals(builder.linger(), shown.linger());
         assertEquals(builder.drainTimeout(), shown.drainTimeout());
     }

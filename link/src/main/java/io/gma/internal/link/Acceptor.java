@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Accepts connections on a listening socket until its owner closes, each an accepted {@link Link} handed to the
  * owner to start. A connection over a cap of the {@link HandshakeAdmission} is closed at once, before a link, a
- * thread or a buffer is made for it, and counted ({@code connectionsOverCap}). Run it on a thread of its own.
+ * thread or a buffer is made for it, and counted ({@code connectionsOverCap}). Out of file descriptors, it pauses
+ * and tries again, and says so once ({@link OpenFileLimit}). Run it on a thread of its own.
  */
 public final class Acceptor implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Acceptor.class);
@@ -27,6 +28,7 @@ public final class Acceptor implements Runnable {
     private final Supplier<LinkListener> listeners;
     private final BooleanSupplier closed;
     private final Consumer<Link> start;
+    private final OpenFileLimit files;
 
     /**
      * @param listeners makes the listener of each accepted link
@@ -41,6 +43,7 @@ public final class Acceptor implements Runnable {
         this.listeners = listeners;
         this.closed = closed;
         this.start = start;
+        this.files = new OpenFileLimit(config.name(), config.limit());
     }
 
     @Override
@@ -60,6 +63,7 @@ public final class Acceptor implements Runnable {
                 Tls tls = config.security().tls();
                 start.accept(Link.accepted(config, listeners.get(), accepted, tls == null ? null : tls.serverEngine(),
                         ticket));
+                files.accepted(); // a link's selector takes descriptors too: only now is it over
             } catch (IOException ex) {
                 if (ticket != null) {
                     ticket.release();
@@ -68,7 +72,11 @@ public final class Acceptor implements Runnable {
                     closeQuietly(accepted);
                 }
                 if (!closed.getAsBoolean()) {
-                    LOG.warn("{}: accept failed: {}", config.name(), ex.getMessage());
+                    if (OpenFileLimit.isExhaustion(ex)) {
+                        files.exhausted(ex); // once, with the limit: not a line every pause
+                    } else {
+                        LOG.warn("{}: accept failed: {}", config.name(), ex.getMessage());
+                    }
                     try {
                         Thread.sleep(PAUSE_MILLIS); // out of file descriptors, say: do not spin
                     } catch (InterruptedException interrupted) {

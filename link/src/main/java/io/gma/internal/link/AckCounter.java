@@ -1,5 +1,7 @@
 package io.gma.internal.link;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -8,20 +10,40 @@ import java.util.concurrent.TimeUnit;
  * Counts are per link: an ACK says how many counted messages arrived on this link since it opened.
  *
  * <p>An ACK goes out after {@link #ACK_EVERY} counted messages, after {@link #ACK_EVERY_BYTES} of them, or
- * {@link #ACK_WITHIN_NANOS} after the first unacknowledged one, whichever comes first. I/O thread only, but
- * {@link #worked()}, which any thread may ask.
+ * {@link #ACK_WITHIN_NANOS} after the first unacknowledged one, whichever comes first.
+ *
+ * <p>Threads: the I/O thread counts what it received and takes the peer's ACKs. An ACK of what was received
+ * may also be taken by the {@link StallGuard}'s thread, while a handler holds the I/O thread up
+ * ({@link #acknowledgeAll} is the one method both call, under this object's monitor); so the counts are
+ * published as they change, with release stores, which cost the I/O thread nothing on x86, and read with
+ * acquire loads. {@link #worked()} any thread may ask.
  */
 final class AckCounter {
     static final int ACK_EVERY = 64;
     /** Also acknowledge every this many bytes: with large messages, 64 of them could be the whole send queue. */
     static final long ACK_EVERY_BYTES = 256 * 1024;
     static final long ACK_WITHIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final VarHandle RECEIVED;
+    private static final VarHandle RECEIVED_BYTES;
 
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            RECEIVED = l.findVarHandle(AckCounter.class, "received", long.class);
+            RECEIVED_BYTES = l.findVarHandle(AckCounter.class, "receivedBytes", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Written by the I/O thread only, bytes before count (release), so that a reader of a count sees its bytes. */
     private long received;
     private long receivedBytes;
-    private long ackSent;
-    private long ackSentBytes;
-    private long firstUnackedAt;
+    /** What the last ACK carried: written under the monitor, by either thread. */
+    private volatile long ackSent;
+    private volatile long ackSentBytes;
+    /** When the first message not acknowledged was taken; written before the count that makes it unacknowledged. */
+    private volatile long firstUnackedAt;
     private long acknowledgedByPeer;
     private volatile boolean worked;
 
@@ -30,8 +52,8 @@ final class AckCounter {
         if (received == ackSent) {
             firstUnackedAt = System.nanoTime();
         }
-        received++;
-        receivedBytes += bytes;
+        RECEIVED_BYTES.setRelease(this, receivedBytes + bytes);
+        RECEIVED.setRelease(this, received + 1);
     }
 
     /** {@code n} counted messages, {@code bytes} in all, taken later than they came; n is positive. */
@@ -39,23 +61,23 @@ final class AckCounter {
         if (received == ackSent) {
             firstUnackedAt = System.nanoTime();
         }
-        received += n;
-        receivedBytes += bytes;
+        RECEIVED_BYTES.setRelease(this, receivedBytes + bytes);
+        RECEIVED.setRelease(this, received + n);
     }
 
     /** Whether something taken is not acknowledged yet. */
     boolean unacknowledged() {
-        return received > ackSent;
+        return (long) RECEIVED.getAcquire(this) > ackSent;
     }
 
-    /** Whether enough messages or bytes wait for an ACK to send one now. */
+    /** I/O thread: whether enough messages or bytes wait for an ACK to send one now. */
     boolean due() {
         return received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES;
     }
 
     /** Whether the oldest message not acknowledged has waited its time, at {@code now}. */
     boolean dueBy(long now) {
-        return received > ackSent && now - firstUnackedAt >= ACK_WITHIN_NANOS;
+        return (long) RECEIVED.getAcquire(this) > ackSent && now - firstUnackedAt >= ACK_WITHIN_NANOS;
     }
 
     /** When an ACK is due by time, if something is not acknowledged. */
@@ -63,11 +85,18 @@ final class AckCounter {
         return firstUnackedAt + ACK_WITHIN_NANOS;
     }
 
-    /** An ACK is sent now: the count it carries. */
-    long acknowledgeAll() {
-        ackSent = received;
-        ackSentBytes = receivedBytes;
-        return received;
+    /**
+     * An ACK is sent now: the count it carries; -1 when nothing new is to be acknowledged (the other thread
+     * acknowledged it first).
+     */
+    synchronized long acknowledgeAll() {
+        long count = (long) RECEIVED.getAcquire(this);
+        if (count <= ackSent) {
+            return -1;
+        }
+        ackSentBytes = (long) RECEIVED_BYTES.getAcquire(this);
+        ackSent = count;
+        return count;
     }
 
     /**

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * {@link #MAX_DATA} (ERROR TOO_LARGE, then the link closes), the read and output buffers (and TLS's) are small,
  * and it all must be over within {@link Link#HANDSHAKE_NANOS}. The buffers grow to a stream's sizes when the
  * link opens. An accepted link counts against the {@link HandshakeAdmission} caps until then, and a refused one
- * is counted by why.
+ * is counted by why. As it opens, the link counts against its owner's {@link LinkLimit}: over it, an accepted
+ * link is refused with ERROR QUEUE_FULL, an outbound one is closed.
  *
  * <p>I/O thread only.
  */
@@ -48,6 +49,8 @@ final class Handshake {
     private final long startedAt = System.nanoTime();
     /** The handshake ended and the link opened. */
     private boolean over;
+    /** The link counts against the owner's {@link LinkLimit}, until it closes. */
+    private boolean counted;
 
     /** @param admitted an accepted link's ticket, released when the link opens or closes; null for none */
     Handshake(Link link, Transport transport, LinkWriter writer, LinkConfig config, LinkListener listener,
@@ -102,6 +105,12 @@ final class Handshake {
             if (m.command() != Command.WELCOME) {
                 throw new ProtocolException(ErrorCode.MALFORMED, "expected WELCOME, got " + m.command());
             }
+            String full = overLimit(link.describe());
+            if (full != null) {
+                // no ERROR to send: the peer took nothing yet; this side's messages wait for the next attempt
+                link.closeWith(new LinkException(ErrorCode.QUEUE_FULL, full));
+                return;
+            }
             open();
         } else {
             if (m.command() != Command.HELLO) {
@@ -119,6 +128,11 @@ final class Handshake {
             Refusal refused = listener.refusal(m, who);
             if (refused != null) {
                 refuse(m, refused.code(), refused.sentence());
+                return;
+            }
+            String full = overLimit(m.from());
+            if (full != null) {
+                answerAndClose(m, ErrorCode.QUEUE_FULL, full); // logged by the limit, at most once per 10 s
                 return;
             }
             link.authenticated(m.from(), who);
@@ -139,10 +153,28 @@ final class Handshake {
         listener.linkOpened(link);
     }
 
-    /** Answers HELLO with ERROR and closes. */
+    /**
+     * The link with {@code peer} is about to open: null when the owner's {@link LinkLimit} lets it (it counts
+     * there from now until {@link #linkClosed()}), else why not (the refusal is counted).
+     */
+    private String overLimit(String peer) {
+        if (config.limit().tryOpen()) {
+            counted = true;
+            return null;
+        }
+        config.counters().linksOverLimit.increment();
+        return config.limit().refused(config.name(), peer);
+    }
+
+    /** Answers HELLO with ERROR and closes, and logs it. */
     private void refuse(Message hello, ErrorCode code, String sentence) {
         LOG.info("{}: refused a link from {} (HELLO from \"{}\"): {} {}", config.name(), link.describe(),
                 hello.from(), code, sentence);
+        answerAndClose(hello, code, sentence);
+    }
+
+    /** Answers HELLO with ERROR and closes. */
+    private void answerAndClose(Message hello, ErrorCode code, String sentence) {
         writer.sendImmediate(Packed.make(0, Command.ERROR, config.name(), hello.from(),
                 new ErrorText(code, sentence).toBytes()));
         link.closeAfterRefusal(new LinkException(code, sentence));
@@ -176,6 +208,15 @@ final class Handshake {
     void release() {
         if (admitted != null) {
             admitted.release();
+        }
+    }
+
+    /** The link closed: it no longer counts against the caps, nor against its owner's {@link LinkLimit}. */
+    void linkClosed() {
+        release();
+        if (counted) {
+            counted = false;
+            config.limit().closed();
         }
     }
 

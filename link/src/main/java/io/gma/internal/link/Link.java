@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reading: the I/O thread decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
  * ACK every 64 messages or within 20 ms: {@link AckCounter}), and hands messages to its listener, which runs
- * handlers on this thread unless given an executor ({@link LinkReader}). Writing: {@link LinkWriter}; a send
- * costs no thread hop.
+ * handlers on this thread unless given an executor ({@link LinkReader}). While a handler holds the thread up,
+ * the {@link StallGuard} sends the ACKs and PINGs due in its place. Writing: {@link LinkWriter}; a send costs no
+ * thread hop.
  *
  * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
  *
@@ -231,6 +232,7 @@ public final class Link implements Runnable {
         state = State.OPEN;
         reader.opened();
         writer.openStream();
+        StallGuard.watch(this);
     }
 
     /** Records why the link ends, whatever was recorded before. */
@@ -365,13 +367,40 @@ public final class Link implements Runnable {
         reader.read();
     }
 
-    /** Acknowledges what was received and not acknowledged yet, if anything, once the peer has a name. */
+    /**
+     * Acknowledges what was received and not acknowledged yet, if anything, once the peer has a name. On the I/O
+     * thread, or the {@link StallGuard}'s.
+     */
     void sendAck() {
         if (!acks.unacknowledged() || peerName == null) {
             return;
         }
-        byte[] count = ByteBuffer.allocate(8).putLong(acks.acknowledgeAll()).array();
-        writer.sendImmediate(Packed.make(0, Command.ACK, name, peerName, count));
+        long count = acks.acknowledgeAll();
+        if (count < 0) {
+            return; // the other thread was first
+        }
+        writer.sendImmediate(Packed.make(0, Command.ACK, name, peerName, ByteBuffer.allocate(8).putLong(count)
+                .array()));
+    }
+
+    /**
+     * On the {@link StallGuard}'s thread, at {@code now}: what the I/O thread does at its deadlines, for an open
+     * link whose I/O thread let one pass by more than the guard's grace, as it does while a handler holds it up:
+     * the ACK of what was taken so far, and a PING when nothing was written for a ping interval. Either may go
+     * out twice, if the I/O thread comes back at that moment; the peer takes an ACK's count once, and a PING is
+     * only answered.
+     */
+    void guard(long now) {
+        if (state != State.OPEN) {
+            return;
+        }
+        if (acks.dueBy(now - StallGuard.GRACE_NANOS)) {
+            sendAck();
+        }
+        if (now - writer.lastWriteAt() >= pingNanos + StallGuard.GRACE_NANOS) {
+            writer.pinged(now);
+            writer.sendImmediate(Packed.make(0, Command.PING, name, peerName, new byte[0]));
+        }
     }
 
     // ---------------------------------------------------------------- closing
@@ -432,7 +461,8 @@ public final class Link implements Runnable {
 
     private void closeChannel() {
         state = State.CLOSED;
-        handshake.release();
+        StallGuard.release(this);
+        handshake.linkClosed();
         try {
             selector.close();
         } catch (IOException ignored) {

@@ -17,9 +17,10 @@ import java.util.Objects;
  * @param codec the limits of what its links decode
  * @param pingInterval a PING after this long without traffic; a peer silent for three is dead
  * @param counters where its links and queues count
+ * @param limit the most links it holds open at once, both ways
  */
 public record LinkConfig(String name, String audience, Security security, WireCodec codec, Duration pingInterval,
-        LinkCounters counters) {
+        LinkCounters counters, LinkLimit limit) {
     /**
      * @throws NullPointerException if a value is null
      * @throws IllegalArgumentException if pingInterval is not positive
@@ -30,6 +31,7 @@ public record LinkConfig(String name, String audience, Security security, WireCo
         Objects.requireNonNull(security, "security");
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(counters, "counters");
+        Objects.requireNonNull(limit, "limit");
         if (pingInterval.isNegative() || pingInterval.isZero()) {
             throw new IllegalArgumentException("pingInterval " + pingInterval + " is not positive");
         }

@@ -19,6 +19,7 @@ public final class LinkCounters {
     final LongAdder handshakesTooLarge = new LongAdder();
     final LongAdder handshakesMalformed = new LongAdder();
     final LongAdder handshakesTimedOut = new LongAdder();
+    final LongAdder linksOverLimit = new LongAdder();
 
     /** Counted messages written to peers, resends included. */
     public long messagesOut() {
@@ -78,5 +79,10 @@ public final class LinkCounters {
     /** Accepted links closed because their handshake was not over in time. */
     public long handshakesTimedOut() {
         return handshakesTimedOut.sum();
+    }
+
+    /** Links refused, accepted or outbound, because the owner had its most open ({@link LinkLimit}). */
+    public long linksOverLimit() {
+        return linksOverLimit.sum();
     }
 }

@@ -49,7 +49,7 @@ final class LinkReader {
         this.name = config.name();
     }
 
-    /** When something was last read (System.nanoTime). */
+    /** When what was last read was handled (System.nanoTime). */
     long lastReadAt() {
         return lastReadAt;
     }
@@ -87,7 +87,6 @@ final class LinkReader {
         if (n == 0) {
             return false;
         }
-        lastReadAt = System.nanoTime();
         counters.bytesIn.add(n);
         buffer.flip();
         messagesRead = 0;
@@ -101,6 +100,9 @@ final class LinkReader {
                 }
             }
         });
+        // when what was read is handled, not when it came: a handler that held this thread up for longer than
+        // three ping intervals must not make the peer look dead (what it sent meanwhile waits unread)
+        lastReadAt = System.nanoTime();
         counters.messagesIn.add(messagesRead);
         if (bad[0] != null) {
             throw bad[0];

@@ -1,0 +1,100 @@
+package io.gma.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A handler that takes 100 ms a message, on the link's I/O thread (no executor), behind a burst that arrives in
+ * one read: ACKs go on as messages are taken, so the producer never takes the consumer for dead, nothing is
+ * resent, and nothing reaches dedup twice (issue 22).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SlowHandlerTest {
+    /** Three intervals of silence make a peer dead: 1.2 s, against 3 s of handling. */
+    private static final Duration PING = Duration.ofMillis(400);
+    private static final int MESSAGES = 30;
+    private static final long HANDLER_MILLIS = 100;
+    /**
+     * Messages taken and not yet acknowledged at the producer as a handler starts, at most: 500 ms of them, for a
+     * busy machine (an ACK follows a take within about 35 ms).
+     */
+    private static final int ACK_SLACK = 5;
+
+    @Test
+    void aHandlerOf100MillisecondsAMessageKeepsAcksFlowingAndNothingIsResent() throws Exception {
+        try (DirectFixture f = new DirectFixture()) {
+            slowHandler(f);
+        }
+    }
+
+    @Test
+    void overTlsToo() throws Exception {
+        try (TlsFixture f = new TlsFixture()) {
+            slowHandler(f);
+        }
+    }
+
+    /** The consumer's handler takes 100 ms a message, behind a burst: ACKs follow, nothing is resent. */
+    private static void slowHandler(Fixture f) throws Exception {
+        List<Sent> sent = new ArrayList<>();
+        List<Long> order = new ArrayList<>();
+        List<String> late = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(MESSAGES);
+        try (Consumer slow = f.consumer("slow").pingInterval(PING).onMessage(m -> {
+                    long k = ByteBuffer.wrap(m.data()).getLong();
+                    // every message taken 500 ms ago or more is acknowledged by now: an ACK follows each take
+                    long acked = acknowledged(sent);
+                    if (acked < k - ACK_SLACK) {
+                        late.add("as message " + k + " was handled, only " + acked + " were acknowledged");
+                    }
+                    order.add(k);
+                    Thread.sleep(HANDLER_MILLIS); // a deliberate pause: the handler is slow
+                    done.countDown();
+                }).build();
+                Producer p = f.producer("p").pingInterval(PING).build()) {
+            synchronized (sent) {
+                // queued together, before the link opens: the link writes them at once, and they arrive in one read
+                for (long k = 0; k < MESSAGES; k++) {
+                    sent.add(p.send(slow.name(), ByteBuffer.allocate(64).putLong(k).array()));
+                }
+            }
+            assertTrue(done.await(30, TimeUnit.SECONDS), "handled " + order.size() + " of " + MESSAGES);
+            sent.get(MESSAGES - 1).acknowledged().get(5, TimeUnit.SECONDS);
+            List<Long> expected = new ArrayList<>();
+            for (long k = 0; k < MESSAGES; k++) {
+                expected.add(k);
+            }
+            assertEquals(expected, order, "each message once, in order");
+            assertEquals(List.of(), late, "ACKs must follow what the handler took");
+            EndpointStats producer = p.stats();
+            EndpointStats consumer = slow.stats();
+            assertEquals(0, producer.reconnects(), "the producer took the consumer for dead: " + producer);
+            assertEquals(0, consumer.reconnects(), "the consumer took the producer for dead: " + consumer);
+            assertEquals(MESSAGES, producer.messagesOut(), "resent: " + producer);
+            assertEquals(0, consumer.duplicates(), "duplicates reached dedup: " + consumer);
+        }
+    }
+
+    /** How many of {@code sent}, from the first, are acknowledged. */
+    private static long acknowledged(List<Sent> sent) {
+        synchronized (sent) {
+            long n = 0;
+            for (Sent s : sent) {
+                if (!s.acknowledged().isDone()) {
+                    break;
+                }
+                n++;
+            }
+            return n;
+        }
+    }
+}

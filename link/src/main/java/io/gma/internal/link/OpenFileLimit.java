@@ -1,0 +1,71 @@
+package io.gma.internal.link;
+
+import com.sun.management.UnixOperatingSystemMXBean;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The process's open-file limit, as one accept loop meets it. "Too many open files" (EMFILE, or ENFILE for the
+ * whole system) is logged once as it begins, at ERROR, with the limit and what to raise, and once as it ends;
+ * in between the loop pauses and tries again, quietly, so that the process goes on serving the links it has and
+ * takes new ones as soon as descriptors are free. The connections that wait meanwhile stay in the listen backlog.
+ *
+ * <p>The accept loop's thread only.
+ */
+final class OpenFileLimit {
+    private static final Logger LOG = LoggerFactory.getLogger(OpenFileLimit.class);
+
+    private final String owner;
+    private final LinkLimit links;
+    /** Accepts failed for want of descriptors since it began; 0: it has not. */
+    private long failures;
+
+    /**
+     * @param owner who accepts, as its logs name it
+     * @param links its link limit, named in the advice
+     */
+    OpenFileLimit(String owner, LinkLimit links) {
+        this.owner = owner;
+        this.links = links;
+    }
+
+    /** Whether {@code e} says that the process, or the system, has no file descriptor left. */
+    static boolean isExhaustion(IOException e) {
+        String text = e.getMessage();
+        return text != null && text.contains("Too many open files");
+    }
+
+    /** An accept failed with {@code e}, which {@link #isExhaustion} said is this: logged if it is the first. */
+    void exhausted(IOException e) {
+        if (failures++ > 0) {
+            return;
+        }
+        LOG.error("{}: out of file descriptors ({}): {}; new connections wait until some close, the links open go"
+                + " on. Raise the open-file limit (ulimit -n in the shell that starts it, LimitNOFILE= in a systemd"
+                + " unit) to more than maxLinks (now {}: --max-links, or the builders' maxLinks) plus a few hundred for"
+                + " the JVM, or lower maxLinks below it. Logged once, until accepting works again", owner,
+                e.getMessage(), usage(), links.max());
+    }
+
+    /** An accept worked: if descriptors had run out, that is said, once. */
+    void accepted() {
+        if (failures > 0) {
+            LOG.info("{}: accepting again, after {} accepts failed for want of file descriptors ({})", owner,
+                    failures, usage());
+            failures = 0;
+        }
+    }
+
+    /** "1021 of 1024 files open, the process's limit", or what can be said where the JVM does not tell. */
+    static String usage() {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof UnixOperatingSystemMXBean unix) {
+            return unix.getOpenFileDescriptorCount() + " of " + unix.getMaxFileDescriptorCount()
+                    + " files open, the process's limit";
+        }
+        return "the process's open-file limit is reached";
+    }
+}
