@@ -53,6 +53,17 @@ final class FakeRegistry implements AutoCloseable {
         });
     }
 
+    /** Answers every request with {@code status} and {@code body}, as a server that is no registry may. */
+    static FakeRegistry answeringText(int status, String body) throws IOException {
+        return new FakeRegistry((method, path, type, request, out) -> {
+            byte[] text = body.getBytes(StandardCharsets.UTF_8);
+            out.write(("HTTP/1.1 " + status + " Fake\r\nContent-Type: text/html\r\nContent-Length: " + text.length
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(text);
+            out.flush();
+        });
+    }
+
     /** Passes every request on to the registry at {@code baseUrl}, then closes without giving its answer. */
     static FakeRegistry forwardingThenDropping(String baseUrl) throws IOException {
         return new FakeRegistry((method, path, type, body, out) -> Http.send(method, baseUrl + path, type, body));

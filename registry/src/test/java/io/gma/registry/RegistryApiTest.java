@@ -515,6 +515,19 @@ class RegistryApiTest {
     }
 
     @Test
+    void anAnswerThatIsNotJsonIsMalformedNotUnreachable() throws Exception {
+        try (FakeRegistry html = FakeRegistry.answeringText(200, "<html>a web server</html>")) {
+            RegistryException e = assertThrows(RegistryException.class,
+                    () -> RegistryClient.create(html.url()).lookup("a@b"));
+            assertEquals(200, e.status(), e.getMessage());
+            assertEquals("MALFORMED_ANSWER", e.code());
+            assertTrue(e.getMessage().startsWith("GET /registry/v1/endpoints/a@b answered 200 with something that"
+                    + " is not JSON (Unexpected character ('<'"), e.getMessage());
+            assertTrue(e.getMessage().endsWith("): is this URL a GMA registry's?"), e.getMessage());
+        }
+    }
+
+    @Test
     void clientReportsAnUnreachableRegistry() throws Exception {
         int port;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -1,5 +1,6 @@
 package io.gma.registry.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.security.HttpClients;
@@ -358,7 +359,15 @@ public final class RegistryClient {
                         + MAX_ANSWER_BYTES + " bytes", null);
             }
             if (response.isSuccessful()) {
-                JsonNode answer = bytes.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(bytes);
+                JsonNode answer;
+                try {
+                    answer = bytes.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(bytes);
+                } catch (JsonProcessingException notJson) {
+                    // an answer that came, not a registry that did not answer: not UNREACHABLE
+                    throw new RegistryException(response.code(), "MALFORMED_ANSWER", what + " answered "
+                            + response.code() + " with something that is not JSON ("
+                            + notJson.getOriginalMessage() + "): is this URL a GMA registry's?", null);
+                }
                 if (answer == null || !answer.isObject()) {
                     throw new RegistryException(response.code(), "MALFORMED_ANSWER", what
                             + " answered something that is not a JSON object", null);
