@@ -74,9 +74,9 @@ final class TopCommand implements Callable<Integer> {
                     shown = draw(before, now);
                     before = now;
                 } catch (RegistryException e) {
-                    shown = "gma top - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  the registry "
-                            + (e.status() == 0 ? "does not answer" : "refused") + " (" + e.getMessage()
-                            + "); asking again in " + delay.toPlainString() + " s\n";
+                    String what = e.status() == 0 ? "does not answer" : e.status() / 100 == 4 ? "refused" : "failed";
+                    shown = "gma top - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  the registry " + what
+                            + " (" + e.getMessage() + "); asking again in " + delay.toPlainString() + " s\n";
                 }
                 out.print((inPlace ? CLEAR : view > 1 ? "\n" : "") + shown);
                 out.flush();
