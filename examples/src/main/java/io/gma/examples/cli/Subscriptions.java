@@ -28,13 +28,12 @@ import java.util.concurrent.TimeUnit;
 final class Subscriptions implements AutoCloseable {
     /** Names a round checks against the producers view at once: an IN list this long stays a short query. */
     private static final int CHECK_AT_ONCE = 200;
+    /** A failed subscription is tried again after a back-off that doubles up to this. */
+    private static final long MAX_BACK_OFF_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final Consumer consumer;
     private final String sql;
     private final java.util.function.Consumer<String> notes;
-    /** Subscriptions older than this that failed are tried again no less often. */
-    private static final long MAX_BACK_OFF_NANOS = TimeUnit.SECONDS.toNanos(30);
-
     /**
      * Producer subscribed to, with the registered_at it had then: a new one means it restarted. Written by the
      * rounds, and by a failed subscription's completion on a client thread, so concurrent: no lock is held
@@ -60,8 +59,7 @@ final class Subscriptions implements AutoCloseable {
      * @throws EndpointException the registry refused the query or did not answer
      * @throws IllegalArgumentException the query's first column holds something that is not an endpoint name
      */
-    Subscriptions(Consumer consumer, String sql, Duration period,
-            java.util.function.Consumer<String> notes)
+    Subscriptions(Consumer consumer, String sql, Duration period, java.util.function.Consumer<String> notes)
             throws EndpointException {
         this.consumer = consumer;
         this.sql = sql;
