@@ -25,11 +25,8 @@ import java.util.UUID;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The registry's look-up ({@code GET /endpoints/{name}}) with many endpoints registered in PostgreSQL, beside a
@@ -196,13 +193,7 @@ public final class LookupBench {
     /** The baseline: Jetty 12, one servlet, the registry's SELECT and a JSON answer of the same fields. */
     private static Server plainServer(HikariDataSource pool) throws Exception {
         ObjectMapper json = new ObjectMapper();
-        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
-        Server server = new Server(threads);
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder(new HttpServlet() {
+        return RegistryBench.plainJetty(new HttpServlet() {
             private static final long serialVersionUID = 1L;
 
             @Override
@@ -241,9 +232,6 @@ public final class LookupBench {
                 resp.setContentLength(body.length);
                 resp.getOutputStream().write(body);
             }
-        }), "/endpoints/*");
-        server.setHandler(context);
-        server.start();
-        return server;
+        }, "/endpoints/*");
     }
 }

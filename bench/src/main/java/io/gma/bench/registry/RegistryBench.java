@@ -162,13 +162,7 @@ public final class RegistryBench {
                 + "\"host\":\"10.0.0.1\",\"port\":7001,\"registeredAt\":\"2026-11-21T08:00:00Z\",\"expiresAt\":"
                 + "\"2026-11-21T08:30:00Z\",\"attributes\":{\"rack\":\"r1\",\"metric\":\"load\",\"unit\":\"1\"}}")
                 .getBytes(StandardCharsets.UTF_8);
-        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
-        Server server = new Server(threads);
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder(new HttpServlet() {
+        return plainJetty(new HttpServlet() {
             private static final long serialVersionUID = 1L;
 
             @Override
@@ -179,7 +173,20 @@ public final class RegistryBench {
                 resp.setContentLength(answer.length);
                 resp.getOutputStream().write(answer);
             }
-        }), "/plain");
+        }, "/plain");
+    }
+
+    /**
+     * A baseline's server, started: Jetty 12 on an ephemeral loopback port with the registry's pool size (64
+     * threads), {@code servlet} at {@code path} and nothing else.
+     */
+    static Server plainJetty(HttpServlet servlet, String path) throws Exception {
+        Server server = new Server(new QueuedThreadPool(64, 4));
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler("/");
+        context.addServlet(new ServletHolder(servlet), path);
         server.setHandler(context);
         server.start();
         return server;
