@@ -87,20 +87,29 @@ public final class EndpointBuilder<T> {
         if (colon <= 0 || colon == value.length() - 1) {
             throw new IllegalArgumentException(field + " \"" + value + "\" is not host:port");
         }
-        String h = value.substring(0, colon);
-        if (h.startsWith("[") && h.endsWith("]")) {
-            h = h.substring(1, h.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(value.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 1 || port > 65_535) {
+        HostAndPort a = HostAndPort.parse(value, null);
+        if (a.port() < 1) {
             throw new IllegalArgumentException(field + " \"" + value + "\": port is not 1..65535");
         }
-        return InetSocketAddress.createUnresolved(h, port);
+        return InetSocketAddress.createUnresolved(a.host(), a.port());
+    }
+
+    /** {@code [HOST:]PORT} taken apart (HOST in brackets for IPv6); a port that is no number 0..65535 is -1. */
+    private record HostAndPort(String host, int port) {
+        static HostAndPort parse(String value, String defaultHost) {
+            int colon = value.lastIndexOf(':');
+            String h = colon < 0 ? defaultHost : value.substring(0, colon);
+            if (h.startsWith("[") && h.endsWith("]")) {
+                h = h.substring(1, h.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(value.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            return new HostAndPort(h, port < 0 || port > 65_535 ? -1 : port);
+        }
     }
 
     /**
@@ -238,22 +247,11 @@ public final class EndpointBuilder<T> {
      * @throws IllegalArgumentException if {@code address} is not {@code [HOST:]PORT} with PORT 0..65535
      */
     public EndpointBuilder<T> metrics(String address) {
-        Objects.requireNonNull(address, "address");
-        int colon = address.lastIndexOf(':');
-        String h = colon < 0 ? "127.0.0.1" : address.substring(0, colon);
-        if (h.startsWith("[") && h.endsWith("]")) {
-            h = h.substring(1, h.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (h.isEmpty() || port < 0 || port > 65_535) {
+        HostAndPort a = HostAndPort.parse(Objects.requireNonNull(address, "address"), "127.0.0.1");
+        if (a.host().isEmpty() || a.port() < 0) {
             throw new IllegalArgumentException("metrics \"" + address + "\" is not [HOST:]PORT with PORT 0..65535");
         }
-        this.metrics = InetSocketAddress.createUnresolved(h, port);
+        this.metrics = InetSocketAddress.createUnresolved(a.host(), a.port());
         return this;
     }
 
