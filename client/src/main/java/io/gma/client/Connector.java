@@ -94,7 +94,7 @@ final class Connector {
         this.counters = counters;
         this.timer = timer;
         this.connecting = connecting;
-        this.ioThreads = new IoThreads("gma-" + config.label + "-link-");
+        this.ioThreads = new IoThreads("gma-" + config.label + "-link-", config.ioThreads);
         this.listeners = listeners;
         this.unreachable = unreachable;
     }
@@ -264,6 +264,7 @@ final class Connector {
                 l.bye();
             }
         }
+        ioThreads.close(); // once the goodbyes are over
     }
 
     private static void close(SocketChannel channel) {

@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.IoThreads;
 import io.gma.internal.link.LinkLimit;
 import io.gma.internal.link.SendQueue;
 import io.gma.registry.api.Kind;
@@ -55,6 +56,7 @@ public final class EndpointBuilder<T> {
     Duration lease = Duration.ofSeconds(30);
     int maxMessageBytes = 16 << 20;
     int maxLinks = LinkLimit.DEFAULT_MAX;
+    int ioThreads = IoThreads.defaultLoops();
     Executor executor;
     MessageHandler handler;
     /** How long a receipt is awaited; null: none is asked for (the default). */
@@ -349,10 +351,23 @@ public final class EndpointBuilder<T> {
     }
 
     /**
+     * How many event loops serve this endpoint's links, 1..1024; default the number of cores. Each is a thread
+     * and a selector that reads, writes and times many links, so threads do not grow with links
+     * (docs/CONCURRENCY.md). Message handlers run on them unless an {@link #executor} is given.
+     *
+     * @throws IllegalArgumentException if {@code threads} is outside 1..1024
+     */
+    public EndpointBuilder<T> ioThreads(int threads) {
+        this.ioThreads = IoThreads.check(threads);
+        return this;
+    }
+
+    /**
      * Runs the message handler on this executor (a virtual-thread executor on Java 21+ fits). Default none: the
-     * handler runs on the link's I/O thread, which it holds up while it runs: the link then reads nothing more,
-     * which holds its peer back once the peer's send queue is full, but its ACKs and keepalive go on, sent for it
-     * (docs/CONCURRENCY.md), so a slow handler never makes the peer take this endpoint for dead.
+     * handler runs on the link's event loop, which it holds up while it runs: the link then reads nothing more,
+     * which holds its peer back once the peer's send queue is full, but its ACKs and keepalive go on, sent for it,
+     * and the loop's other links move to another thread after 10 ms (docs/CONCURRENCY.md), so a slow handler
+     * never makes the peer take this endpoint for dead, nor holds up other peers.
      */
     public EndpointBuilder<T> executor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");

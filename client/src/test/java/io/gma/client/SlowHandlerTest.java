@@ -84,6 +84,41 @@ class SlowHandlerTest {
         }
     }
 
+    /**
+     * One event loop serves both of the hub's links (ioThreads 1), and a's handler waits until b's message is
+     * handled: that can only happen if the loop goes on without the thread a's handler holds (issue 22). Without
+     * it, a's handler waits out its 20 s and the test fails.
+     */
+    @Test
+    void aHandlerThatHoldsItsThreadDoesNotHoldTheOtherLinksOfItsLoop() throws Exception {
+        CountDownLatch aStarted = new CountDownLatch(1);
+        CountDownLatch bHandled = new CountDownLatch(1);
+        List<Boolean> aSawB = new ArrayList<>();
+        try (DirectFixture f = new DirectFixture();
+                Producer a = f.producer("a").build();
+                Producer b = f.producer("b").build();
+                Consumer hub = f.consumer("hub").ioThreads(1).onMessage(m -> {
+                    if (m.from().equals(a.name())) {
+                        aStarted.countDown();
+                        boolean saw = bHandled.await(20, TimeUnit.SECONDS); // held until b's message is handled
+                        synchronized (aSawB) {
+                            aSawB.add(saw);
+                        }
+                    } else {
+                        bHandled.countDown();
+                    }
+                }).build()) {
+            Sent first = a.send(hub.name(), "hold".getBytes());
+            assertTrue(aStarted.await(10, TimeUnit.SECONDS), "a's message was not handled");
+            b.send(hub.name(), "go".getBytes()).acknowledged().get(10, TimeUnit.SECONDS);
+            first.acknowledged().get(10, TimeUnit.SECONDS);
+            synchronized (aSawB) {
+                assertEquals(List.of(true), aSawB, "b's message was handled while a's handler held its thread");
+            }
+            assertEquals(0, hub.stats().reconnects(), "a link was taken for dead: " + hub.stats());
+        }
+    }
+
     /** How many of {@code sent}, from the first, are acknowledged. */
     private static long acknowledged(List<Sent> sent) {
         synchronized (sent) {

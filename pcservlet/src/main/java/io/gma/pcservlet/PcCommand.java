@@ -5,6 +5,7 @@ import io.gma.cli.DurationOption;
 import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.cli.SecurityOptions;
+import io.gma.internal.link.IoThreads;
 import io.gma.security.Security;
 import io.gma.wire.Name;
 import java.nio.file.Path;
@@ -88,6 +89,11 @@ public final class PcCommand implements Callable<Integer> {
                     + " QUEUE_FULL and tries again after its back-off (default ${DEFAULT-VALUE}). The open-file limit"
                     + " (ulimit -n) must be higher.")
     int maxLinks;
+
+    @Option(names = "--io-threads", paramLabel = "N",
+            description = "How many event loops serve the uplinks, 1..1024 (default: the number of cores); each"
+                    + " serves many uplinks, so threads do not grow with them.")
+    Integer ioThreads;
 
     @Option(names = "--linger-ms", paramLabel = "MS", defaultValue = "0",
             description = "How long a batch waits for more messages (default ${DEFAULT-VALUE}: batches form while"
@@ -224,7 +230,7 @@ public final class PcCommand implements Callable<Integer> {
             PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
-                    .maxLinks(maxLinks)
+                    .maxLinks(maxLinks).ioThreads(ioThreads != null ? ioThreads : IoThreads.defaultLoops())
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))
                     .security(secure);
             if (via != null) {

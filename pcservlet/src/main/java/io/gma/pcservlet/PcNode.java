@@ -99,7 +99,8 @@ final class PcNode implements AutoCloseable {
                     spooling);
             this.uplinks = new UplinkServer(new UplinkServer.Config(domain, settings.host(), settings.uplinkPort(),
                     security, registry, settings.maxTotalBytes(), WireCodec.DEFAULT_MAX_MESSAGE_BYTES,
-                    Duration.ofSeconds(15), settings.maxLinks()), local, router, room, uplinkCounters, spooling);
+                    Duration.ofSeconds(15), settings.maxLinks(), settings.ioThreads()), local, router, room,
+                    uplinkCounters, spooling);
         } catch (IOException | RuntimeException e) {
             spooling.close(); // another run may take the directory
             throw e;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import io.gma.internal.link.IoThreads;
 import io.gma.internal.link.LinkLimit;
 import io.gma.registry.DashboardServlet;
 import io.gma.registry.Https;
@@ -146,6 +147,7 @@ public final class PcServer implements AutoCloseable {
         private long maxEndpointBytes = 8L << 20;
         private int maxBatchBytes = 16 << 20;
         private int maxLinks = LinkLimit.DEFAULT_MAX;
+        private int ioThreads = IoThreads.defaultLoops();
         private Duration linger = Duration.ZERO;
         private Duration retryAfter = Duration.ofSeconds(1);
         private Duration drainTimeout = Duration.ofSeconds(5);
@@ -246,6 +248,17 @@ public final class PcServer implements AutoCloseable {
         }
 
         /**
+         * How many event loops serve the uplinks, 1..1024; default the number of cores. Each is a thread and a
+         * selector that reads, writes and times many uplinks, so threads do not grow with uplinks.
+         *
+         * @throws IllegalArgumentException if {@code threads} is outside 1..1024
+         */
+        public Builder ioThreads(int threads) {
+            this.ioThreads = IoThreads.check(threads);
+            return this;
+        }
+
+        /**
          * How long a batch waits for more messages before it is posted; default 0. Batches form anyway while
          * the previous POST to the same domain is in flight (one at a time, for order), so a busy stream is
          * batched without it, and a lone message is not held back.
@@ -333,7 +346,8 @@ public final class PcServer implements AutoCloseable {
 
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
-                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxLinks, linger, retryAfter,
+                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxLinks, ioThreads, linger,
+                    retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
                     registryGrace);

@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param maxEndpointBytes each endpoint's queue at the gateway
  * @param maxBatchBytes the largest POST body sent or accepted
  * @param maxLinks the most uplinks open at once
+ * @param ioThreads how many event loops serve the uplinks
  * @param linger how long a forwarder waits for more messages before it posts a batch
  * @param retryAfter what a 429 or 503 from this PC servlet asks the sender to wait
  * @param drainTimeout how long closing waits for the queues to empty
@@ -31,6 +32,6 @@ import java.time.Duration;
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
-        int maxBatchBytes, int maxLinks, Duration linger, Duration retryAfter, Duration drainTimeout, Duration lease,
-        Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace) {
+        int maxBatchBytes, int maxLinks, int ioThreads, Duration linger, Duration retryAfter, Duration drainTimeout,
+        Duration lease, Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace) {
 }

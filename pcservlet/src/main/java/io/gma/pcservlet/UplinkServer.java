@@ -104,9 +104,10 @@ final class UplinkServer implements AutoCloseable {
      * @param maxMessageBytes the largest message an uplink may carry
      * @param pingInterval how often an idle uplink is pinged
      * @param maxLinks the most uplinks open at once ({@link LinkLimit})
+     * @param ioThreads how many event loops serve the uplinks ({@link IoThreads})
      */
     record Config(String domain, String host, int port, Security security, RegistryClient registry,
-            long maxParkedBytes, int maxMessageBytes, Duration pingInterval, int maxLinks) {
+            long maxParkedBytes, int maxMessageBytes, Duration pingInterval, int maxLinks, int ioThreads) {
         Config {
             if (security.tls() != null && !security.tls().hasKey()) {
                 throw new IllegalStateException("security has TLS without a key store: uplinks need the PC"
@@ -121,7 +122,8 @@ final class UplinkServer implements AutoCloseable {
         /** Defaults but for the domain and security: for tests. */
         static Config of(String domain, Security security, RegistryClient registry) {
             return new Config(domain, "127.0.0.1", 0, security, registry, 64L << 20,
-                    WireCodec.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(15), LinkLimit.DEFAULT_MAX);
+                    WireCodec.DEFAULT_MAX_MESSAGE_BYTES, Duration.ofSeconds(15), LinkLimit.DEFAULT_MAX,
+                    IoThreads.defaultLoops());
         }
     }
 
@@ -173,7 +175,7 @@ final class UplinkServer implements AutoCloseable {
                     + e.getMessage() + "): another process has it; stop that one, or give --uplink-port"
                     + " (PcServer.Builder.uplinkPort) another port (0 takes any free one)", e);
         }
-        this.ioThreads = new IoThreads("gma-" + name + "-uplink-");
+        this.ioThreads = new IoThreads("gma-" + name + "-uplink-", config.ioThreads());
         this.linkConfig = new LinkConfig(name, domain, security, WireCodec.withMaxMessageBytes(
                 config.maxMessageBytes()), config.pingInterval(), counters, new LinkLimit(config.maxLinks()));
         room.onFreed(parking::resume);
@@ -275,6 +277,7 @@ final class UplinkServer implements AutoCloseable {
         for (Link l : links) {
             l.bye();
         }
+        ioThreads.close(); // once the goodbyes are over
     }
 
     /** The server's side of one uplink: the endpoint whose queue it carries, once it opens. */

@@ -51,14 +51,16 @@ final class TestUplinks implements AutoCloseable {
             throws Exception {
         UplinkServer.Config c = UplinkServer.Config.of(domain, Security.insecure(), null);
         return new TestUplinks(new UplinkServer.Config(c.domain(), c.host(), c.port(), c.security(), c.registry(),
-                maxParkedBytes, c.maxMessageBytes(), c.pingInterval(), c.maxLinks()), 8L << 20, upstream);
+                maxParkedBytes, c.maxMessageBytes(), c.pingInterval(), c.maxLinks(), c.ioThreads()), 8L << 20,
+                upstream);
     }
 
     /** Without security, with at most {@code maxLinks} uplinks open at once. */
     static TestUplinks withMaxLinks(String domain, UplinkServer.Upstream upstream, int maxLinks) throws Exception {
         UplinkServer.Config c = UplinkServer.Config.of(domain, Security.insecure(), null);
         return new TestUplinks(new UplinkServer.Config(c.domain(), c.host(), c.port(), c.security(), c.registry(),
-                c.maxParkedBytes(), c.maxMessageBytes(), c.pingInterval(), maxLinks), 8L << 20, upstream);
+                c.maxParkedBytes(), c.maxMessageBytes(), c.pingInterval(), maxLinks, c.ioThreads()), 8L << 20,
+                upstream);
     }
 
     /** The uplink address as {@code EndpointBuilder.pcServlet} takes it. */

@@ -2,6 +2,7 @@ package io.gma.internal.link;
 
 import io.gma.security.Tls;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -64,7 +65,7 @@ public final class Acceptor implements Runnable {
                 start.accept(Link.accepted(config, listeners.get(), accepted, tls == null ? null : tls.serverEngine(),
                         ticket));
                 files.accepted(); // a link's selector takes descriptors too: only now is it over
-            } catch (IOException ex) {
+            } catch (IOException | RuntimeException ex) {
                 if (ticket != null) {
                     ticket.release();
                 }
@@ -72,8 +73,10 @@ public final class Acceptor implements Runnable {
                     closeQuietly(accepted);
                 }
                 if (!closed.getAsBoolean()) {
-                    if (OpenFileLimit.isExhaustion(ex)) {
-                        files.exhausted(ex); // once, with the limit: not a line every pause
+                    IOException io = ex instanceof UncheckedIOException u ? u.getCause()
+                            : ex instanceof IOException i ? i : null;
+                    if (io != null && OpenFileLimit.isExhaustion(io)) {
+                        files.exhausted(io); // once, with the limit: not a line every pause
                     } else {
                         LOG.warn("{}: accept failed: {}", config.name(), ex.getMessage());
                     }

@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
  * <p>An ACK goes out after {@link #ACK_EVERY} counted messages, after {@link #ACK_EVERY_BYTES} of them, or
  * {@link #ACK_WITHIN_NANOS} after the first unacknowledged one, whichever comes first.
  *
- * <p>Threads: the I/O thread counts what it received and takes the peer's ACKs. An ACK of what was received
- * may also be taken by the {@link StallGuard}'s thread, while a handler holds the I/O thread up
+ * <p>Threads: the event loop counts what it received and takes the peer's ACKs. An ACK of what was received
+ * may also be taken by the {@link StallGuard}'s thread, while a handler holds the loop's thread up
  * ({@link #acknowledgeAll} is the one method both call, under this object's monitor); so the counts are
- * published as they change, with release stores, which cost the I/O thread nothing on x86, and read with
+ * published as they change, with release stores, which cost the loop nothing on x86, and read with
  * acquire loads. {@link #worked()} any thread may ask.
  */
 final class AckCounter {
@@ -36,7 +36,7 @@ final class AckCounter {
         }
     }
 
-    /** Written by the I/O thread only, bytes before count (release), so that a reader of a count sees its bytes. */
+    /** Written by the event loop only, bytes before count (release), so that a reader of a count sees its bytes. */
     private long received;
     private long receivedBytes;
     /** What the last ACK carried: written under the monitor, by either thread. */
@@ -70,7 +70,7 @@ final class AckCounter {
         return (long) RECEIVED.getAcquire(this) > ackSent;
     }
 
-    /** I/O thread: whether enough messages or bytes wait for an ACK to send one now. */
+    /** Event loop: whether enough messages or bytes wait for an ACK to send one now. */
     boolean due() {
         return received - ackSent >= ACK_EVERY || receivedBytes - ackSentBytes >= ACK_EVERY_BYTES;
     }

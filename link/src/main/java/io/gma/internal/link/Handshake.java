@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The start of one link (protocol.md section 5, docs/protocol.md): the TLS handshake, driven on the I/O thread
+ * The start of one link (protocol.md section 5, docs/protocol.md): the TLS handshake, driven on the event loop
  * without blocking; then HELLO and WELCOME. The accepting side authenticates HELLO's credentials or the client
  * certificate ({@code Security.authenticate}) and asks its listener whether that identity may have the link; it
  * answers ERROR UNAUTHORIZED or FORBIDDEN and closes otherwise. The connecting side takes WELCOME, or an ERROR
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * is counted by why. As it opens, the link counts against its owner's {@link LinkLimit}: over it, an accepted
  * link is refused with ERROR QUEUE_FULL, an outbound one is closed.
  *
- * <p>I/O thread only.
+ * <p>Event loop only.
  */
 final class Handshake {
     private static final Logger LOG = LoggerFactory.getLogger(Handshake.class);
@@ -182,13 +182,14 @@ final class Handshake {
 
     /**
      * The first bytes were a GMA header where a TLS record was due. Accepted: the peer gets a plaintext ERROR
-     * that says so (it could not read a TLS alert). Outbound: a plaintext port answered our ClientHello.
+     * that says so (it could not read a TLS alert), and the link lingers for it to be read. Outbound: a
+     * plaintext port answered our ClientHello. Whether the link lingers: the loop finishes it when that is over.
      */
-    void plaintextPeer(SocketChannel channel) {
+    boolean plaintextPeer(SocketChannel channel) {
         if (link.outbound()) {
             link.failWith(new LinkException(ErrorCode.UNAUTHORIZED, link.describe() + " answered in plaintext GMA:"
                     + " it does not speak TLS (is security on at both ends?)"));
-            return;
+            return false;
         }
         String sentence = "this port speaks TLS: connect with TLS";
         LinkException why = new LinkException(ErrorCode.UNAUTHORIZED, link.describe() + " spoke plaintext to a TLS"
@@ -198,9 +199,10 @@ final class Handshake {
         try {
             channel.write(ByteBuffer.wrap(Packed.make(0, Command.ERROR, config.name(), "",
                     new ErrorText(ErrorCode.UNAUTHORIZED, sentence).toBytes())));
-            link.lingerUntilPeerCloses(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Link.BYE_DRAIN_MILLIS));
+            return !link.lingerUntilPeerCloses(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                    Link.BYE_DRAIN_MILLIS));
         } catch (IOException ignored) {
-            // it gets an end of stream instead
+            return false; // it gets an end of stream instead
         }
     }
 

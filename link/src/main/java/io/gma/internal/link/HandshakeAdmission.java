@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * {@value #MAX_PER_ADDRESS_PROPERTY} (default {@value #DEFAULT_MAX_PER_ADDRESS}), read once, by the first
  * endpoint or gateway of the process ({@link #process()}).
  *
- * <p>Threads: accept threads admit, links' I/O threads (and closing threads) release; lock-free, with one
+ * <p>Threads: accept threads admit, links' event loops (and closing threads) release; lock-free, with one
  * {@link ConcurrentHashMap} entry per address that has connections pending.
  */
 public final class HandshakeAdmission {

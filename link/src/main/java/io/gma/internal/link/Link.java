@@ -6,21 +6,23 @@ import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP connection with a peer (protocol.md section 4), and the I/O thread that serves it: this class is the
- * thread's loop (select, read, timers, closing) and what the owner calls; the rest is in its parts.
+ * One TCP connection with a peer (protocol.md section 4), served by one of its owner's {@link EventLoop}s: this
+ * class is what the loop does for it (read, write, timers, closing) and what the owner calls; the rest is in its
+ * parts.
  *
  * <pre>
  *   senders --send/flush--&gt; LinkWriter --&gt; Transport (plaintext or TLS) --&gt; socket
@@ -29,11 +31,12 @@ import org.slf4j.LoggerFactory;
  *                                       --&gt; the rest: LinkListener.receive, counted by AckCounter
  * </pre>
  *
- * <p>Reading: the I/O thread decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
+ * <p>Reading: the event loop decodes, answers PING, takes ACKs, counts and acknowledges what it receives (an
  * ACK every 64 messages or within 20 ms: {@link AckCounter}), and hands messages to its listener, which runs
  * handlers on this thread unless given an executor ({@link LinkReader}). While a handler holds the thread up,
- * the {@link StallGuard} sends the ACKs and PINGs due in its place. Writing: {@link LinkWriter}; a send costs no
- * thread hop.
+ * the {@link StallGuard} sends the ACKs and PINGs due in its place, and the loop goes on on another thread
+ * (the link is held until its read is over: {@link #hold}). Writing: {@link LinkWriter}; a send costs no thread
+ * hop.
  *
  * <p>Keepalive: PING after a ping interval without traffic; a peer silent for three intervals is dead.
  *
@@ -47,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * <p>What is left here, a little over 400 lines, is one thing: the link's state (HANDSHAKE, OPEN, CLOSED, why
  * it failed) and the loop that moves it, which every part reads and only this class changes.
  */
-public final class Link implements Runnable {
+public final class Link {
     private static final Logger LOG = LoggerFactory.getLogger(Link.class);
     /** The TLS handshake and HELLO/WELCOME together: a peer silent this long after connecting is closed. */
     public static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -64,7 +67,6 @@ public final class Link implements Runnable {
     private final long pingNanos;
     private final SocketChannel channel;
     private final Transport transport;
-    private final Selector selector;
     private final boolean outbound;
     private final LinkWriter writer;
     private final LinkReader reader;
@@ -81,8 +83,21 @@ public final class Link implements Runnable {
     private volatile boolean withoutBye;
     /** Closed by a refusal whose ERROR must reach the peer: {@link #closeAfterRefusal}. */
     private boolean lingerOnClose;
-    /** Work of the listener's to run on the I/O thread. */
+    /** Work of the listener's to run on the event loop. */
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** The loop that serves the link, once its owner's {@link IoThreads} gave it one; and its key there. */
+    private volatile EventLoop loop;
+    private volatile SelectionKey key;
+    /** The link is queued for its loop ({@link EventLoop#schedule}): once until the loop takes it. */
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** A handler holds a thread the loop left: the loop neither reads the link nor runs its timers and tasks. */
+    private volatile boolean held;
+    /** Closed, and the listener told: the loop forgets it. */
+    private volatile boolean done;
+    /** The loop's bookkeeping: in its ACK queue, with this deadline; among its closing links. The loop's only. */
+    boolean ackQueued;
+    long queuedDeadline;
+    boolean closingQueued;
 
     private Link(LinkConfig config, LinkListener listener, SocketChannel channel, boolean outbound, SSLEngine engine,
             String peerName, HandshakeAdmission.Ticket admitted) throws IOException {
@@ -95,23 +110,16 @@ public final class Link implements Runnable {
         this.peerName = peerName;
         channel.configureBlocking(false);
         channel.socket().setTcpNoDelay(true);
-        this.selector = Selector.open();
-        try {
-            channel.register(selector, SelectionKey.OP_READ);
-        } catch (IOException | RuntimeException e) {
-            selector.close();
-            throw e;
-        }
         this.transport = Transport.of(channel, engine);
-        this.writer = new LinkWriter(this, transport, channel, selector, counters);
+        this.writer = new LinkWriter(this, transport, counters);
         this.handshake = new Handshake(this, transport, writer, config, listener, admitted);
         this.reader = new LinkReader(this, transport, writer, config, handshake, acks, listener);
-        this.goodbye = new Goodbye(writer, selector, channel);
+        this.goodbye = new Goodbye(writer, channel);
     }
 
     /**
      * A link this side opens to {@code peerName}, over a connected channel; its HELLO (with the listener's
-     * credential) is queued, and with TLS waits for the TLS handshake to be over. {@link IoThreads} runs it.
+     * credential) is queued, and with TLS waits for the TLS handshake to be over. {@link IoThreads} serves it.
      *
      * @param engine TLS for this connection ({@code Tls.clientEngine}), or null for plaintext
      */
@@ -172,14 +180,17 @@ public final class Link implements Runnable {
         writer.flush();
     }
 
-    /** Runs {@code task} on this link's I/O thread, soon (for the listener's state that only that thread touches). */
+    /**
+     * Runs {@code task} on this link's event loop, soon, and never while another task or a read of this link runs
+     * (for the listener's state that only the loop touches).
+     */
     public void execute(Runnable task) {
         tasks.add(task);
-        selector.wakeup();
+        schedule();
     }
 
     /**
-     * On the I/O thread: counts {@code n} more messages, of {@code bytes} in all, as received, that the listener
+     * On the event loop: counts {@code n} more messages, of {@code bytes} in all, as received, that the listener
      * did not take when they arrived and takes now, in the order they came; the next ACK covers them.
      */
     public void countTaken(int n, long bytes) {
@@ -206,6 +217,33 @@ public final class Link implements Runnable {
         return state == State.CLOSED;
     }
 
+    /** Whether the calling thread runs this link's loop now. */
+    boolean inLoop() {
+        EventLoop l = loop;
+        return l != null && l.inLoop();
+    }
+
+    /** The link's key in its loop's selector; null until the loop registered it. */
+    SelectionKey key() {
+        return key;
+    }
+
+    /** Wakes the link's loop, if it has one, for a change of the key's interest. */
+    void wakeLoop() {
+        EventLoop l = loop;
+        if (l != null) {
+            l.wakeup();
+        }
+    }
+
+    /** Asks the loop for a turn (tasks, a write, a close), unless the link is queued for one already. */
+    void schedule() {
+        EventLoop l = loop;
+        if (l != null && !scheduled.get() && scheduled.compareAndSet(false, true)) {
+            l.schedule(this);
+        }
+    }
+
     /** The peer's name, or its address before it said HELLO. */
     String describe() {
         if (peerName != null) {
@@ -225,14 +263,13 @@ public final class Link implements Runnable {
     }
 
     /**
-     * On the I/O thread, from the decoder's sink, as the handshake ends: the full message limit and a stream's
+     * On the event loop, from the decoder's sink, as the handshake ends: the full message limit and a stream's
      * buffers from the next byte on.
      */
     void opened() {
         state = State.OPEN;
         reader.opened();
         writer.openStream();
-        StallGuard.watch(this);
     }
 
     /** Records why the link ends, whatever was recorded before. */
@@ -256,52 +293,174 @@ public final class Link implements Runnable {
         closeWith(why);
     }
 
-    // ---------------------------------------------------------------- the I/O thread
+    // ---------------------------------------------------------------- what the event loop does for it
 
-    @Override
-    public void run() {
-        writer.ioThreadStarted();
-        try {
+    /** Its owner's {@link IoThreads} gave it {@code loop}, before the loop has it: sends may ask it for turns. */
+    void assigned(EventLoop loop) {
+        this.loop = loop;
+    }
+
+    /** On the loop, as it takes the link: registers it, and starts TLS; a turn it asked for meanwhile follows. */
+    void started(EventLoop loop) {
+        step(() -> {
+            try {
+                key = channel.register(loop.selector(), SelectionKey.OP_READ, this);
+            } catch (ClosedChannelException e) {
+                throw new IOException("the connection to " + describe() + " closed before its link started", e);
+            }
+            writer.resetInterest();
             if (transport.handshaking()) {
                 handshake.advanceTls();
             }
-            while (state != State.CLOSED && channel.isOpen()) {
-                if (writer.aboutToSelect()) {
-                    selector.selectNow(); // a flush was requested: do not block
-                } else {
-                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline() - System.nanoTime())));
+        });
+        schedule(); // what senders asked before the link had a key
+    }
+
+    /** On the loop: the link's key is ready. */
+    void ready(SelectionKey readyKey) {
+        step(() -> {
+            if (goodbye.active()) {
+                if (goodbye.advance()) {
+                    state = State.CLOSED;
                 }
-                writer.selected();
-                for (Runnable task; (task = tasks.poll()) != null;) {
-                    task.run();
-                }
-                writer.writeRequested();
-                if (byeRequested) {
-                    sayBye();
-                    break;
-                }
-                for (SelectionKey key : selector.selectedKeys()) {
-                    if (transport.handshaking()) {
-                        if (key.isValid() && (key.isReadable() || key.isWritable())) {
-                            handshake.advanceTls();
-                        }
-                        continue;
-                    }
-                    if (key.isValid() && key.isReadable()) {
-                        reader.read();
-                    }
-                    if (key.isValid() && key.isWritable()) {
-                        writer.flush();
-                    }
-                }
-                selector.selectedKeys().clear();
-                timers();
+                return;
             }
-            if (lingerOnClose) {
-                goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
+            if (transport.handshaking()) {
+                if (readyKey.isValid() && (readyKey.isReadable() || readyKey.isWritable())) {
+                    handshake.advanceTls();
+                }
+                return;
+            }
+            if (readyKey.isValid() && readyKey.isReadable()) {
+                reader.read();
+            }
+            if (readyKey.isValid() && readyKey.isWritable()) {
+                writer.flush();
+            }
+        });
+    }
+
+    /** On the loop, for a held link: writes what the socket now takes, as any thread may. */
+    void writeIfWritable(SelectionKey readyKey) {
+        if (readyKey.isValid() && readyKey.isWritable()) {
+            writer.flush();
+        }
+    }
+
+    /** On the loop, as it takes the link's turn: the link may ask for another from now on. */
+    void unscheduled() {
+        scheduled.set(false);
+    }
+
+    /** On the loop: the listener's tasks, then a close asked for ({@link #bye}, {@link #fail}). */
+    void runTasks() {
+        step(() -> {
+            for (Runnable task; (task = tasks.poll()) != null;) {
+                task.run();
+            }
+            if (byeRequested && !goodbye.active() && state != State.CLOSED) {
+                sayBye();
+            }
+        });
+    }
+
+    /** On the loop: whether senders in a stream left it a write (the request is taken). */
+    boolean writeRequested() {
+        return !done && writer.takeWriteRequest();
+    }
+
+    /** Whether a full batch waits to be written: no linger for more. */
+    boolean batchFull() {
+        return writer.batchFull();
+    }
+
+    /** On the loop, after it lingered unless the batch was full: writes the batch. */
+    void writeBatch() {
+        step(writer::writeBatch);
+    }
+
+    /** On the loop, at its links' earliest deadline: this link's. */
+    void timers() {
+        step(() -> {
+            if (goodbye.active()) {
+                if (goodbye.advance()) {
+                    state = State.CLOSED;
+                }
+                return;
+            }
+            timers(System.nanoTime());
+        });
+    }
+
+    /** Whether the link closed and its listener was told: the loop forgets it. */
+    boolean isDone() {
+        return done;
+    }
+
+    /** Whether something taken is not acknowledged yet; and when an ACK of it is due by time. */
+    boolean unacknowledged() {
+        return acks.unacknowledged();
+    }
+
+    long ackDeadline() {
+        return acks.deadline();
+    }
+
+    /** Whether the link is in its handshake; and when that must be over. */
+    boolean handshaking() {
+        return state == State.HANDSHAKE && !goodbye.active();
+    }
+
+    long handshakeDeadline() {
+        return handshake.deadline();
+    }
+
+    /** Whether the link is saying goodbye ({@link #nextDeadline} is then when it closes, whatever is left). */
+    boolean closing() {
+        return goodbye.active();
+    }
+
+    /** The link's ping interval: the loop looks at every link a few times an interval. */
+    long pingNanos() {
+        return pingNanos;
+    }
+
+    /** Whether a handler holds a thread the loop left, in this link's read. */
+    boolean isHeld() {
+        return held;
+    }
+
+    /** The loop moves to another thread while this link's read goes on: it is not read meanwhile. */
+    void hold() {
+        held = true;
+        writer.resetInterest();
+    }
+
+    /** On the held thread, the read over: the loop may read the link again (its next turn does). */
+    void unhold() {
+        held = false;
+        writer.resetInterest();
+    }
+
+    /** A step of the loop's for this link: what fails it ends it, and a link that closed is finished. */
+    private void step(IoStep s) {
+        if (done) {
+            return;
+        }
+        try {
+            s.run();
+            if (state == State.CLOSED && !goodbye.active() && lingerOnClose) {
+                lingerOnClose = false;
+                if (!goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS))) {
+                    return; // the loop goes on with it when the socket is ready, or at its deadline
+                }
+            } else if (state != State.CLOSED || goodbye.active()) {
+                return;
             }
         } catch (TlsTransport.PlaintextPeerException e) {
-            handshake.plaintextPeer(channel);
+            if (handshake.plaintextPeer(channel)) {
+                return; // it lingers for the peer to read the ERROR
+            }
         } catch (SSLException e) {
             // a certificate not trusted, a host name it does not name, a TLS alert from the peer: before the link
             // is open, the peer could not be authenticated (or did not authenticate us)
@@ -323,16 +482,42 @@ public final class Link implements Runnable {
         } catch (RuntimeException e) {
             LOG.error("{}: link to {} failed", name, peerName, e);
             failure = new LinkException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e, e);
-        } finally {
-            closeChannel();
-            handshake.countFailure(failure, counters);
-            listener.linkClosed(this, failure);
         }
+        finish();
     }
 
-    private long nextDeadline() {
-        long now = System.nanoTime();
-        long next = now + pingNanos;
+    /** Closes the link and tells the listener, once. */
+    private void finish() {
+        if (done) {
+            return;
+        }
+        done = true;
+        closeChannel();
+        handshake.countFailure(failure, counters);
+        listener.linkClosed(this, failure);
+    }
+
+    /** On the loop, as it closes: the link ends, its listener told. */
+    void loopClosed() {
+        if (failure == null) {
+            failure = new LinkException(ErrorCode.SHUTTING_DOWN, name + " is closing");
+        }
+        state = State.CLOSED;
+        finish();
+    }
+
+    /** What the loop does for a link, which may fail it. */
+    @FunctionalInterface
+    private interface IoStep {
+        void run() throws IOException;
+    }
+
+    /** When the loop must next look at the link's timers (System.nanoTime). */
+    long nextDeadline() {
+        if (goodbye.active()) {
+            return goodbye.deadline();
+        }
+        long next = System.nanoTime() + pingNanos;
         if (state == State.HANDSHAKE) {
             next = Math.min(next, handshake.deadline());
         }
@@ -343,8 +528,7 @@ public final class Link implements Runnable {
         return Math.min(next, reader.lastReadAt() + 3 * pingNanos);
     }
 
-    private void timers() throws IOException {
-        long now = System.nanoTime();
+    private void timers(long now) throws IOException {
         if (state == State.HANDSHAKE) {
             handshake.checkDeadline(now);
         }
@@ -384,10 +568,10 @@ public final class Link implements Runnable {
     }
 
     /**
-     * On the {@link StallGuard}'s thread, at {@code now}: what the I/O thread does at its deadlines, for an open
-     * link whose I/O thread let one pass by more than the guard's grace, as it does while a handler holds it up:
+     * On the {@link StallGuard}'s thread, at {@code now}: what the event loop does at its deadlines, for an open
+     * link whose event loop let one pass by more than the guard's grace, as it does while a handler holds it up:
      * the ACK of what was taken so far, and a PING when nothing was written for a ping interval. Either may go
-     * out twice, if the I/O thread comes back at that moment; the peer takes an ACK's count once, and a PING is
+     * out twice, if the event loop comes back at that moment; the peer takes an ACK's count once, and a PING is
      * only answered.
      */
     void guard(long now) {
@@ -405,22 +589,22 @@ public final class Link implements Runnable {
 
     // ---------------------------------------------------------------- closing
 
-    /** Ends the link from any thread; the I/O thread reports it to the listener. */
+    /** Ends the link from any thread; its loop reports it to the listener. */
     public void fail(LinkException reason) {
         if (failure == null) {
             failure = reason;
         }
         state = State.CLOSED;
-        selector.wakeup();
+        schedule();
     }
 
     /**
-     * Closes the link for good: its I/O thread acknowledges what arrived, says BYE, and closes once that is
+     * Closes the link for good: its event loop acknowledges what arrived, says BYE, and closes once that is
      * written or after {@link #BYE_DRAIN_MILLIS}.
      */
     public void bye() {
         byeRequested = true;
-        selector.wakeup();
+        schedule();
     }
 
     /**
@@ -434,44 +618,48 @@ public final class Link implements Runnable {
         bye();
     }
 
-    /** On the I/O thread: ACK, BYE, a bounded wait for them to be written ({@link Goodbye}), then closed. */
+    /**
+     * On the loop: ACK, BYE, then a bounded wait for them to be written ({@link Goodbye}), which the loop drives;
+     * the link is CLOSED when it is over.
+     */
     private void sayBye() throws IOException {
+        if (failure == null) {
+            failure = new LinkException(ErrorCode.SHUTTING_DOWN, name + " is closing");
+        }
         if (state == State.OPEN && peerName != null) {
             sendAck();
             if (!withoutBye) {
                 writer.sendImmediate(Packed.make(0, Command.BYE, name, peerName, new byte[0]));
             }
-            goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS));
-        }
-        if (failure == null) {
-            failure = new LinkException(ErrorCode.SHUTTING_DOWN, name + " is closing");
+            if (!goodbye.closeBy(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BYE_DRAIN_MILLIS))) {
+                return;
+            }
         }
         state = State.CLOSED;
     }
 
-    /** On the I/O thread: see {@link Goodbye#lingerUntilPeerCloses}. */
-    void lingerUntilPeerCloses(long deadline) throws IOException {
-        goodbye.lingerUntilPeerCloses(deadline);
+    /** On the loop: see {@link Goodbye#lingerUntilPeerCloses}; whether it is over already. */
+    boolean lingerUntilPeerCloses(long deadline) throws IOException {
+        return goodbye.lingerUntilPeerCloses(deadline);
     }
 
-    /** Closes a link whose thread never started (the owner closed meanwhile). */
+    /** Closes a link no loop took (the owner closed meanwhile). */
     public void abort() {
         closeChannel();
     }
 
     private void closeChannel() {
         state = State.CLOSED;
-        StallGuard.release(this);
         handshake.linkClosed();
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // closing anyway
+        SelectionKey k = key;
+        if (k != null) {
+            k.cancel();
         }
         try {
             channel.close();
         } catch (IOException ignored) {
             // closing anyway
         }
+        writer.closed();
     }
 }

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * ({@code linksOverLimit}) and logged at most once per {@link #LOG_EVERY_NANOS}, with their number since the last
  * line.
  *
- * <p>Threads: links' I/O threads open and close; lock-free.
+ * <p>Threads: links' event loops open and close; lock-free.
  */
 public final class LinkLimit {
     private static final Logger LOG = LoggerFactory.getLogger(LinkLimit.class);

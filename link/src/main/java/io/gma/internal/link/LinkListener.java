@@ -5,7 +5,7 @@ import io.gma.wire.Message;
 /**
  * What a {@link Link} tells its owner, and asks it, one listener per link: an endpoint's, or the uplink side of
  * a PC servlet, which speaks the same stream protocol (protocol.md section 4) to its domain's endpoints. Every
- * method but {@link #helloCredential} runs on the link's I/O thread.
+ * method but {@link #helloCredential} runs on the link's event loop.
  */
 public interface LinkListener {
     /**

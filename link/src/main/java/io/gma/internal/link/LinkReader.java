@@ -10,15 +10,20 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A link's input, on its I/O thread: reads what the socket has, decodes it, and hands each message where it
+ * A link's input, on its event loop: reads what the socket has, decodes it, and hands each message where it
  * goes. Before the link opens, to the {@link Handshake}; after, ACK, PING, PONG and BYE are the link's own, and
  * every other message is counted ({@link AckCounter}) and given to the listener.
  *
- * <p>Until the link opens the read buffer is small ({@link Link#HANDSHAKE_BUFFER_BYTES}) and the decoder refuses
- * long data ({@link Handshake#MAX_DATA}); {@link #opened()} lifts both.
+ * <p>The read buffer is the thread's, not the link's: the decoder keeps what it needs of a message cut by the
+ * end of a read (in the message's own array), so an idle link holds no buffer (issue 22). Until the link opens
+ * a read takes at most {@link Link#HANDSHAKE_BUFFER_BYTES} and the decoder refuses long data
+ * ({@link Handshake#MAX_DATA}); {@link #opened()} lifts both.
  */
 final class LinkReader {
     private static final int READ_BYTES = 256 * 1024;
+    /** Each event loop thread's read buffer. */
+    private static final ThreadLocal<ByteBuffer> BUFFER = ThreadLocal.withInitial(() -> ByteBuffer.allocate(
+            READ_BYTES));
 
     private final Link link;
     private final Transport transport;
@@ -30,8 +35,8 @@ final class LinkReader {
     private final LinkCounters counters;
     /** The owner's name, the {@code from} of a PONG. */
     private final String name;
-    /** HANDSHAKE_BUFFER_BYTES, then READ_BYTES once open. */
-    private ByteBuffer buffer = ByteBuffer.allocate(Link.HANDSHAKE_BUFFER_BYTES);
+    /** HANDSHAKE_BUFFER_BYTES, then READ_BYTES once open: what one read takes at most. */
+    private int readLimit = Link.HANDSHAKE_BUFFER_BYTES;
     private volatile long lastReadAt = System.nanoTime();
     /** Messages decoded from the current read, counted once per read. */
     private int messagesRead;
@@ -54,19 +59,17 @@ final class LinkReader {
         return lastReadAt;
     }
 
-    /**
-     * From the decoder's sink, as the handshake ends: the full message limit and a stream's buffer from the next
-     * byte on. readOnce fed the old buffer and does not touch it again.
-     */
+    /** From the decoder's sink, as the handshake ends: the full message limit and a stream's reads from now on. */
     void opened() {
         decoder.endHandshake();
-        buffer = ByteBuffer.allocate(READ_BYTES);
+        readLimit = READ_BYTES;
     }
 
     /** Reads what the socket has, and acknowledges when an ACK is due by count. */
     void read() throws IOException {
+        ByteBuffer buffer = BUFFER.get();
         // a TLS transport may hold whole records after a read that the buffer could not take
-        while (readOnce() && transport.bufferedInput() && !link.isClosed()) {
+        while (readOnce(buffer) && transport.bufferedInput() && !link.isClosed()) {
             // read on
         }
         if (transport.pendingOutput()) {
@@ -78,8 +81,8 @@ final class LinkReader {
     }
 
     /** Reads and decodes once; whether anything came. */
-    private boolean readOnce() throws IOException {
-        buffer.clear();
+    private boolean readOnce(ByteBuffer buffer) throws IOException {
+        buffer.clear().limit(readLimit);
         int n = transport.read(buffer);
         if (n < 0) {
             throw new IOException(link.describe() + " closed the connection");

@@ -5,26 +5,24 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A link's output: what is to be written, in what order, by which thread, and when.
  *
  * <p>Whoever has something to send calls {@link #flush()}, which writes at once, without blocking, from the
- * calling thread; what the socket does not take waits for the I/O thread to finish it when the socket is
- * writable. A send after a pause thus costs no thread hop. Sends in a stream are left to the I/O thread
+ * calling thread; what the socket does not take waits for the event loop to finish it when the socket is
+ * writable. A send after a pause thus costs no thread hop. Sends in a stream are left to the event loop
  * instead ({@link #send}), which writes them in batches while the senders go on packing the next messages.
  *
  * <p>Order: immediate messages first (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR: uncounted, they
  * never wait behind data), then the runs of the {@link SendQueue} the link carries. Messages are copied into one
  * direct buffer: one system call carries many small ones, and a large one goes out in pieces without a
- * temporary copy of it all.
+ * temporary copy of it all. The buffer is borrowed from {@link BufferPool#OUTPUT} while bytes wait to be written,
+ * and given back once they are all written: an idle link holds none.
  *
  * <p>Threads: the output state is under one lock, {@code out}. The one piece of I/O done under it is a write to a
  * non-blocking channel, which cannot block; a thread that finds the lock taken leaves a flag ({@code dirty}),
@@ -33,49 +31,42 @@ import java.util.concurrent.locks.ReentrantLock;
 final class LinkWriter {
     /**
      * Sends this close together (on average, since the clock is read once in {@link #CLOCK_EVERY} sends in a
-     * stream) are a stream: the I/O thread writes them in batches, and lingers this long for more before it
+     * stream) are a stream: the event loop writes them in batches, and lingers this long for more before it
      * writes a batch that is not full.
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** In a stream, the clock is read once in this many sends. */
     private static final int CLOCK_EVERY = 16;
     /**
-     * A batch is full, and the I/O thread writes it without lingering, once this many bytes wait, or a quarter
+     * A batch is full, and the event loop writes it without lingering, once this many bytes wait, or a quarter
      * of the peer's queue if that is less: one system call for many messages.
      */
     static final long BATCH_BYTES = 64 * 1024;
-    /** The output buffer once the link is open; until then, {@link Link#HANDSHAKE_BUFFER_BYTES}. */
-    private static final int OUTPUT_BYTES = 128 * 1024;
     /** Uncounted messages (ACK, PONG, ...) a peer that does not read may make us hold, at most. */
     static final long MAX_IMMEDIATE_BYTES = 4L << 20;
 
     private final Link link;
     private final Transport transport;
-    private final SocketChannel channel;
-    private final Selector selector;
     private final LinkCounters counters;
 
     // output, guarded by out
     private final ReentrantLock out = new ReentrantLock();
     private final AtomicBoolean dirty = new AtomicBoolean();
-    /** The I/O thread has been asked to write what is queued. */
+    /** The event loop has been asked to write what is queued. */
     private final AtomicBoolean flushRequested = new AtomicBoolean();
-    /** The I/O thread is in, or about to enter, select: a flush request must wake it. */
-    private volatile boolean selecting;
-    /** A full batch waits: the I/O thread writes it without lingering. */
+    /** A full batch waits: the event loop writes it without lingering. */
     private volatile boolean batchFull;
     /**
      * Sends come in a stream (a heuristic, so plain fields, shared by the sending threads: a stale value costs
-     * one write from the sender or one linger of the I/O thread): when the clock was last read, and the sends
+     * one write from the sender or one linger of the event loop): when the clock was last read, and the sends
      * since.
      */
     private boolean streaming;
     private long clockedAt;
     private int sendsUnclocked;
-    private volatile Thread ioThread;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private long immediateBytes;
-    /** Bytes copied from messages and not yet written, in fill mode; small until the link opens. */
+    /** Bytes copied from messages and not yet written, in fill mode; null while there are none. */
     private ByteBuffer output;
     /**
      * What is being copied into output: an immediate message, or a run of messages taken from the queue (in
@@ -86,18 +77,15 @@ final class LinkWriter {
     private volatile SendQueue queue;
     /**
      * {@link #BATCH_BYTES}, or a quarter of the peer's queue if less: a queue smaller than a batch must not wait
-     * for the I/O thread's linger. Set with the queue.
+     * for the event loop's linger. Set with the queue.
      */
     private volatile long batchBytes = BATCH_BYTES;
     private volatile long lastWriteAt = System.nanoTime();
 
-    LinkWriter(Link link, Transport transport, SocketChannel channel, Selector selector, LinkCounters counters) {
+    LinkWriter(Link link, Transport transport, LinkCounters counters) {
         this.link = link;
         this.transport = transport;
-        this.channel = channel;
-        this.selector = selector;
         this.counters = counters;
-        this.output = transport.outputBuffer(Link.HANDSHAKE_BUFFER_BYTES);
     }
 
     /** The link may write {@code q}'s messages (when the queue says it carries it). */
@@ -109,11 +97,6 @@ final class LinkWriter {
     /** The queue the link may carry, or null. */
     SendQueue queue() {
         return queue;
-    }
-
-    /** On the I/O thread, as it starts: sends from it write at once, as they cannot wait for it. */
-    void ioThreadStarted() {
-        ioThread = Thread.currentThread();
     }
 
     /** When something was last written in full (System.nanoTime), or a PING was queued. */
@@ -148,14 +131,14 @@ final class LinkWriter {
 
     /**
      * Sends what is queued, {@code unsentBytes} of it. A send after a pause is written at once from the
-     * calling thread (no thread hop, for latency). Sends in a stream are left to the I/O thread, which writes
+     * calling thread (no thread hop, for latency). Sends in a stream are left to the event loop, which writes
      * them in batches while the senders go on packing the next messages: one system call (and, with TLS, one
      * run of encryption) for many messages, on a thread of its own. It writes a full batch
      * ({@link #BATCH_BYTES}) at once, and lingers {@link #COALESCE_NANOS} for more before it writes less.
      */
     void send(long unsentBytes) {
-        if (Thread.currentThread() == ioThread) {
-            flush();
+        if (link.inLoop()) {
+            flush(); // the loop's own sends cannot wait for it
             return;
         }
         // in a stream the clock (24 ns a read here) is read every CLOCK_EVERY sends only: a 64 B send then costs
@@ -176,45 +159,33 @@ final class LinkWriter {
         if (unsentBytes >= batchBytes && !batchFull) {
             batchFull = true;
         }
-        // the I/O thread checks the flag before it selects: wake it only if it may be blocked already
-        if (!flushRequested.get() && flushRequested.compareAndSet(false, true) && selecting) {
-            selector.wakeup();
+        // once a batch: the loop takes the request, and the next send after that asks again
+        if (!flushRequested.get() && flushRequested.compareAndSet(false, true)) {
+            link.schedule();
         }
     }
 
-    /**
-     * On the I/O thread, before it selects: from now until {@link #selected()}, a flush request wakes it.
-     *
-     * @return whether a flush was requested already, so that it must not block
-     */
-    boolean aboutToSelect() {
-        selecting = true;
-        return flushRequested.get();
+    /** On the event loop: whether senders in a stream left it a write; the request is taken. */
+    boolean takeWriteRequest() {
+        return flushRequested.getAndSet(false);
     }
 
-    /** On the I/O thread, after it selected. */
-    void selected() {
-        selecting = false;
+    /** Whether a full batch waits: the loop need not linger for more. */
+    boolean batchFull() {
+        return batchFull;
     }
 
-    /**
-     * On the I/O thread: writes what senders in a stream left to it, if they did, after lingering for more
-     * unless a full batch waits already.
-     */
-    void writeRequested() {
-        if (flushRequested.getAndSet(false)) {
-            if (!batchFull) {
-                LockSupport.parkNanos(COALESCE_NANOS); // more sends of the stream join the batch
-            }
-            batchFull = false;
-            flush();
-            streaming = false; // the next send reads the clock: after a pause, it writes at once
-        }
+    /** On the event loop, after it lingered for more of the stream unless the batch was full: writes the batch. */
+    void writeBatch() {
+        batchFull = false;
+        flush();
+        streaming = false; // the next send reads the clock: after a pause, it writes at once
     }
 
     /**
      * Writes what is waiting, from the calling thread, without blocking. Callers that find another thread
-     * writing leave it a flag: the writer loops until nobody has asked for more.
+     * holding the output leave it a flag: the writer loops until nobody has asked for more, and every other
+     * holder of the lock writes too before it lets go ({@link #unlock}).
      */
     void flush() {
         dirty.set(true);
@@ -235,37 +206,62 @@ final class LinkWriter {
         }
     }
 
+    /** Lets go of out, taken for something other than writing: a flush that found it taken is done now. */
+    private void unlock() {
+        out.unlock();
+        if (dirty.get()) {
+            flush();
+        }
+    }
+
     /**
      * Under out: writes the output buffer, refilling it from the immediate messages and then the send queue,
      * until the socket takes no more or nothing is left.
      */
     private void writeSome() throws IOException {
         if (transport.handshaking()) {
-            return; // nothing of GMA before TLS is up: the I/O thread flushes when it is
+            return; // nothing of GMA before TLS is up: the event loop flushes when it is
         }
         while (true) {
             fill();
-            if (output.position() == 0 && !transport.pendingOutput()) {
+            if ((output == null || output.position() == 0) && !transport.pendingOutput()) {
+                giveBackOutput();
                 wantWrite(false);
                 return;
             }
-            output.flip();
-            int n = transport.write(output);
-            output.compact();
+            int n;
+            if (output == null) {
+                n = transport.write(BufferPool.EMPTY); // what TLS has wrapped already
+            } else {
+                output.flip();
+                n = transport.write(output);
+                output.compact();
+            }
             counters.bytesOut.add(n);
-            if (output.position() > 0 || transport.pendingOutput()) {
-                wantWrite(true); // the socket is full; the I/O thread goes on when it is writable
+            if ((output != null && output.position() > 0) || transport.pendingOutput()) {
+                wantWrite(true); // the socket is full; the event loop goes on when it is writable
                 return;
             }
             lastWriteAt = System.nanoTime();
         }
     }
 
+    /** Under out: the output buffer goes back to the pool once it holds nothing. */
+    private void giveBackOutput() {
+        if (output != null && output.position() == 0) {
+            BufferPool.OUTPUT.giveBack(output);
+            output = null;
+        }
+    }
+
     /** Under out: copies into the output buffer what fits of the run being written and those after it. */
     private void fill() {
-        while (output.hasRemaining()) {
+        while (output == null || output.hasRemaining()) {
             if (run.length == 0 && !nextRun()) {
                 return;
+            }
+            if (output == null) {
+                output = BufferPool.OUTPUT.take();
             }
             int n = Math.min(run.length, output.remaining());
             output.put(run.bytes, run.offset, n);
@@ -296,49 +292,55 @@ final class LinkWriter {
         return true;
     }
 
-    /** Whether the I/O thread should wake when the socket is writable (the socket was full). */
+    /**
+     * Whether the event loop should wake when the socket is writable (the socket was full). A link held by a
+     * handler ({@link EventLoop}) is not read meanwhile: its key asks for writes only.
+     */
     void wantWrite(boolean on) {
-        SelectionKey key = channel.keyFor(selector);
+        SelectionKey key = link.key();
         if (key == null || !key.isValid()) {
             return;
         }
-        int ops = on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+        int ops = (link.isHeld() ? 0 : SelectionKey.OP_READ) | (on ? SelectionKey.OP_WRITE : 0);
         try {
             if (key.interestOps() != ops) {
                 key.interestOps(ops);
                 if (on) {
-                    selector.wakeup();
+                    link.wakeLoop();
                 }
             }
         } catch (CancelledKeyException closing) {
-            // the link is closing; its I/O thread will report it
+            // the link is closing; its event loop will report it
         }
     }
 
-    /** On the I/O thread: one step of the TLS handshake, under out; whether it waits for the socket to be writable. */
+    /** The key's interest again, as the writer's state says (after the link was held, or registered). */
+    void resetInterest() {
+        out.lock();
+        try {
+            wantWrite((output != null && output.position() > 0) || transport.pendingOutput());
+        } finally {
+            unlock();
+        }
+    }
+
+    /** On the event loop: one step of the TLS handshake, under out; whether it waits for the socket to be writable. */
     boolean tlsHandshakeStep() throws IOException {
         out.lock();
         try {
             return transport.handshake();
         } finally {
-            out.unlock();
+            unlock();
         }
     }
 
-    /**
-     * On the I/O thread, as the link opens: the output buffer becomes a stream's, carrying over what it held,
-     * and the transport's buffers too.
-     */
+    /** On the event loop, as the link opens: the transport's buffers become a stream's. */
     void openStream() {
-        ByteBuffer bigger = transport.outputBuffer(OUTPUT_BYTES);
         out.lock();
         try {
-            output.flip();
-            bigger.put(output);
-            output = bigger;
             transport.opened();
         } finally {
-            out.unlock();
+            unlock();
         }
     }
 
@@ -348,7 +350,7 @@ final class LinkWriter {
         try {
             return transport.closeOutbound();
         } finally {
-            out.unlock();
+            unlock();
         }
     }
 
@@ -356,7 +358,22 @@ final class LinkWriter {
     boolean hasUnwritten() {
         out.lock();
         try {
-            return output.position() > 0 || run.length > 0 || !immediate.isEmpty() || transport.pendingOutput();
+            return (output != null && output.position() > 0) || run.length > 0 || !immediate.isEmpty()
+                    || transport.pendingOutput();
+        } finally {
+            unlock();
+        }
+    }
+
+    /** The link closed: its output buffer, and its transport's, go back to the pools. */
+    void closed() {
+        out.lock();
+        try {
+            if (output != null) {
+                BufferPool.OUTPUT.giveBack(output);
+                output = null;
+            }
+            transport.closed();
         } finally {
             out.unlock();
         }

@@ -4,6 +4,10 @@ import com.sun.management.UnixOperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * whole system) is logged once as it begins, at ERROR, with the limit and what to raise, and once as it ends;
  * in between the loop pauses and tries again, quietly, so that the process goes on serving the links it has and
  * takes new ones as soon as descriptors are free. The connections that wait meanwhile stay in the listen backlog.
+ *
+ * <p>Saying how many files are open takes a descriptor (the JVM counts the entries of /proc/self/fd), and so did
+ * loading the management library the first time: so the library is loaded as the loop starts, and one descriptor
+ * is kept in reserve (/dev/null), let go for the count and taken again after (the reserve trick of libev and
+ * nginx).
  *
  * <p>The accept loop's thread only.
  */
@@ -22,6 +31,9 @@ final class OpenFileLimit {
     private final LinkLimit links;
     /** Accepts failed for want of descriptors since it began; 0: it has not. */
     private long failures;
+    private final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    /** A descriptor held in reserve, for the count; null where there is no /dev/null, or while it is let go. */
+    private FileChannel reserve;
 
     /**
      * @param owner who accepts, as its logs name it
@@ -30,6 +42,19 @@ final class OpenFileLimit {
     OpenFileLimit(String owner, LinkLimit links) {
         this.owner = owner;
         this.links = links;
+        this.reserve = openReserve();
+    }
+
+    private static FileChannel openReserve() {
+        Path devNull = Path.of("/dev/null");
+        if (!Files.exists(devNull)) {
+            return null;
+        }
+        try {
+            return FileChannel.open(devNull, StandardOpenOption.READ);
+        } catch (IOException e) {
+            return null; // out of descriptors already: the next count tries again
+        }
     }
 
     /** Whether {@code e} says that the process, or the system, has no file descriptor left. */
@@ -59,13 +84,27 @@ final class OpenFileLimit {
         }
     }
 
-    /** "1021 of 1024 files open, the process's limit", or what can be said where the JVM does not tell. */
-    static String usage() {
-        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof UnixOperatingSystemMXBean unix) {
-            return unix.getOpenFileDescriptorCount() + " of " + unix.getMaxFileDescriptorCount()
-                    + " files open, the process's limit";
+    /**
+     * "1021 of 1024 files open, the process's limit", or what can be said where the JVM does not tell; counted
+     * with the reserve let go, so the count includes it.
+     */
+    private String usage() {
+        if (reserve != null) {
+            try {
+                reserve.close();
+            } catch (IOException ignored) {
+                // it is let go all the same
+            }
         }
-        return "the process's open-file limit is reached";
+        try {
+            if (os instanceof UnixOperatingSystemMXBean unix) {
+                long open = unix.getOpenFileDescriptorCount();
+                return (open < 0 ? "all" : String.valueOf(open)) + " of " + unix.getMaxFileDescriptorCount()
+                        + " files open, the process's limit";
+            }
+            return "the process's open-file limit is reached";
+        } finally {
+            reserve = openReserve();
+        }
     }
 }

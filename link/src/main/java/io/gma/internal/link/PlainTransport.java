@@ -10,12 +10,6 @@ final class PlainTransport extends Transport {
         super(channel);
     }
 
-    /** Direct: the kernel copies from it as it is, with no temporary copy. */
-    @Override
-    ByteBuffer outputBuffer(int bytes) {
-        return ByteBuffer.allocateDirect(bytes);
-    }
-
     @Override
     int read(ByteBuffer dst) throws IOException {
         return channel.read(dst);

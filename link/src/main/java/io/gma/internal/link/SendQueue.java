@@ -79,7 +79,7 @@ public final class SendQueue {
      * A queue that says when an ACK frees room: for an owner that does not block on {@link #offerData} but holds
      * messages back until there is room (a PC servlet's queue for an endpoint of its domain).
      *
-     * @param roomFreed run on the acknowledging link's I/O thread, outside the queue's lock
+     * @param roomFreed run on the acknowledging link's event loop, outside the queue's lock
      */
     public SendQueue(long maxBytes, int maxMessages, LinkCounters counters, Runnable roomFreed) {
         this.maxBytes = maxBytes;

@@ -10,7 +10,7 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 
 /**
- * TLS over a socket with an {@link SSLEngine}, without blocking: the handshake runs on the link's I/O thread,
+ * TLS over a socket with an {@link SSLEngine}, without blocking: the handshake runs on the link's event loop,
  * which also unwraps what arrives; senders wrap under the link's output lock (the engine takes wrap and
  * unwrap from two threads).
  *
@@ -24,9 +24,10 @@ import javax.net.ssl.SSLException;
  * (certificate checks) run inline: only the handshake has them, and it runs on the link's own thread.
  *
  * <p>Memory: until the link opens, netIn, netOut and spare hold about one TLS record each (grown on
- * BUFFER_OVERFLOW if need be), and a link's read buffer smaller than a record is filled from spare; once the
- * peer authenticated, {@link #opened()} grows netIn to {@link #READ_BYTES} and netOut to
- * {@link #RECORDS_PER_WRITE} records.
+ * BUFFER_OVERFLOW if need be), and a link's read buffer smaller than a record is filled from spare. Once the
+ * peer authenticated ({@link #opened()}), the buffers are a stream's ({@link #READ_BYTES} for netIn,
+ * {@link #RECORDS_PER_WRITE} records for netOut), borrowed from {@link BufferPool} while bytes wait in them and
+ * given back once they are empty, so that an idle link holds none (issue 22).
  */
 final class TlsTransport extends Transport {
     /** Records wrapped before one socket write, so that a stream costs one system call per this many. */
@@ -50,17 +51,24 @@ final class TlsTransport extends Transport {
     /** An unwrap asked for a wrap (a KeyUpdate answer, a close_notify): the next write does it. */
     private volatile boolean wrapWanted;
 
-    // I/O thread only
+    // Event loop only
     private boolean started;
     /** Whether the first bytes were looked at for a plaintext GMA magic. */
     private boolean firstBytesSeen;
-    /** Bytes from the socket not unwrapped yet, at [0, position). */
+    /** Bytes from the socket not unwrapped yet, at [0, position); once open, null while there are none. */
     private ByteBuffer netIn;
-    /** Application bytes unwrapped where the link could not take them (the handshake's end), at [0, position). */
+    /**
+     * Application bytes unwrapped where the link could not take them (the handshake's end), at [0, position);
+     * once open, null while there are none.
+     */
     private ByteBuffer spare;
+    /** The link is open: the network buffers are borrowed while bytes wait in them, of these sizes. */
+    private volatile boolean open;
+    private int inBytes;
+    private int outBytes;
 
     // under the link's output lock
-    /** Records wrapped and not yet written, at [0, position). */
+    /** Records wrapped and not yet written, at [0, position); once open, null while there are none. */
     private ByteBuffer netOut;
 
     TlsTransport(SocketChannel channel, SSLEngine engine) {
@@ -75,17 +83,35 @@ final class TlsTransport extends Transport {
 
     @Override
     void opened() {
-        netIn = grow(netIn, Math.max(READ_BYTES, packetBytes));
-        netOut = grow(netOut, RECORDS_PER_WRITE * packetBytes);
+        inBytes = Math.max(READ_BYTES, packetBytes);
+        outBytes = RECORDS_PER_WRITE * packetBytes;
+        open = true;
+        // the handshake's buffers: kept only if something waits in them, and given up once it is gone
+        netIn = grow(netIn, inBytes);
+        netOut = grow(netOut, outBytes);
+        releaseIdle();
     }
 
-    /**
-     * Direct, as for plaintext (measured no slower than a heap one; noisy); netIn and netOut are on the heap,
-     * which made TLS streaming about twice as fast as direct ones.
-     */
-    @Override
-    ByteBuffer outputBuffer(int bytes) {
-        return ByteBuffer.allocateDirect(bytes);
+    /** Once open: the network buffers that hold nothing go back to the pool, spare to the collector. */
+    private void releaseIdle() {
+        if (!open) {
+            return;
+        }
+        if (netIn != null && netIn.position() == 0) {
+            BufferPool.TLS_IN.giveBack(netIn);
+            netIn = null;
+        }
+        if (spare != null && spare.position() == 0) {
+            spare = null;
+        }
+    }
+
+    /** Under the output lock, once open: netOut goes back to the pool if it holds nothing. */
+    private void releaseIdleOut() {
+        if (open && netOut != null && netOut.position() == 0) {
+            BufferPool.TLS_OUT.giveBack(netOut);
+            netOut = null;
+        }
     }
 
     @Override
@@ -195,8 +221,16 @@ final class TlsTransport extends Transport {
 
     @Override
     int read(ByteBuffer dst) throws IOException {
+        try {
+            return readSome(dst);
+        } finally {
+            releaseIdle();
+        }
+    }
+
+    private int readSome(ByteBuffer dst) throws IOException {
         int start = dst.position();
-        if (spare.position() > 0) {
+        if (spare != null && spare.position() > 0) {
             takeSpare(dst);
         }
         // once a read, not once a record: getSession() takes the engine's lock and copies nothing, but costs
@@ -205,12 +239,12 @@ final class TlsTransport extends Transport {
         if (dst.remaining() >= recordBytes) {
             return unwrapInto(dst, recordBytes) ? dst.position() - start : endOfStream(dst, start);
         }
-        if (!dst.hasRemaining() || spare.position() > 0) {
+        if (!dst.hasRemaining() || spare != null && spare.position() > 0) {
             return dst.position() - start;
         }
         // a read buffer smaller than a record (a link in its handshake): records go to spare, and from there
         // what fits
-        if (spare.capacity() < recordBytes) {
+        if (spare == null || spare.capacity() < recordBytes) {
             spare = ByteBuffer.allocate(recordBytes);
         }
         boolean open = unwrapInto(spare, recordBytes);
@@ -232,6 +266,9 @@ final class TlsTransport extends Transport {
      * @return false at the end of the stream (what dst got before it stays there)
      */
     private boolean unwrapInto(ByteBuffer dst, int recordBytes) throws IOException {
+        if (netIn == null) {
+            netIn = BufferPool.TLS_IN.take(inBytes);
+        }
         boolean socketRead = false;
         // netIn is read from here on, and compacted once at the end: compacting after each record would move
         // the records behind it once per record (3.5 times the bytes read, for 8 records a read)
@@ -298,11 +335,22 @@ final class TlsTransport extends Transport {
 
     @Override
     boolean bufferedInput() {
-        return netIn.position() > 0 || spare.position() > 0;
+        return netIn != null && netIn.position() > 0 || spare != null && spare.position() > 0;
     }
 
     @Override
     int write(ByteBuffer src) throws IOException {
+        if (netOut == null) {
+            netOut = BufferPool.TLS_OUT.take(open ? outBytes : packetBytes);
+        }
+        try {
+            return wrapAndWrite(src);
+        } finally {
+            releaseIdleOut();
+        }
+    }
+
+    private int wrapAndWrite(ByteBuffer src) throws IOException {
         if (!flushNet()) {
             return 0;
         }
@@ -342,7 +390,7 @@ final class TlsTransport extends Transport {
 
     /** Writes what netOut holds; whether it is all written. */
     private boolean flushNet() throws IOException {
-        if (netOut.position() == 0) {
+        if (netOut == null || netOut.position() == 0) {
             return true;
         }
         netOut.flip();
@@ -356,7 +404,16 @@ final class TlsTransport extends Transport {
 
     @Override
     boolean pendingOutput() {
-        return wrapWanted || netOut.position() > 0;
+        return wrapWanted || netOut != null && netOut.position() > 0;
+    }
+
+    @Override
+    void closed() {
+        open = false; // what is left is given back, not borrowed again
+        if (netOut != null) {
+            BufferPool.TLS_OUT.giveBack(netOut);
+            netOut = null;
+        }
     }
 
     @Override

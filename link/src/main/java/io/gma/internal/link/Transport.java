@@ -9,7 +9,7 @@ import javax.net.ssl.SSLEngine;
  * What a {@link Link} reads from and writes to: the socket itself ({@link PlainTransport}), or TLS over it
  * ({@link TlsTransport}). The link sees application bytes only.
  *
- * <p>Threads: {@link #read} and {@link #handshake} run on the link's I/O thread; {@link #write},
+ * <p>Threads: {@link #read} and {@link #handshake} run on the link's event loop; {@link #write},
  * {@link #handshake}, {@link #opened} and {@link #closeOutbound} under the link's output lock.
  *
  * <p>Memory: until the link opens (its peer authenticated), a transport holds small buffers only, about one
@@ -42,14 +42,16 @@ abstract class Transport {
      */
     abstract int write(ByteBuffer src) throws IOException;
 
-    /** The buffer the link copies messages into for {@link #write}: what this transport writes fastest. */
-    abstract ByteBuffer outputBuffer(int bytes);
-
     /**
-     * The link is open, its peer authenticated: the buffers of a stream from now on. On the I/O thread, under
+     * The link is open, its peer authenticated: the buffers of a stream from now on. On the event loop, under
      * the link's output lock; once.
      */
     void opened() {
+        // plaintext holds no buffers of its own
+    }
+
+    /** The link closed: buffers borrowed go back. Under the link's output lock. */
+    void closed() {
         // plaintext holds no buffers of its own
     }
 
