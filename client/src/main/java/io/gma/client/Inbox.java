@@ -7,6 +7,7 @@ import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import io.gma.wire.Name;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -185,6 +186,12 @@ final class Inbox {
         // an error code this version does not know: reported as INTERNAL, with the peer's text
         EndpointException error = new EndpointException(ErrorText.parse(text).code(), m.from() + " answered ERROR "
                 + text);
+        if (error.code() == ErrorCode.QUEUE_FULL && from == uplink && uplink != null
+                && !Name.inDomain(m.from(), config.domain)) {
+            // this domain's PC servlet refused a message for a destination that is full (or the destination's
+            // executor did): sends to it wait or fail for a while, as to a full queue
+            outbox.destinationFull(m.from(), text);
+        }
         if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from())) {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
