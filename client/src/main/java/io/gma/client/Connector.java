@@ -42,12 +42,12 @@ import org.slf4j.LoggerFactory;
  * registry gives, or the PC servlet's as configured: the uplink, kept from the start), one attempt at a time, and
  * after a failure schedules the next after the peer's back-off ({@link Peer#failedAttempt}, the link module's
  * {@code Backoff}); it accepts peers' links on the endpoint's socket ({@link Acceptor}); it runs each link, made
- * or accepted, on an I/O thread of its own; and it decides what a link that opens or closes means for its peer:
+ * or accepted, on an event loop; and it decides what a link that opens or closes means for its peer:
  * carry its messages, retry, or give up on a refusal.
  *
  * <p>It makes no listener itself: {@code listeners} gives each link its own, and {@code unreachable} is told of
  * a peer the registry does not know. Connecting runs on the {@code connecting} pool, retries wait in the timer,
- * accepting has its thread, and the link events come on the links' I/O threads.
+ * accepting has its thread, and the link events come on the links' event loops.
  */
 final class Connector {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
@@ -142,7 +142,7 @@ final class Connector {
         });
     }
 
-    /** Runs a new link, made here or accepted, on an I/O thread of its own; aborts it once closed. */
+    /** Runs a new link, made here or accepted, on an event loop; aborts it once closed. */
     private void startLink(Link link) {
         links.add(link);
         if (peers.closed()) {

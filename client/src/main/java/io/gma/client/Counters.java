@@ -22,6 +22,10 @@ final class Counters {
     final LongAdder receiptsTimedOut = new LongAdder();
     /** Receipts no longer awaited under DROP_OLDEST, to make room for newer ones. */
     final LongAdder receiptsGivenUp = new LongAdder();
+    /** Sends that waited for a destination its PC servlet found full (BLOCK); added to the queues' waits. */
+    final LongAdder fullDestinationWaits = new LongAdder();
+    /** Sends that failed with QUEUE_FULL for a destination its PC servlet found full; added to the queues'. */
+    final LongAdder fullDestinationRejected = new LongAdder();
     /** Sends that waited for room in a full outbox (BLOCK), as {@code waits} counts a full queue's. */
     final LongAdder outboxWaits = new LongAdder();
     /** Sends refused with QUEUE_FULL because the outbox was full, as {@code rejected} counts a full queue's. */
@@ -35,8 +39,10 @@ final class Counters {
      */
     EndpointStats snapshot(long queuedMessages, long queuedBytes, long receiptsAwaited, long[] outbox) {
         return new EndpointStats(link.messagesOut(), link.bytesOut(), link.messagesIn(), link.bytesIn(),
-                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum() + outboxWaits.sum(), link.drops(),
-                link.rejected() + receiptRejections.sum() + outboxRejected.sum(), reconnects.sum(), duplicates.sum(),
+                queuedMessages, queuedBytes, link.waits() + receiptWaits.sum() + outboxWaits.sum()
+                + fullDestinationWaits.sum(), link.drops(),
+                link.rejected() + receiptRejections.sum() + outboxRejected.sum()
+                + fullDestinationRejected.sum(), reconnects.sum(), duplicates.sum(),
                 link.connectionsOverCap(), link.handshakesUnauthorized(), link.handshakesTooLarge(),
                 link.handshakesMalformed(), link.handshakesTimedOut(), link.linksOverLimit(), refusedAnswers.sum(),
                 receiptsAwaited, receiptsTimedOut.sum(), receiptsGivenUp.sum(), outbox[0], outbox[1], outbox[2],

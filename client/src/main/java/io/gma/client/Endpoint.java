@@ -34,9 +34,10 @@ public abstract class Endpoint implements AutoCloseable {
      *
      * @return the sequence, a future completed when the peer (the first hop) acknowledges it, and with
      *     {@link EndpointBuilder#receipts} one completed when the destination took it
-     * @throws EndpointException QUEUE_FULL (the peer's queue, the receipts awaited or the outbox are full: nothing
-     *     was queued or kept), NO_ROUTE for another domain, SHUTTING_DOWN; INTERNAL when the outbox's disk failed
-     *     (nothing was kept)
+     * @throws EndpointException QUEUE_FULL (the peer's queue, the receipts awaited or the outbox are full, or
+     *     the destination is in another domain and its PC servlet refused a message for it as full less than 1 s
+     *     ago: nothing was queued or kept), NO_ROUTE for another domain, SHUTTING_DOWN; INTERNAL when the
+     *     outbox's disk failed (nothing was kept)
      */
     public Sent send(String to, byte[] data) throws EndpointException {
         return core.send(to, Command.DATA, data);
@@ -52,7 +53,7 @@ public abstract class Endpoint implements AutoCloseable {
      *
      * @return the reply's bytes
      * @throws EndpointException the ERROR the peer answered with, TIMEOUT, QUEUE_FULL, NO_ROUTE
-     * @throws IllegalStateException when called on a link's I/O thread (from a handler): use requestAsync
+     * @throws IllegalStateException when called on a link's event loop (from a handler): use requestAsync
      */
     public byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
         return core.request(to, data, timeout);

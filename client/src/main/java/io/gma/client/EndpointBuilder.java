@@ -281,7 +281,7 @@ public final class EndpointBuilder<T> {
 
     /**
      * What a send does when a peer's queue is full. Default BLOCK, up to {@link #blockTimeout}; except in a
-     * handler running on a link's I/O thread, where BLOCK fails at once, since waiting there would stop the
+     * handler running on a link's event loop, where BLOCK fails at once, since waiting there would stop the
      * reads whose ACKs make room.
      */
     public EndpointBuilder<T> fullQueuePolicy(FullQueuePolicy policy) {

@@ -7,6 +7,7 @@ import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
+import io.gma.wire.Name;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an endpoint receives, on the I/O thread of the link it came on. A message whose sender is not the peer
+ * What an endpoint receives, on the event loop of the link it came on. A message whose sender is not the peer
  * that authenticated is refused (an impostor); one for another endpoint is answered NO_ROUTE; a duplicate is
  * dropped ({@link Dedup}); a REPLY or an ERROR goes to the request ({@link Requests}) or the receipt
  * ({@link Receipts}) it answers; SUBSCRIBE and UNSUBSCRIBE change the {@link Subscribers}; the rest is delivered to
@@ -79,7 +80,7 @@ final class Inbox {
     /**
      * The receiving side of one link, and what it remembers from one message to the next: a link's messages come
      * from one sender to one destination, decoded to one String each, so a reference compare finds its dedup
-     * record and checks its destination, not a look-up. Its link's I/O thread's alone.
+     * record and checks its destination, not a look-up. Its link's event loop's alone.
      */
     final class Reader {
         /** The sender of the last message taken from this link, and its dedup record. */
@@ -185,6 +186,12 @@ final class Inbox {
         // an error code this version does not know: reported as INTERNAL, with the peer's text
         EndpointException error = new EndpointException(ErrorText.parse(text).code(), m.from() + " answered ERROR "
                 + text);
+        if (error.code() == ErrorCode.QUEUE_FULL && from == uplink && uplink != null
+                && !Name.inDomain(m.from(), config.domain)) {
+            // this domain's PC servlet refused a message for a destination that is full (or the destination's
+            // executor did): sends to it wait or fail for a while, as to a full queue
+            outbox.destinationFull(m.from(), text);
+        }
         if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from())) {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
@@ -253,7 +260,7 @@ final class Inbox {
             return;
         }
         if (config.executor == null) {
-            // on the I/O thread, without a task object per message
+            // on the event loop, without a task object per message
             if (handled(handler, m) && asksReceipt(m)) {
                 receipt(m);
             }

@@ -1,7 +1,7 @@
 package io.gma.client;
 
 /**
- * Receives the application's messages. Runs on the link's I/O thread unless the builder was given an
+ * Receives the application's messages. Runs on the link's event loop unless the builder was given an
  * executor: then it must not block (a blocking call would stall that link, its ACKs included); call
  * {@code requestAsync}, not {@code request}, from inside it.
  */

@@ -19,6 +19,10 @@ import java.util.concurrent.CompletableFuture;
  * data) and hands it to the peer's live link, or has the {@link Connector} make one. Runs on the sender's thread,
  * without a lock of its own: the send queue's is the one taken.
  *
+ * <p>A destination in another domain that this endpoint's PC servlet found full ({@link FullDestinations}) is
+ * treated as a full send queue of its own: sends to it wait or fail under the policy, while the uplink carries
+ * the rest.
+ *
  * <p>With an outbox on disk ({@link OutboxSpool}), a data message is packed first and appended there before it
  * is queued, and its record acknowledged when the peer acknowledges it (or it failed); what the outbox held at
  * start is queued again, in order, before the endpoint sends anything new ({@link #requeue}).
@@ -32,8 +36,12 @@ final class Outbox {
     private final Counters counters;
     /** The builder's blockTimeout, read once. */
     private final long blockNanos;
-    /** The builder's policy, as the send queues apply it; on a link's I/O thread BLOCK is FAIL. */
+    /** The builder's policy, as the send queues apply it; on a link's event loop BLOCK is FAIL. */
     private final WhenFull whenFull;
+    /** This domain's PC servlet, or null: the peer whose destinations may be {@link #full}. */
+    private final Peer uplink;
+    /** Destinations in other domains the PC servlet refused a message for with QUEUE_FULL, for a while. */
+    private final FullDestinations full;
 
     Outbox(EndpointBuilder<?> config, Peers peers, Connector connector, SequenceNumbers sequence, OutboxSpool spool,
             Counters counters) {
@@ -43,6 +51,8 @@ final class Outbox {
         this.spool = spool;
         this.counters = counters;
         this.blockNanos = config.blockNanos();
+        this.uplink = peers.uplink();
+        this.full = new FullDestinations(counters);
         this.whenFull = switch (config.policy) {
             case BLOCK -> WhenFull.BLOCK;
             case FAIL -> WhenFull.FAIL;
@@ -86,11 +96,15 @@ final class Outbox {
     /** Queues {@code p} in its peer's send queue, and has a link take it. */
     private Pending queue(Peer peer, Pending p, String to, Command command, int flags, byte[] data)
             throws EndpointException {
+        Object probe = peer == uplink && full.any() ? full.admit(to, policy(), blockNanos) : null;
         long unsent;
         try {
             unsent = peer.queue().offerData(p, peer.envelope(to), command, flags, data, policy(), blockNanos, to);
         } catch (LinkException ex) {
             throw Failures.toEndpoint(ex);
+        }
+        if (probe != null) {
+            watch(p, to, probe);
         }
         if (unsent >= 0) {
             transmit(peer, unsent);
@@ -98,7 +112,20 @@ final class Outbox {
         return p;
     }
 
-    /** The full-queue policy here: on a link's I/O thread, waiting would stop the very reads whose ACKs make room. */
+    /** {@code p} is the probe of a full destination: its acknowledgement says whether there is room again. */
+    private void watch(Pending p, String to, Object probe) {
+        p.acknowledged().whenComplete((ok, ex) -> full.probed(to, probe, ex == null));
+    }
+
+    /**
+     * An ERROR QUEUE_FULL came from {@code destination}, in another domain, on the uplink: its PC servlet found it
+     * full, and sends to it wait or fail for a while ({@link FullDestinations}).
+     */
+    void destinationFull(String destination, String why) {
+        full.refused(destination, why);
+    }
+
+    /** The full-queue policy here: on a link's event loop, waiting would stop the very reads whose ACKs make room. */
     private WhenFull policy() {
         return whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;
     }
@@ -110,6 +137,7 @@ final class Outbox {
      */
     private Pending sendKept(Peer peer, Pending p, String to, Command command, int flags, byte[] data,
             WhenFull policy) throws EndpointException {
+        Object probe = peer == uplink && full.any() ? full.admit(to, policy, blockNanos) : null;
         Envelope envelope = peer.envelope(to);
         byte[] packed = new byte[envelope.packedLength(command, data)];
         envelope.put(p.sequence(), command, flags, data, packed, 0);
@@ -120,6 +148,9 @@ final class Outbox {
         } catch (LinkException ex) {
             spool.dropped(record);
             throw Failures.toEndpoint(ex);
+        }
+        if (probe != null) {
+            watch(p, to, probe);
         }
         spool.track(p, record, null);
         transmit(peer, unsent);

@@ -81,10 +81,10 @@ final class Requests {
         return reply;
     }
 
-    /** Sends a REQUEST and waits for its answer; never on a link's I/O thread, which must read it. */
+    /** Sends a REQUEST and waits for its answer; never on a link's event loop, which must read it. */
     byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
         if (IoThreads.isCurrent()) {
-            throw new IllegalStateException("request() would block this link's I/O thread, which must read the"
+            throw new IllegalStateException("request() would block this link's event loop, which must read the"
                     + " reply: call requestAsync() from a message handler");
         }
         try {

@@ -24,7 +24,8 @@ public sealed interface Sent permits Pending {
      * {@code onMessage} for it (for a SUBSCRIBE, the producer added the subscriber), and the receipt it then
      * sends came back. Fails with an {@link EndpointException}: what {@link #acknowledged()} fails with; the
      * code of an ERROR that came back instead (NO_ROUTE from a PC servlet that found no such endpoint, INTERNAL
-     * when the destination's handler threw or it has none, QUEUE_FULL when its executor refused the message);
+     * when the destination's handler threw or it has none, QUEUE_FULL when its executor refused the message, or
+     * when it is in another domain and full, and this endpoint's PC servlet refused the message for it);
      * TIMEOUT when no receipt came within {@link EndpointBuilder#receipts}' timeout, which is what a destination
      * that does not send receipts gives (the message may then have arrived all the same); QUEUE_FULL when
      * DROP_OLDEST gave up waiting for it to make room for newer ones; SHUTTING_DOWN when this endpoint closed

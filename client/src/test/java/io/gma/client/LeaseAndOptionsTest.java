@@ -105,7 +105,7 @@ class LeaseAndOptionsTest {
                 self[0] = c;
                 echo.send(c.name(), "go".getBytes());
                 Throwable e = refused.poll(5, TimeUnit.SECONDS);
-                assertTrue(e != null && e.getMessage().startsWith("request() would block this link's I/O thread"),
+                assertTrue(e != null && e.getMessage().startsWith("request() would block this link's event loop"),
                         String.valueOf(e));
             }
         }

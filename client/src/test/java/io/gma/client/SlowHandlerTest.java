@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A handler that takes 100 ms a message, on the link's I/O thread (no executor), behind a burst that arrives in
+ * A handler that takes 100 ms a message, on the link's event loop (no executor), behind a burst that arrives in
  * one read: ACKs go on as messages are taken, so the producer never takes the consumer for dead, nothing is
  * resent, and nothing reaches dedup twice (issue 22).
  */

@@ -5,9 +5,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -26,15 +28,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * after it: each sender's order holds across domains.
  *
  * <p>Endpoints the destination said are full ({@code X-Gma-Full} on a 429) are held back until its
- * Retry-After: their messages stay, in order, while batches of the others go; and while held, an endpoint's
- * messages may fill a quarter of the queue at most, so that one stuck endpoint does not fill it for the rest.
+ * Retry-After: their messages stay, in order, while batches of the others go. From that 429 until a batch with
+ * their messages is done with (accepted), an endpoint's messages may fill a quarter of the queue at most (its
+ * share), so that one stuck endpoint does not fill it for the rest: an offer past its share is
+ * {@link Offer#ENDPOINT_FULL}, which the router answers for that message alone, while the others flow.
  */
 final class DomainQueue {
     /** What became of a message offered. */
     enum Offer {
         TAKEN,
-        /** No room now. */
+        /** No room now, in the queue or in all queues together: nothing more for the domain fits. */
         FULL,
+        /**
+         * No room now for its destination endpoint alone: the destination said it is full and its messages here
+         * fill their share. Others fit.
+         */
+        ENDPOINT_FULL,
         /** Retired or drained: it takes nothing more, and a new queue serves the domain. */
         RETIRED
     }
@@ -62,6 +71,11 @@ final class DomainQueue {
     private final Map<String, Long> heldUntil = new HashMap<>();
     /** Data messages and bytes queued (waiting or in flight) per destination endpoint. */
     private final Map<String, long[]> queuedFor = new HashMap<>();
+    /**
+     * Endpoints held to their share: named full by the destination, and none of their messages accepted since.
+     * At most the endpoints with messages here (a 429 names only those of its batch).
+     */
+    private final Set<String> capped = new HashSet<>();
 
     DomainQueue(String domain, long maxBytes, int maxMessages, AtomicLong total, long maxTotal) {
         this.domain = domain;
@@ -75,7 +89,7 @@ final class DomainQueue {
      * Queues a message if it fits, or whatever the bounds with {@code force} (the caller checked
      * {@link #hasRoom} for a whole batch, or must not wait, for an ERROR). An empty queue takes any message.
      *
-     * @return TAKEN, FULL, or RETIRED when the queue was retired or drained, and took nothing
+     * @return TAKEN, FULL, ENDPOINT_FULL, or RETIRED when the queue was retired or drained, and took nothing
      */
     Offer offer(Queued m, boolean force) {
         lock.lock();
@@ -85,8 +99,11 @@ final class DomainQueue {
             }
             boolean data = !m.control();
             boolean heldNow = data && held(m.to(), System.nanoTime());
-            if (!force && !fits(m.message(), heldNow)) {
-                return Offer.FULL;
+            if (!force) {
+                Offer fits = fits(m.message());
+                if (fits != Offer.TAKEN) {
+                    return fits;
+                }
             }
             if (data) {
                 long[] share = queuedFor.computeIfAbsent(m.to(), k -> new long[2]);
@@ -108,16 +125,17 @@ final class DomainQueue {
     }
 
     /**
-     * Whether {@link #offer} without force would take {@code m} now: within the bounds, and within a held
-     * endpoint's share.
+     * What {@link #offer} without force would do with {@code m} now: TAKEN (within the bounds, and within its
+     * endpoint's share if capped; also when the queue is retired, as the offer then goes to a new queue), FULL
+     * or ENDPOINT_FULL.
      */
-    boolean wouldTake(Message m) {
+    Offer wouldTake(Message m) {
         lock.lock();
         try {
             if (retired || closed) {
-                return true; // the offer goes to a new queue
+                return Offer.TAKEN; // the offer goes to a new queue
             }
-            return fits(m, !m.command().isControl() && held(m.to(), System.nanoTime()));
+            return fits(m);
         } finally {
             lock.unlock();
         }
@@ -125,15 +143,33 @@ final class DomainQueue {
 
     /**
      * Under the lock: whether {@code m} fits the bounds (an empty queue takes any message), and, its endpoint
-     * being held back ({@code heldNow}), that endpoint's share, capped so that the rest of the domain keeps its
-     * room.
+     * being capped, that endpoint's share, so that the rest of the domain keeps its room. Control messages have
+     * no share: answers to a full endpoint never wait behind its data.
      */
-    private boolean fits(Message m, boolean heldNow) {
+    private Offer fits(Message m) {
         if (messages > 0 && !withinBounds(m.encodedLength(), 1)) {
-            return false;
+            return Offer.FULL;
         }
-        long[] share = heldNow ? queuedFor.get(m.to()) : null;
-        return share == null || share[0] + 1 <= maxMessages / 4 && share[1] + m.encodedLength() <= maxBytes / 4;
+        long[] share = !m.command().isControl() && capped.contains(m.to()) ? queuedFor.get(m.to()) : null;
+        return share == null || share[0] + 1 <= maxMessages / 4 && share[1] + m.encodedLength() <= maxBytes / 4
+                ? Offer.TAKEN : Offer.ENDPOINT_FULL;
+    }
+
+    /**
+     * Why {@code endpoint}'s message was refused ({@link Offer#ENDPOINT_FULL}): a sentence that names it, what it
+     * holds here, and the limits.
+     */
+    String describeShare(String endpoint) {
+        lock.lock();
+        try {
+            long[] share = queuedFor.getOrDefault(endpoint, new long[2]);
+            return endpoint + " is full: domain " + domain + " said so (429, X-Gma-Full), and the queue for " + domain
+                    + " holds " + share[0] + " of its messages, " + share[1] + " bytes, its share until it takes"
+                    + " them (a quarter of maxQueuedMessages " + maxMessages + " and of maxQueuedBytes " + maxBytes
+                    + ")";
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether {@code n} more messages of {@code size} bytes in all fit now; an empty queue takes any. */
@@ -255,6 +291,7 @@ final class DomainQueue {
             long until = now + nanos;
             for (String e : endpoints) {
                 heldUntil.put(e, until);
+                capped.add(e);
             }
             for (int i = inFlight.size() - 1; i >= 0; i--) {
                 waiting.addFirst(inFlight.get(i));
@@ -303,6 +340,9 @@ final class DomainQueue {
             messages -= inFlight.size();
             total.addAndGet(-b);
             for (Queued m : inFlight) {
+                if (!m.control()) {
+                    capped.remove(m.to()); // the destination took (or refused for good) its messages: room again
+                }
                 long[] share = m.control() ? null : queuedFor.get(m.to());
                 if (share != null && --share[0] <= 0) {
                     queuedFor.remove(m.to());
@@ -328,6 +368,7 @@ final class DomainQueue {
             waiting.clear();
             inFlight = List.of();
             queuedFor.clear();
+            capped.clear();
             total.addAndGet(-bytes);
             bytes = 0;
             messages = 0;
@@ -344,6 +385,7 @@ final class DomainQueue {
         try {
             hurry = true;
             heldUntil.clear(); // stopping: what was held goes now, within the drain
+            capped.clear();
             arrived.signalAll();
         } finally {
             lock.unlock();

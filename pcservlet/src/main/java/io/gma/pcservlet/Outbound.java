@@ -25,6 +25,8 @@ final class Outbound {
         TAKEN,
         /** Not queued: no room now. */
         FULL,
+        /** Not queued: no room now for its destination endpoint, which said it is full; others fit. */
+        ENDPOINT_FULL,
         /** Not queued: the queues were drained and closed for good. */
         CLOSED,
         /** Not queued: MAX_DOMAINS domains have queues already. */
@@ -60,7 +62,11 @@ final class Outbound {
             }
             DomainQueue.Offer taken = q.offer(m, force);
             if (taken != DomainQueue.Offer.RETIRED) {
-                return taken == DomainQueue.Offer.TAKEN ? Offer.TAKEN : Offer.FULL;
+                return switch (taken) {
+                    case TAKEN -> Offer.TAKEN;
+                    case ENDPOINT_FULL -> Offer.ENDPOINT_FULL;
+                    default -> Offer.FULL;
+                };
             }
             queues.remove(d, q); // retired (or drained) meanwhile: a new queue takes over
         }
@@ -83,12 +89,18 @@ final class Outbound {
     }
 
     /**
-     * Whether domain {@code d}'s queue would take {@code m} now, as {@link #offer} without force would (a domain
-     * with no queue yet takes anything).
+     * What domain {@code d}'s queue would do with {@code m} now, as {@link #offer} without force would: TAKEN (a
+     * domain with no queue yet takes anything), FULL or ENDPOINT_FULL.
      */
-    boolean wouldTake(String d, Message m) {
+    DomainQueue.Offer wouldTake(String d, Message m) {
         DomainQueue q = queues.get(d);
-        return q == null || q.wouldTake(m);
+        return q == null ? DomainQueue.Offer.TAKEN : q.wouldTake(m);
+    }
+
+    /** Why a message for {@code endpoint} in domain {@code d} was {@link Offer#ENDPOINT_FULL}: a sentence. */
+    String describeShare(String d, String endpoint) {
+        DomainQueue q = queues.get(d);
+        return q == null ? endpoint + " is full" : q.describeShare(endpoint);
     }
 
     /** Null when every share fits its domain's queue, else which one does not. */

@@ -13,14 +13,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * being read (the endpoint's ACKs, for what is delivered to it, come on it too) but that message and every later
  * one of the uplink are parked here, in order and unacknowledged: the endpoint's own send queue fills, and it
  * blocks or fails (throttling end to end). When room is freed ({@link #resume}), each parked uplink offers its
- * messages again, in order, on its own I/O thread.
+ * messages again, in order, on its own event loop.
  *
  * <p>Parked messages are bounded in all (maxParkedBytes); past that bound they are not kept, and the uplink is
  * closed once the router took what was kept, so that its endpoint sends the rest again.
  */
 final class Parking {
     /**
-     * Offers one parked message of an uplink to the router again, on the uplink's I/O thread: whether it was
+     * Offers one parked message of an uplink to the router again, on the uplink's event loop: whether it was
      * taken, in which case the taker also sees that it is counted for the uplink's ACK, now or once on disk.
      */
     interface Taker {
@@ -28,7 +28,7 @@ final class Parking {
     }
 
     private final long maxParkedBytes;
-    /** Uplinks whose messages are parked, and their state (touched only on each link's I/O thread). */
+    /** Uplinks whose messages are parked, and their state (touched only on each link's event loop). */
     private final Map<Link, Parked> paused = new ConcurrentHashMap<>();
     /** Bytes parked on all uplinks together. */
     private final AtomicLong parkedBytes = new AtomicLong();
@@ -44,7 +44,7 @@ final class Parking {
     }
 
     /**
-     * On the link's I/O thread: parks {@code m}, the router having refused it or an earlier message of the
+     * On the link's event loop: parks {@code m}, the router having refused it or an earlier message of the
      * same uplink waiting already.
      */
     void park(Link link, Taker taker, Message m) {
@@ -92,7 +92,7 @@ final class Parking {
         }
     }
 
-    /** Asks the link's I/O thread to offer its parked messages again, unless it is asked already. */
+    /** Asks the link's event loop to offer its parked messages again, unless it is asked already. */
     private void schedule(Link link, Parked p) {
         if (p.scheduled.compareAndSet(false, true)) {
             link.execute(() -> {
@@ -103,7 +103,7 @@ final class Parking {
     }
 
     /**
-     * On the link's I/O thread: routes its parked messages until the router is full again. Once none is left
+     * On the link's event loop: routes its parked messages until the router is full again. Once none is left
      * the uplink is no longer parked; if some were not kept, it is closed, for its endpoint to send them again.
      */
     private void unpark(Link link, Parked p) {
@@ -150,7 +150,7 @@ final class Parking {
         }
 
         /**
-         * On the link's I/O thread: keeps {@code m} if the bound allows. The first is kept whatever the bound:
+         * On the link's event loop: keeps {@code m} if the bound allows. The first is kept whatever the bound:
          * it is what tells when there is room again (without it, the link would be closed at once, and its
          * endpoint would send the same messages again and again).
          */
@@ -170,7 +170,7 @@ final class Parking {
             dropped = true;
         }
 
-        /** On the link's I/O thread: lets go of everything; the endpoint resends it to the next run. */
+        /** On the link's event loop: lets go of everything; the endpoint resends it to the next run. */
         void dropAll() {
             parkedBytes.addAndGet(-bytes);
             messages.clear();

@@ -6,7 +6,7 @@ import io.gma.internal.link.Link;
  * What an uplink's endpoint has not been told it got yet: with a spool, a message is counted for the uplink's ACK
  * only once its record is on disk (an ACK is a promise the message survives a crash), and every message after one
  * that waits waits too, since an ACK counts the oldest messages first. Without a spool nothing ever waits here.
- * Touched on the uplink's I/O thread only; the spool's news comes to it as a task ({@link Link#execute}).
+ * Touched on the uplink's event loop only; the spool's news comes to it as a task ({@link Link#execute}).
  */
 final class PendingAcks {
     private final Link link;

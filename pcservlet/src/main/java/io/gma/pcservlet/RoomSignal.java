@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * every few milliseconds: the uplinks that parked messages ({@link #onFreed}), and a POST, a poll or the drain
  * waiting with a deadline ({@link #await}).
  *
- * <p>{@link #freed()} runs on the thread that freed the room (a forwarder, a Jetty thread, a link's I/O thread)
+ * <p>{@link #freed()} runs on the thread that freed the room (a forwarder, a Jetty thread, a link's event loop)
  * and costs an atomic increment and the listeners while nobody waits.
  */
 final class RoomSignal {

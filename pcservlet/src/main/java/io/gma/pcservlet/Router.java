@@ -18,8 +18,14 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *   to this domain        -&gt; the endpoint's queue here (LocalQueues), carried down its uplink
  *   to another domain D   -&gt; D's queue (Outbound), posted by D's forwarder
+ *                            (its endpoint full, at its share: ERROR QUEUE_FULL to the sender)
  *   to no domain          -&gt; ERROR NO_ROUTE to the sender
  * </pre>
+ *
+ * A message for an endpoint in another domain that said it is full, and whose share of that domain's queue is
+ * taken, is refused alone ({@link #refuseFull}): the uplink it came on goes on, so that one slow destination
+ * never holds up the others of a sender. What does not fit for the whole domain is not taken (NO_ROOM: the
+ * uplink parks).
  *
  * An ERROR this PC servlet makes ({@link #answer}) goes back the same way, whatever the bounds
  * ({@link #routeOwn}): from its destination's name, with the failed message's sequence number.
@@ -70,7 +76,11 @@ final class Router implements UplinkServer.Upstream {
         if (!spooling.on()) {
             return place(d, Queued.inMemory(m), false);
         }
-        if (!outbound.wouldTake(d, m)) {
+        DomainQueue.Offer room = outbound.wouldTake(d, m);
+        if (room == DomainQueue.Offer.ENDPOINT_FULL) {
+            return refuseFull(d, m, Spooling.NONE);
+        }
+        if (room != DomainQueue.Offer.TAKEN) {
             return UplinkServer.Routed.NO_ROOM;
         }
         OptionalLong spooled = spool(Spooling.Lane.OUTBOUND, m, identity);
@@ -117,6 +127,7 @@ final class Router implements UplinkServer.Upstream {
         return switch (outbound.offer(d, q, force)) {
             case TAKEN -> taken(q);
             case FULL -> UplinkServer.Routed.NO_ROOM;
+            case ENDPOINT_FULL -> refuseFull(d, q.message(), q.spoolSeq());
             case CLOSED -> {
                 metrics.drops.increment(); // stopped: the queues were drained and counted already
                 spooling.ack(q.spoolSeq());
@@ -129,6 +140,20 @@ final class Router implements UplinkServer.Upstream {
                 yield UplinkServer.Routed.TAKEN;
             }
         };
+    }
+
+    /**
+     * A message for an endpoint of domain {@code d} that is full, its share of the queue taken: not queued, and
+     * its sender gets ERROR QUEUE_FULL for it (which its endpoint reads as "that destination is full", and holds
+     * back its next sends to it for a while, as a full send queue would). Taken, so that the uplink's
+     * acknowledgement goes past it and the sender's other destinations flow; done with in the spool if it was
+     * spooled ({@code spoolSeq}).
+     */
+    private UplinkServer.Routed refuseFull(String d, Message m, long spoolSeq) {
+        metrics.drops.increment();
+        answer(m, ErrorCode.QUEUE_FULL, outbound.describeShare(d, m.to()));
+        spooling.ack(spoolSeq);
+        return UplinkServer.Routed.TAKEN;
     }
 
     /** A message queued for an endpoint of this domain that will never reach it: its sender is told. */

@@ -58,7 +58,7 @@ final class UplinkServer implements AutoCloseable {
     /** Where the uplink server hands what its endpoints send. */
     interface Upstream extends LocalQueues.Undeliverable {
         /**
-         * A message an endpoint of this domain sent, on its uplink's I/O thread, in the order sent, by the identity
+         * A message an endpoint of this domain sent, on its uplink's event loop, in the order sent, by the identity
          * the uplink proved to be.
          *
          * @return {@link Routed#NO_ROOM} when there is no room for it now (it is then parked, with what the uplink
@@ -226,7 +226,7 @@ final class UplinkServer implements AutoCloseable {
     }
 
     /**
-     * On the link's I/O thread: hands {@code m} to the upstream, unless security refuses it; a refused message
+     * On the link's event loop: hands {@code m} to the upstream, unless security refuses it; a refused message
      * is answered with ERROR FORBIDDEN, not routed, and taken.
      */
     private Routed route(Link link, Peer p, Message m) {
@@ -282,7 +282,7 @@ final class UplinkServer implements AutoCloseable {
 
     /** The server's side of one uplink: the endpoint whose queue it carries, once it opens. */
     private final class Uplink implements LinkListener {
-        /** Set on the uplink's I/O thread as it opens, and read there. */
+        /** Set on the uplink's event loop as it opens, and read there. */
         private Peer peer;
         private Link link;
         /** What its endpoint was not told it got yet (with a spool: until on disk). */

@@ -119,4 +119,28 @@ class HoldBackTest {
         assertTrue(cpuMs < 1_000, "the forwarder used " + cpuMs + " ms of CPU while " + n + " messages for a held"
                 + " endpoint came: each offer wakes it, and it scans every held message under the queue's lock");
     }
+
+    @Test
+    void anEndpointPastItsShareIsRefusedAloneUntilItsMessagesAreTaken() throws Exception {
+        DomainQueue q = queue();
+        assertEquals(TAKEN, q.offer(msg(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
+        assertEquals(1, q.nextBatch(1 << 20, 0, 0).size());
+        q.holdBack(List.of("x@west"), TimeUnit.MILLISECONDS.toNanos(100)); // a 429 naming x
+        int taken = 0;
+        while (q.offer(msg(Command.DATA, "p@east", "x@west", taken + 2, new byte[4096]), false) == TAKEN) {
+            taken++;
+        }
+        Message next = Message.of(Command.DATA, "p@east", "x@west", 99_999, new byte[4096]);
+        assertEquals(DomainQueue.Offer.ENDPOINT_FULL, q.wouldTake(next), "x's share: " + taken + " messages");
+        assertEquals(TAKEN, q.offer(msg(Command.DATA, "p@east", "y@west", 1, new byte[4096]), false),
+                "y is refused with x");
+        assertTrue(q.describeShare("x@west").contains("maxQueuedBytes " + MAX_BYTES), q.describeShare("x@west"));
+        Thread.sleep(150); // a deliberate pause, not a wait: x's hold ends (Retry-After), west took nothing yet
+        assertEquals(DomainQueue.Offer.ENDPOINT_FULL, q.wouldTake(next), "x's cap went with its hold");
+        while (!q.isEmpty()) { // west takes everything, x's too
+            q.nextBatch(1 << 30, 0, 0);
+            q.done();
+        }
+        assertEquals(TAKEN, q.wouldTake(next), "x stays capped after west took its messages");
+    }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>It sits in wire although it has nothing to do with the wire format: wire is the one module that every
  * other depends on and that depends on nothing, so it is the one place every module (the registry, the link,
  * the client, the PC servlet, the examples and the benchmarks) can reach without a dependency it would not
- * otherwise have. A link's I/O threads are made by the link module's {@code IoThreads}, which marks them so
+ * otherwise have. Event loops are made by the link module's {@code IoThreads}, which marks them so
  * that a blocking call can refuse to run on one.
  */
 public final class Threads {
