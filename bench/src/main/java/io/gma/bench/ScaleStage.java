@@ -49,6 +49,8 @@ final class ScaleStage {
     static final int GOAL_P99_AGENTS = 10_000;
     private static final Pattern UP = Pattern.compile("GMA (registry|PC servlet of) .*");
     private static final long START_MILLIS = 60_000;
+    /** Opening K uplinks is given up when none opened (nor failed for good) for this long. */
+    private static final Duration QUIET = Duration.ofSeconds(30);
     /** Calls to the registry at once while the agents register. */
     private static final int REGISTER_CONCURRENCY = 8;
     /** A K is not tried when its projected memory is over this share of the machine's available memory. */
@@ -59,13 +61,29 @@ final class ScaleStage {
 
     /** What the stage measured of one K, for the table in the notes. */
     private record Step(int agents, int opened, ProcSample before, ProcSample after, double cpuPercent,
-            LatencySink.Counts counts, UplinkSwarm.Stats published) {
+            LatencySink.Counts counts, UplinkSwarm.Stats published, Posts posts) {
         double kibPerUplink() {
             return (after.rssKib() - before.rssKib()) / (double) agents;
         }
 
         int ioThreads() {
             return after.threads() - before.threads();
+        }
+    }
+
+    /**
+     * What east's /metrics said of its POSTs to west by the end of a step (east is fresh for each).
+     *
+     * @param batches batches west answered 200
+     * @param retries POSTs east retried
+     * @param throttled 429s and 503s east received
+     */
+    private record Posts(long batches, long retries, long throttled) {
+        static Posts of(int httpPort) throws IOException, InterruptedException {
+            String page = MetricsPage.fetch("http://127.0.0.1:" + httpPort);
+            return new Posts(MetricsPage.sample(page, "gma_pc_batches_sent_total"),
+                    MetricsPage.sample(page, "gma_pc_retries_total"),
+                    MetricsPage.sample(page, "gma_pc_throttled_received_total"));
         }
     }
 
@@ -79,7 +97,8 @@ final class ScaleStage {
         int cores = Runtime.getRuntime().availableProcessors();
         Figure idle = new Figure(IDLE, "Many thin links: memory per idle uplink of one PC servlet", "idle uplinks",
                 "RSS per idle uplink (KiB)", true, false, "agents", "kib_per_uplink", "io_threads",
-                "threads_before", "threads_after", "rss_before_mib", "rss_after_mib", "idle_cpu_percent", "opened");
+                "threads_before", "threads_after", "rss_before_mib", "rss_after_mib", "idle_cpu_percent", "opened",
+                "fds_before", "fds_after");
         Figure publish = new Figure(PUBLISH, "Many thin links: publish-to-consumer latency, every agent 1 msg/s"
                 + " across domains", "agents publishing", "latency p99 (ms)", true, false, "agents", "p99_ms",
                 "p50_ms", "max_ms", "sent", "delivered", "unacknowledged", "out_of_order", "max_lag_ms");
@@ -98,7 +117,7 @@ final class ScaleStage {
             start(procs, Proc.jar("pc-west", List.of(), pcJar, pcArgs("west", registry, freePort(), westUplink),
                     dir.resolve("pc-west"), null));
             AgentRegistrations registrations = new AgentRegistrations(RegistryClient.create(registry), "east",
-                    REGISTER_CONCURRENCY);
+                    REGISTER_CONCURRENCY, true);
             try (LatencySink sink = LatencySink.start(registry, "west", "127.0.0.1:" + westUplink)) {
                 for (int k : ks) {
                     progress.step(String.format(Locale.ROOT, "%,d uplinks", k));
@@ -117,7 +136,7 @@ final class ScaleStage {
                     steps.add(step);
                     idle.add(SERIES, k, step.kibPerUplink(), step.ioThreads(), step.before().threads(),
                             step.after().threads(), step.before().rssKib() / 1024.0, step.after().rssKib() / 1024.0,
-                            step.cpuPercent(), step.opened());
+                            step.cpuPercent(), step.opened(), step.before().fds(), step.after().fds());
                     LatencySink.Counts c = step.counts();
                     UplinkSwarm.Stats p = step.published();
                     publish.add(SERIES, k, c.p99Millis(), c.p50Millis(), c.maxMillis(), p.sent(), c.received(),
@@ -175,7 +194,8 @@ final class ScaleStage {
     private static Step step(Plan plan, int k, List<String> names, Path pcJar, String registry, Path dir,
             LatencySink sink) throws Exception {
         int uplinkPort = freePort();
-        List<String> args = new ArrayList<>(pcArgs("east", registry, freePort(), uplinkPort));
+        int httpPort = freePort();
+        List<String> args = new ArrayList<>(pcArgs("east", registry, httpPort, uplinkPort));
         if (k > 10_000) {
             args.addAll(List.of("--max-links", Integer.toString(k))); // the default cap is 10,000
         }
@@ -186,9 +206,9 @@ final class ScaleStage {
             Duration openTime = Duration.ofSeconds(Math.max(60, k / 50));
             try (UplinkSwarm swarm = UplinkSwarm.start(new InetSocketAddress("127.0.0.1", uplinkPort), names,
                     UplinkSwarm.DEFAULT_MAX_PENDING)) {
-                UplinkSwarm.Stats opened = swarm.awaitSettled(openTime);
+                UplinkSwarm.Stats opened = swarm.awaitSettled(openTime, QUIET);
                 if (opened.open() < k || !east.isAlive()) {
-                    throw new StepFailed(failure(k, opened, east, openTime));
+                    throw new StepFailed(failure(k, opened, east, before, openTime));
                 }
                 Thread.sleep(2000);
                 ProcSample after = ProcSample.of(east.pid());
@@ -198,7 +218,7 @@ final class ScaleStage {
                         / plan.scaleIdleSeconds();
                 UplinkSwarm.Stats idled = swarm.stats();
                 if (idled.open() < k) {
-                    throw new StepFailed(failure(k, idled, east, openTime));
+                    throw new StepFailed(failure(k, idled, east, before, openTime));
                 }
                 sink.reset();
                 swarm.publish(sink.name(), k, Duration.ofSeconds(1));
@@ -208,7 +228,8 @@ final class ScaleStage {
                 awaitDelivery(sink, published.sent());
                 Thread.sleep(500); // the last ACKs
                 published = swarm.stats();
-                return new Step(k, opened.open(), before, after, cpu, sink.counts(), published);
+                return new Step(k, opened.open(), before, after, cpu, sink.counts(), published,
+                        Posts.of(httpPort));
             }
         }
     }
@@ -230,16 +251,24 @@ final class ScaleStage {
     }
 
     /** Why K uplinks did not all open, or did not stay open: the swarm's reasons, east's state and log. */
-    private static String failure(int k, UplinkSwarm.Stats s, Proc east, Duration openTime) throws IOException {
+    private static String failure(int k, UplinkSwarm.Stats s, Proc east, ProcSample before, Duration openTime)
+            throws IOException {
         StringBuilder why = new StringBuilder(String.format(Locale.ROOT, "%,d uplinks: %,d open, %,d never opened,"
-                + " %,d dropped after opening, %,d still pending after %d s; reasons: %s", k, s.open(), s.gaveUp(),
-                s.dropped(), s.pending(), openTime.toSeconds(), s.reasonsLine()));
+                + " %,d dropped after opening, %,d still pending (none opened for %d s, or %d s in all); reasons: %s",
+                k, s.open(), s.gaveUp(), s.dropped(), s.pending(), QUIET.toSeconds(), openTime.toSeconds(),
+                s.reasonsLine()));
         if (!east.isAlive()) {
             why.append("; east's PC servlet exited");
         } else {
             ProcSample now = ProcSample.of(east.pid());
-            why.append(String.format(Locale.ROOT, "; east's PC servlet runs with %,d threads and %,.0f MiB resident",
-                    now.threads(), now.rssKib() / 1024.0));
+            why.append(String.format(Locale.ROOT, "; east's PC servlet runs with %,d threads, %,.0f MiB resident and"
+                    + " %,d open file descriptors (limit %s)", now.threads(), now.rssKib() / 1024.0, now.fds(),
+                    fdLimit()));
+            if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os
+                    && now.fds() >= os.getMaxFileDescriptorCount() - 64 && s.open() > 0) {
+                why.append(String.format(Locale.ROOT, ": it ran out of file descriptors, at %.1f per open uplink",
+                        (now.fds() - before.fds()) / (double) s.open()));
+            }
         }
         List<String> telling = new ArrayList<>();
         for (String line : Files.readAllLines(east.log())) {
@@ -258,11 +287,13 @@ final class ScaleStage {
     private static String line(Step s) {
         LatencySink.Counts c = s.counts();
         return String.format(Locale.ROOT, "scale: %,d uplinks: east %,d -> %,d threads (%+,d), %,.0f -> %,.0f MiB"
-                + " (%,.0f KiB per idle uplink), idle CPU %.1f%% of a core; publishing: %,d sent, %,d delivered,"
-                + " %,d unacknowledged, %,d out of order, p50 %.2f ms, p99 %.2f ms", s.agents(), s.before().threads(),
-                s.after().threads(), s.ioThreads(), s.before().rssKib() / 1024.0, s.after().rssKib() / 1024.0,
-                s.kibPerUplink(), s.cpuPercent(), s.published().sent(), c.received(), s.published().unacknowledged(),
-                c.outOfOrder(), c.p50Millis(), c.p99Millis());
+                + " (%,.0f KiB per idle uplink), %,d -> %,d fds, idle CPU %.1f%% of a core; publishing: %,d sent,"
+                + " %,d delivered, %,d unacknowledged, %,d out of order, p50 %.2f ms, p99 %.2f ms; east's POSTs:"
+                + " %,d, retried %,d, throttled %,d", s.agents(),
+                s.before().threads(), s.after().threads(), s.ioThreads(), s.before().rssKib() / 1024.0,
+                s.after().rssKib() / 1024.0, s.kibPerUplink(), s.before().fds(), s.after().fds(), s.cpuPercent(),
+                s.published().sent(), c.received(), s.published().unacknowledged(), c.outOfOrder(), c.p50Millis(),
+                c.p99Millis(), s.posts().batches(), s.posts().retries(), s.posts().throttled());
     }
 
     /** The full table, the goals and why the stage stopped, under the figures. */
@@ -273,12 +304,13 @@ final class ScaleStage {
                 + " /proc/PID/status before and 2 s after they opened; CPU (utime + stime) over " + plan
                 .scaleIdleSeconds() + " s of idleness. I/O threads: the threads the uplinks added.");
         StringBuilder table = new StringBuilder("| idle uplinks | threads before | after | added | RSS before (MiB)"
-                + " | after (MiB) | KiB per idle uplink | idle CPU (% of a core) |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+                + " | after (MiB) | KiB per idle uplink | fds before | after | idle CPU (% of a core) |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|\n");
         for (Step s : steps) {
-            table.append(String.format(Locale.ROOT, "| %,d | %,d | %,d | %,d | %,.0f | %,.0f | %,.0f | %.1f |\n",
-                    s.agents(), s.before().threads(), s.after().threads(), s.ioThreads(), s.before().rssKib() / 1024.0,
-                    s.after().rssKib() / 1024.0, s.kibPerUplink(), s.cpuPercent()));
+            table.append(String.format(Locale.ROOT, "| %,d | %,d | %,d | %,d | %,.0f | %,.0f | %,.0f | %,d | %,d | %.1f"
+                    + " |\n", s.agents(), s.before().threads(), s.after().threads(), s.ioThreads(),
+                    s.before().rssKib() / 1024.0, s.after().rssKib() / 1024.0, s.kibPerUplink(), s.before().fds(),
+                    s.after().fds(), s.cpuPercent()));
         }
         idle.notes.add(table.toString());
         publish.notes.add("Each agent publishes one DATA a second (16 bytes: its sequence number and the nanoTime it"
@@ -290,12 +322,14 @@ final class ScaleStage {
                 + " (nothing is sent again). Max lag: how late the swarm's thread wrote a send after its time in the"
                 + " schedule.");
         StringBuilder pub = new StringBuilder("| agents | sent | delivered | unacknowledged | out of order | p50 (ms)"
-                + " | p99 (ms) | max (ms) | swarm's max lag (ms) |\n|---|---|---|---|---|---|---|---|---|\n");
+                + " | p99 (ms) | max (ms) | swarm's max lag (ms) | east's POSTs | retried | 429/503 |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Step s : steps) {
             LatencySink.Counts c = s.counts();
-            pub.append(String.format(Locale.ROOT, "| %,d | %,d | %,d | %,d | %,d | %.2f | %.2f | %.1f | %.1f |\n",
-                    s.agents(), s.published().sent(), c.received(), s.published().unacknowledged(), c.outOfOrder(),
-                    c.p50Millis(), c.p99Millis(), c.maxMillis(), s.published().maxLagMillis()));
+            pub.append(String.format(Locale.ROOT, "| %,d | %,d | %,d | %,d | %,d | %.2f | %.2f | %.1f | %.1f | %,d |"
+                    + " %,d | %,d |\n", s.agents(), s.published().sent(), c.received(),
+                    s.published().unacknowledged(), c.outOfOrder(), c.p50Millis(), c.p99Millis(), c.maxMillis(),
+                    s.published().maxLagMillis(), s.posts().batches(), s.posts().retries(), s.posts().throttled()));
         }
         publish.notes.add(pub.toString());
         int maxIo = 4 + 2 * cores;
@@ -355,6 +389,12 @@ final class ScaleStage {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
+    }
+
+    /** The limit on open files of this JVM, which the processes it starts inherit, or "unknown". */
+    private static String fdLimit() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os
+                ? String.format(Locale.ROOT, "%,d", os.getMaxFileDescriptorCount()) : "unknown";
     }
 
     /** MemAvailable from /proc/meminfo, KiB; 0 when it cannot be read. */

@@ -35,18 +35,23 @@ public final class AgentRegistrations implements AutoCloseable {
     private final ServerSocketChannel listener;
     private final int port;
     private final int concurrency;
+    private final boolean unregisterOnClose;
     private int registered;
 
     /**
      * Opens the listener the agents register, on an ephemeral port.
      *
      * @param concurrency calls to the registry at once
+     * @param unregisterOnClose whether {@link #close()} unregisters the agents (a registry thrown away after, as a
+     *     test's, need not be told)
      * @throws IOException if no port can be bound
      */
-    public AgentRegistrations(RegistryClient registry, String domain, int concurrency) throws IOException {
+    public AgentRegistrations(RegistryClient registry, String domain, int concurrency, boolean unregisterOnClose)
+            throws IOException {
         this.registry = registry;
         this.domain = domain;
         this.concurrency = concurrency;
+        this.unregisterOnClose = unregisterOnClose;
         this.listener = ServerSocketChannel.open();
         try {
             listener.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -76,10 +81,13 @@ public final class AgentRegistrations implements AutoCloseable {
         return UplinkSwarm.names(domain, 0, count);
     }
 
-    /** Unregisters every agent registered, failures ignored (the leases end them), and closes the listener. */
+    /**
+     * Unregisters every agent registered, if asked to at construction (failures ignored: the leases end them), and
+     * closes the listener.
+     */
     @Override
     public synchronized void close() throws IOException, InterruptedException {
-        int n = registered;
+        int n = unregisterOnClose ? registered : 0;
         registered = 0;
         try {
             all(n, i -> {

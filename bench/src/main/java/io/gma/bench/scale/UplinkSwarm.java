@@ -205,14 +205,22 @@ public final class UplinkSwarm implements AutoCloseable {
     }
 
     /**
-     * Waits until every agent's uplink opened or was given up (or one dropped meanwhile is counted), or until
-     * {@code timeout}; the counters then.
+     * Waits until every agent's uplink opened or was given up, or until {@code timeout}, or until nothing changed
+     * for {@code quiet} (no uplink opened, was given up or dropped: the PC servlet takes no more); the counters then.
      */
-    public Stats awaitSettled(Duration timeout) throws InterruptedException, IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    public Stats awaitSettled(Duration timeout, Duration quiet) throws InterruptedException, IOException {
+        long start = System.nanoTime();
+        long changed = start;
+        int seen = -1;
         while (true) {
             Stats s = stats();
-            if (s.settled() || System.nanoTime() - deadline > 0) {
+            long now = System.nanoTime();
+            int progress = s.open() + s.gaveUp() + s.dropped();
+            if (progress != seen) {
+                seen = progress;
+                changed = now;
+            }
+            if (s.settled() || now - start > timeout.toNanos() || now - changed > quiet.toNanos()) {
                 return s;
             }
             Thread.sleep(100);
