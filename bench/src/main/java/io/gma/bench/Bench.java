@@ -59,6 +59,10 @@ public final class Bench implements Callable<Integer> {
             + " publish at each step, 1 message a second each (default 30; --quick 10).")
     Integer scaleSeconds;
 
+    @Option(names = "--scale-memory", description = "The scale stage's PC servlets without a spool (gma pc"
+            + " --memory), to tell the spool's share of the latency from the links'.")
+    boolean scaleMemory;
+
     @Option(names = "--skip", paramLabel = "PEER", split = ",", description = "Leave out these peers: nats,"
             + " jgroups (comma-separated).")
     List<String> skip;
@@ -123,7 +127,8 @@ public final class Bench implements Callable<Integer> {
         check(scaleAgents == null || IntStream.of(scaleAgents).allMatch(k -> k >= 1 && k <= 100_000),
                 "--scale-agents takes counts from 1 to 100,000");
         check(scaleSeconds == null || scaleSeconds >= 1, "--scale-seconds " + scaleSeconds + " is under 1");
-        Plan chosen = (plan != null ? plan : quick ? Plan.QUICK : Plan.FULL).withScale(scaleAgents, scaleSeconds);
+        Plan chosen = (plan != null ? plan : quick ? Plan.QUICK : Plan.FULL).withScale(scaleAgents, scaleSeconds,
+                scaleMemory);
         // how the summary says it was run: ./gma bench ARGS, or the Maven profile with -Dbench.args
         String launcher = System.getProperty("gma.command", "./gma bench");
         List<String> given = spec.commandLine().getParseResult().originalArgs();

@@ -114,8 +114,8 @@ final class ScaleStage {
             start(procs, Proc.jar("registry", List.of(), registryJar, List.of("--port",
                     Integer.toString(registryPort)), dir.resolve("registry"), null));
             int westUplink = freePort();
-            start(procs, Proc.jar("pc-west", List.of(), pcJar, pcArgs("west", registry, freePort(), westUplink),
-                    dir.resolve("pc-west"), null));
+            start(procs, Proc.jar("pc-west", List.of(), pcJar, pcArgs("west", registry, freePort(), westUplink,
+                    plan.scaleMemory()), dir.resolve("pc-west"), null));
             AgentRegistrations registrations = new AgentRegistrations(RegistryClient.create(registry), "east",
                     REGISTER_CONCURRENCY, true);
             try (LatencySink sink = LatencySink.start(registry, "west", "127.0.0.1:" + westUplink)) {
@@ -195,7 +195,7 @@ final class ScaleStage {
             LatencySink sink) throws Exception {
         int uplinkPort = freePort();
         int httpPort = freePort();
-        List<String> args = new ArrayList<>(pcArgs("east", registry, httpPort, uplinkPort));
+        List<String> args = new ArrayList<>(pcArgs("east", registry, httpPort, uplinkPort, plan.scaleMemory()));
         if (k > 10_000) {
             args.addAll(List.of("--max-links", Integer.toString(k))); // the default cap is 10,000
         }
@@ -299,7 +299,8 @@ final class ScaleStage {
     /** The full table, the goals and why the stage stopped, under the figures. */
     private static void notes(Figure idle, Figure publish, List<Step> steps, String stopped, int cores, Plan plan) {
         idle.notes.add("Each step: east's PC servlet started afresh (`java -jar gma-pcservlet.jar`, JVM defaults,"
-                + " spool on), K agents registered (exact names `agent-00001@east`, ...) and their uplinks opened by"
+                + (plan.scaleMemory() ? " in memory: --memory" : " spool on") + "), K agents registered (exact names"
+                + " `agent-00001@east`, ...) and their uplinks opened by"
                 + " one NIO thread in the bench's JVM (HELLO, WELCOME, a PONG to each PING); Threads and VmRSS from"
                 + " /proc/PID/status before and 2 s after they opened; CPU (utime + stime) over " + plan
                 .scaleIdleSeconds() + " s of idleness. I/O threads: the threads the uplinks added.");
@@ -365,9 +366,13 @@ final class ScaleStage {
         return lines.stream().distinct().toList();
     }
 
-    private static List<String> pcArgs(String domain, String registry, int httpPort, int uplinkPort) {
-        return List.of("--domain", domain, "--registry", registry, "--http-port", Integer.toString(httpPort),
-                "--uplink-port", Integer.toString(uplinkPort));
+    private static List<String> pcArgs(String domain, String registry, int httpPort, int uplinkPort, boolean memory) {
+        List<String> args = new ArrayList<>(List.of("--domain", domain, "--registry", registry, "--http-port",
+                Integer.toString(httpPort), "--uplink-port", Integer.toString(uplinkPort)));
+        if (memory) {
+            args.add("--memory");
+        }
+        return args;
     }
 
     private static Proc start(List<Proc> procs, Proc p) throws IOException, InterruptedException {
