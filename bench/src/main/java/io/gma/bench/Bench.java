@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -29,7 +30,9 @@ import picocli.CommandLine.Spec;
                 + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
                 + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip);"
                 + " with --only, registry (look-ups with 100,000 endpoints in the PostgreSQL that "
-                + RegistryStage.DATABASE + " names, beside a plain servlet)."
+                + RegistryStage.DATABASE + " names, beside a plain servlet), scale (many thin links: 1,000, 5,000"
+                + " and 10,000 idle uplinks to one PC servlet, its threads, memory and CPU, then each agent"
+                + " publishing 1 msg/s across domains: delivery, order and latency)."
                 + " Everything runs on loopback; NATS needs nats-server (Debian: apt-get install nats-server) and is"
                 + " skipped, with the reason in the summary, without it.",
             "Writes DIR/<figure>.csv and .png and DIR/summary.md; a full run into the default directory also"
@@ -44,8 +47,21 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, registry (comma-separated; default all but registry).")
+            + " streaming, fanin, tunnel, spool, tokens, registry, scale (comma-separated; default all but registry and"
+            + " scale).")
     List<String> only;
+
+    @Option(names = "--scale-agents", paramLabel = "K", split = ",", description = "The scale stage's steps:"
+            + " idle uplinks to one PC servlet, each K publishing after (default 1000,5000,10000; --quick 1000).")
+    int[] scaleAgents;
+
+    @Option(names = "--scale-seconds", paramLabel = "SECONDS", description = "How long the scale stage's agents"
+            + " publish at each step, 1 message a second each (default 30; --quick 10).")
+    Integer scaleSeconds;
+
+    @Option(names = "--scale-memory", description = "The scale stage's PC servlets without a spool (gma pc"
+            + " --memory), to tell the spool's share of the latency from the links'.")
+    boolean scaleMemory;
 
     @Option(names = "--skip", paramLabel = "PEER", split = ",", description = "Leave out these peers: nats,"
             + " jgroups (comma-separated).")
@@ -108,7 +124,11 @@ public final class Bench implements Callable<Integer> {
         Path dir = out != null ? out : home.resolve("bench/results").resolve(name);
         Path resultsMd = home.resolve("bench/RESULTS.md");
         boolean record = !quick && plan == null && out == null && only == null && Files.exists(resultsMd);
-        Plan chosen = plan != null ? plan : quick ? Plan.QUICK : Plan.FULL;
+        check(scaleAgents == null || IntStream.of(scaleAgents).allMatch(k -> k >= 1 && k <= 100_000),
+                "--scale-agents takes counts from 1 to 100,000");
+        check(scaleSeconds == null || scaleSeconds >= 1, "--scale-seconds " + scaleSeconds + " is under 1");
+        Plan chosen = (plan != null ? plan : quick ? Plan.QUICK : Plan.FULL).withScale(scaleAgents, scaleSeconds,
+                scaleMemory);
         // how the summary says it was run: ./gma bench ARGS, or the Maven profile with -Dbench.args
         String launcher = System.getProperty("gma.command", "./gma bench");
         List<String> given = spec.commandLine().getParseResult().originalArgs();

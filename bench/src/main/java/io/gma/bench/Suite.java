@@ -19,9 +19,12 @@ import java.util.Set;
 final class Suite {
     /** The stages, in the order they run. */
     static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "spool", "tokens",
-            "registry");
-    /** The stages a run has unless --only says: all but registry, which needs a PostgreSQL ({@link RegistryStage}). */
-    static final List<String> DEFAULT = STAGES.subList(0, STAGES.size() - 1);
+            "registry", "scale");
+    /**
+     * The stages a run has unless --only says: all but registry, which needs a PostgreSQL ({@link RegistryStage}),
+     * and scale, which takes minutes and gigabytes ({@link ScaleStage}).
+     */
+    static final List<String> DEFAULT = STAGES.subList(0, STAGES.size() - 2);
 
     /**
      * @param out the directory for CSV, PNG and summary.md (created)
@@ -61,7 +64,7 @@ final class Suite {
         Map<String, String> peersRan;
         Map<String, Stage> stages = Map.of("pingpong", PingPongStage::run, "streaming", StreamingStage::run,
                 "fanin", FanInStage::run, "tunnel", TunnelStage::run, "spool", SpoolStage::run,
-                "tokens", TokensStage::run, "registry", RegistryStage::run);
+                "tokens", TokensStage::run, "registry", RegistryStage::run, "scale", ScaleStage::run);
         try (Peers peers = Peers.start(skip, s.natsServer(), progress)) {
             for (String name : STAGES) {
                 if (s.stages().contains(name)) {

@@ -165,7 +165,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " registry (see gma bench --help)", err.toString().strip());
+                + " registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * started again with the same command line. Its output (stderr merged) goes to a log file, every run appended,
  * and line by line to whoever awaits a line or listens.
  */
-final class Proc implements AutoCloseable {
+public final class Proc implements AutoCloseable {
     private final String name;
     private final List<String> command;
     /** The main class and its arguments, as the log shows them. */
@@ -43,22 +43,42 @@ final class Proc implements AutoCloseable {
      */
     Proc(String name, List<String> jvmOptions, String mainClass, List<String> args, Path workDir,
             Consumer<String> listener) throws IOException {
+        this(name, java(jvmOptions, List.of("-cp", System.getProperty("java.class.path"), mainClass), args),
+                mainClass + " " + String.join(" ", args), workDir, listener);
+    }
+
+    private Proc(String name, List<String> command, String shown, Path workDir, Consumer<String> listener)
+            throws IOException {
         this.name = name;
         this.workDir = Files.createDirectories(workDir);
         this.log = workDir.resolve(name + ".log");
         this.listener = listener;
+        this.command = List.copyOf(command);
+        this.shown = shown;
+    }
+
+    /**
+     * A self-contained jar run as a user runs it, {@code java [jvmOptions] -jar JAR [args]}, in {@code workDir}
+     * (created), its output in {@code workDir/NAME.log}.
+     *
+     * @param listener told each line of output, on the thread that reads it (may be null)
+     */
+    public static Proc jar(String name, List<String> jvmOptions, Path jar, List<String> args, Path workDir,
+            Consumer<String> listener) throws IOException {
+        return new Proc(name, java(jvmOptions, List.of("-jar", jar.toString()), args),
+                "-jar " + jar.getFileName() + " " + String.join(" ", args), workDir, listener);
+    }
+
+    private static List<String> java(List<String> jvmOptions, List<String> what, List<String> args) {
         List<String> c = new ArrayList<>();
         c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         c.addAll(jvmOptions);
-        c.add("-cp");
-        c.add(System.getProperty("java.class.path"));
-        c.add(mainClass);
+        c.addAll(what);
         c.addAll(args);
-        this.command = List.copyOf(c);
-        this.shown = mainClass + " " + String.join(" ", args);
+        return c;
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
@@ -67,7 +87,7 @@ final class Proc implements AutoCloseable {
     }
 
     /** Starts it (again: the same command line, in the same directory). */
-    synchronized Proc start() throws IOException {
+    public synchronized Proc start() throws IOException {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " runs already");
         }
@@ -103,7 +123,7 @@ final class Proc implements AutoCloseable {
      *
      * @throws IOException if none comes within {@code millis}, naming the process and its log
      */
-    Matcher await(Pattern pattern, long millis) throws IOException, InterruptedException {
+    public Matcher await(Pattern pattern, long millis) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (true) {
             String line = unread.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -138,7 +158,13 @@ final class Proc implements AutoCloseable {
         }
     }
 
-    boolean isAlive() {
+    /** The running process's id; -1 before it started. */
+    public long pid() {
+        Process p = process;
+        return p == null ? -1 : p.pid();
+    }
+
+    public boolean isAlive() {
         Process p = process;
         return p != null && p.isAlive();
     }
@@ -149,12 +175,12 @@ final class Proc implements AutoCloseable {
         return p.waitFor(millis, TimeUnit.MILLISECONDS) ? p.exitValue() : -1;
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
     /** The last {@code n} lines of its log. */
-    String tail(int n) {
+    public String tail(int n) {
         try {
             List<String> lines = Files.readAllLines(log);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
