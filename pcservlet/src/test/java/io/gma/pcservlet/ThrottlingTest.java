@@ -10,6 +10,7 @@ import io.gma.client.Consumer;
 import io.gma.client.EndpointException;
 import io.gma.client.FullQueuePolicy;
 import io.gma.client.Producer;
+import io.gma.client.Sent;
 import io.gma.registry.Registry;
 import io.gma.wire.ErrorCode;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * Throttling end to end (protocol.md section 6): a consumer in west that stops reading fills its queue at
  * west's PC servlet, west answers 429, east's queue for west fills, east stops reading its uplinks, and the
  * producers' own queues fill: FAIL fails at once, BLOCK waits and then fails, both with QUEUE_FULL. Every hop
- * stays within its bound; once the consumer reads again, everything accepted arrives, once, in order.
+ * stays within its bound; once the consumer reads again, everything accepted arrives, once, in order, but what
+ * east refused past the consumer's share of its queue for west (ERROR QUEUE_FULL, which the receipts report).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ThrottlingTest {
@@ -55,11 +58,11 @@ class ThrottlingTest {
                         }).build();
                 Producer failing = producer(registry, east, "failing", FullQueuePolicy.FAIL);
                 Producer blocking = producer(registry, east, "blocking", FullQueuePolicy.BLOCK)) {
-            int failingSent = sendUntilFull(failing, slow.name());
+            List<Sent> failingSent = sendUntilFull(failing, slow.name());
             EndpointException full = fullAfter(failing, slow.name(), failingSent);
             assertEquals(ErrorCode.QUEUE_FULL, full.code(), full.getMessage());
 
-            int blockingSent = sendUntilFull(blocking, slow.name());
+            List<Sent> blockingSent = sendUntilFull(blocking, slow.name());
             long start = System.nanoTime();
             EndpointException waited = fullAfter(blocking, slow.name(), blockingSent);
             assertEquals(ErrorCode.QUEUE_FULL, waited.code(), waited.getMessage());
@@ -76,54 +79,83 @@ class ThrottlingTest {
             assertTrue(westQueued <= WEST_ENDPOINT_QUEUE + BATCH, "west's queue for the consumer holds " + westQueued);
 
             reading.countDown();
-            int accepted = failingSent + blockingSent;
+            // each message taken is delivered, or refused by east past the consumer's share of the queue for west
+            // (ERROR QUEUE_FULL after send returned: its receipt fails), and nothing else
+            List<Integer> failingDelivered = delivered(failingSent);
+            List<Integer> blockingDelivered = delivered(blockingSent);
+            int accepted = failingDelivered.size() + blockingDelivered.size();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
                     .until(() -> count(got) >= accepted);
             // a duplicate would come now
             await().pollDelay(Duration.ZERO).during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
                     .until(() -> count(got) == accepted);
             synchronized (got) {
-                assertEquals(inOrder(failingSent), got.get(failing.name()));
-                assertEquals(inOrder(blockingSent), got.get(blocking.name()));
+                assertEquals(failingDelivered, got.getOrDefault(failing.name(), List.of()));
+                assertEquals(blockingDelivered, got.getOrDefault(blocking.name(), List.of()));
             }
         }
+    }
+
+    /**
+     * The numbers of the messages whose receipts say they were delivered, in order; every other one must have
+     * been refused with QUEUE_FULL.
+     */
+    private static List<Integer> delivered(List<Sent> sent) throws InterruptedException {
+        List<Integer> delivered = new ArrayList<>();
+        for (int i = 0; i < sent.size(); i++) {
+            try {
+                sent.get(i).delivered().get(60, TimeUnit.SECONDS);
+                delivered.add(i);
+            } catch (ExecutionException e) {
+                EndpointException why = (EndpointException) e.getCause();
+                assertEquals(ErrorCode.QUEUE_FULL, why.code(), "message " + i + ": " + why.getMessage());
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("message " + i + " was neither delivered nor refused within 60 s", e);
+            }
+        }
+        return delivered;
     }
 
     private static Producer producer(Registry registry, PcServer pc, String label, FullQueuePolicy policy)
             throws EndpointException {
         return Producer.builder().registry(registry.url()).domain("east").pcServlet(pc.uplink()).label(label)
-                .maxQueuedBytes(EAST_QUEUE).fullQueuePolicy(policy).blockTimeout(Duration.ofMillis(500)).build();
+                .maxQueuedBytes(EAST_QUEUE).fullQueuePolicy(policy).blockTimeout(Duration.ofMillis(500))
+                .receipts(Duration.ofSeconds(120)).build();
     }
 
     /**
      * Sends 1 KB messages numbered from 0 until the queue stays full: three refusals in a row, 100 ms apart (a
      * fast producer fills its queue before the PC servlets and the sockets downstream are full, and their
-     * ACKs then make room for a while). Returns how many were taken.
+     * ACKs then make room for a while), or ten in all (once east refuses the consumer's messages past its share,
+     * the producer lets one through now and then, to see whether there is room again). Returns what was taken.
      */
-    private static int sendUntilFull(Producer p, String to) throws InterruptedException {
-        int sent = 0;
-        for (int refusedInARow = 0; refusedInARow < 3;) {
+    private static List<Sent> sendUntilFull(Producer p, String to) throws InterruptedException {
+        List<Sent> sent = new ArrayList<>();
+        for (int refusedInARow = 0, refused = 0; refusedInARow < 3 && refused < 10;) {
             try {
-                p.send(to, payload(sent));
-                sent++;
+                sent.add(p.send(to, payload(sent.size())));
                 refusedInARow = 0;
             } catch (EndpointException e) {
                 assertEquals(ErrorCode.QUEUE_FULL, e.code(), e.getMessage());
                 refusedInARow++;
+                refused++;
                 Thread.sleep(100); // a deliberate pause, not a wait: the queue must stay full for a while
             }
-            if (sent == 100_000) {
+            if (sent.size() == 100_000) {
                 throw new AssertionError("100,000 messages and no QUEUE_FULL: nothing throttled " + p.name());
             }
         }
         return sent;
     }
 
-    private static EndpointException fullAfter(Producer p, String to, int i) {
-        try {
-            p.send(to, payload(i));
-        } catch (EndpointException e) {
-            return e;
+    /** The refusal of a send while the consumer waits; what a probe let through meanwhile joins {@code sent}. */
+    private static EndpointException fullAfter(Producer p, String to, List<Sent> sent) {
+        for (int tries = 0; tries < 3; tries++) {
+            try {
+                sent.add(p.send(to, payload(sent.size())));
+            } catch (EndpointException e) {
+                return e;
+            }
         }
         throw new AssertionError("the queue of " + p.name() + " had room again while the consumer still waited");
     }
@@ -139,14 +171,6 @@ class ThrottlingTest {
         synchronized (got) {
             return got.values().stream().mapToInt(List::size).sum();
         }
-    }
-
-    private static List<Integer> inOrder(int n) {
-        List<Integer> all = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            all.add(i);
-        }
-        return all;
     }
 
     /** Reads a PC servlet's /metrics page. */
