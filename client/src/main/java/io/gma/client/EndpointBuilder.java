@@ -366,7 +366,7 @@ public final class EndpointBuilder<T> {
      * Runs the message handler on this executor (a virtual-thread executor on Java 21+ fits). Default none: the
      * handler runs on the link's event loop, which it holds up while it runs: the link then reads nothing more,
      * which holds its peer back once the peer's send queue is full, but its ACKs and keepalive go on, sent for it,
-     * and the loop's other links move to another thread after 10 ms (docs/CONCURRENCY.md), so a slow handler
+     * and the loop's other links move to another thread after 10 to 20 ms (docs/CONCURRENCY.md), so a slow handler
      * never makes the peer take this endpoint for dead, nor holds up other peers.
      */
     public EndpointBuilder<T> executor(Executor executor) {

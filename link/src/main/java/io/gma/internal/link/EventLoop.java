@@ -32,12 +32,12 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p><b>A handler that holds the thread</b> would hold every other link of the loop. So the loop changes thread
- * instead (as Go's scheduler hands a processor on when a goroutine blocks in a system call): when one link's read
- * has held the thread for {@link #HANDOFF_NANOS} ({@link StallGuard} looks), that link is marked held, its key
- * stops asking for reads, and another thread (a spare, or a new one) takes the loop on; the held thread finishes
- * that one read, gives the link back to the loop ({@link #release}) and becomes a spare. The held link's ACKs and
- * PINGs are the guard's meanwhile, as before. Each thread reads into a buffer of its own, so the two never share
- * one.
+ * instead (as Go's scheduler hands a processor on when a goroutine blocks in a system call): when one message of
+ * a link's read has held the thread for {@link #HANDOFF_NANOS} ({@link StallGuard} looks), that link is marked
+ * held, its key stops asking for reads, and another thread (a spare, or a new one) takes the loop on; the held
+ * thread finishes that one read, gives the link back to the loop ({@link #release}) and becomes a spare. The held
+ * link's ACKs and PINGs are the guard's meanwhile, as before. Each thread reads into a buffer of its own, so the
+ * two never share one.
  *
  * <p>Threads: {@link #owner} runs the loop; any thread may {@link #add} a link, {@link #schedule} one (tasks, a
  * write, a close) or {@link #wakeup} the loop. Everything else is the owner's.
@@ -89,6 +89,10 @@ final class EventLoop implements Runnable {
     /** The link the owner is reading, and since when; null between reads. For the {@link StallGuard}. */
     private volatile Link reading;
     private volatile long readingSince;
+    /** What the guard saw of the read last time: the link, how far its reader was, and when it saw that move. */
+    private Link guardSaw;
+    private int guardSawProgress;
+    private long guardSawAt;
     private volatile boolean closed;
     /** When a closed loop ends whatever is left (System.nanoTime); set with closed. */
     private volatile long closeBy;
@@ -368,7 +372,7 @@ final class EventLoop implements Runnable {
     /**
      * On the {@link StallGuard}'s thread, at {@code now}: the loop's links while it has been busy for longer than
      * the guard's grace, and those held by a handler, get the ACKs and PINGs they are due; and a loop held by one
-     * link's read for {@link #HANDOFF_NANOS} goes on on another thread.
+     * message of a link's read for {@link #HANDOFF_NANOS} goes on on another thread.
      */
     void guard(long now) {
         checkHeld(now);
@@ -393,10 +397,25 @@ final class EventLoop implements Runnable {
         }
     }
 
-    /** If one link's read has held the owner for {@link #HANDOFF_NANOS}, the loop goes on on another thread. */
+    /**
+     * If one message of a link's read has held the owner for {@link #HANDOFF_NANOS} (a handler, a look-up in a
+     * handshake), the loop goes on on another thread. A long read of many quick messages is not held: the guard
+     * sees its messages go by ({@link Link#progress}), and measures from the last one it saw go.
+     */
     private void checkHeld(long now) {
         Link link = reading;
-        if (link == null || now - readingSince < HANDOFF_NANOS || closed) {
+        if (link == null || closed) {
+            guardSaw = null;
+            return;
+        }
+        int progress = link.progress();
+        if (link != guardSaw || progress != guardSawProgress) {
+            guardSaw = link;
+            guardSawProgress = progress;
+            guardSawAt = Math.max(now, readingSince);
+            return;
+        }
+        if (now - Math.max(guardSawAt, readingSince) < HANDOFF_NANOS) {
             return;
         }
         synchronized (this) {

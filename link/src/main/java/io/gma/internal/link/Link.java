@@ -420,6 +420,11 @@ public final class Link {
         return goodbye.active();
     }
 
+    /** How many messages began to be handled on this link, ever: a hint, for the {@link StallGuard}. */
+    int progress() {
+        return reader.progress();
+    }
+
     /** The link's ping interval: the loop looks at every link a few times an interval. */
     long pingNanos() {
         return pingNanos;

@@ -40,6 +40,11 @@ final class LinkReader {
     private volatile long lastReadAt = System.nanoTime();
     /** Messages decoded from the current read, counted once per read. */
     private int messagesRead;
+    /**
+     * Messages whose handling began, ever: the {@link StallGuard} reads it (racily, as a hint) to tell a read of
+     * many quick messages from one message that holds the thread.
+     */
+    private int progress;
 
     LinkReader(Link link, Transport transport, LinkWriter writer, LinkConfig config, Handshake handshake,
             AckCounter acks, LinkListener listener) {
@@ -52,6 +57,11 @@ final class LinkReader {
         this.listener = listener;
         this.counters = config.counters();
         this.name = config.name();
+    }
+
+    /** How many messages began to be handled, ever; read by other threads as a hint only. */
+    int progress() {
+        return progress;
     }
 
     /** When what was last read was handled (System.nanoTime). */
@@ -115,6 +125,7 @@ final class LinkReader {
 
     private void onMessage(Message m) throws ProtocolException {
         messagesRead++;
+        progress++;
         Link.State state = link.state();
         if (state == Link.State.CLOSED) {
             return; // refused, or BYE: what came after it in the same read is not taken

@@ -10,10 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  * Keeps links' ACKs and keepalive going while a message handler holds their event loop's thread (issue 22): one
  * thread for the process, which looks at every {@link EventLoop} each {@link #PERIOD_NANOS}. A loop busy for
  * more than {@link #GRACE_NANOS} gets, for each of its links, the ACK of what was taken so far and the PING that
- * is due ({@link Link#guard}); a loop held by one link's read for {@link EventLoop#HANDOFF_NANOS} is handed to
- * another thread, and the held link is guarded until its read is over. A handler of 100 ms a message thus still
- * acknowledges each message within about 35 ms of its return, a handler that blocks for minutes does not make the
- * peer take this side for dead, and the loop's other links do not wait for it at all.
+ * is due ({@link Link#guard}); a loop held by one message of a link's read for {@link EventLoop#HANDOFF_NANOS} is
+ * handed to another thread, and the held link is guarded until its read is over. A handler of 100 ms a message
+ * thus still acknowledges each message within about 35 ms of its return, a handler that blocks for minutes does
+ * not make the peer take this side for dead, and the loop's other links wait for it 20 ms at most.
  *
  * <p>Why not run handlers off the loop: a hand-off to another thread costs a thread hop on every message an
  * endpoint takes, which the direct round trip pays in full, while what the guard costs the loop is a few stores
