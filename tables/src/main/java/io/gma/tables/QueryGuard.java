@@ -250,7 +250,8 @@ final class QueryGuard {
                 return compare((BinaryExpression) e, op);
             }
             if (type == InExpression.class) {
-                return in((InExpression) e);
+                Expression repaired = repairIn((InExpression) e);
+                return repaired == e ? in((InExpression) e) : expr(repaired, depth);
             }
             if (type == LikeExpression.class) {
                 return like((LikeExpression) e);
@@ -268,6 +269,30 @@ final class QueryGuard {
                 throw new TableException("BETWEEN is not allowed; write x >= low AND x <= high");
             }
             throw refused(e);
+        }
+
+        /**
+         * JSqlParser 5.3 parses {@code x IN (1, 2) AND y = 3} as {@code x IN ((1, 2) AND y = 3)} (its issues
+         * 2244, 2282, 2356; fixed after 5.3): an IN whose right side is a bare AND or OR. SQL gives IN the higher
+         * precedence, so the list is the leftmost operand of that AND/OR tree, and the IN belongs in its place:
+         * {@code (x IN (1, 2)) AND y = 3}. A list written in parentheses by the caller is a
+         * ParenthesedExpressionList, never a bare AND or OR, so nothing else takes this path.
+         *
+         * @return the repaired tree, or the IN itself when it was parsed right
+         */
+        private Expression repairIn(InExpression in) {
+            Expression right = in.getRightExpression();
+            if (right.getClass() != AndExpression.class && right.getClass() != OrExpression.class) {
+                return in;
+            }
+            BinaryExpression parent = (BinaryExpression) right;
+            while (parent.getLeftExpression().getClass() == AndExpression.class
+                    || parent.getLeftExpression().getClass() == OrExpression.class) {
+                parent = (BinaryExpression) parent.getLeftExpression();
+            }
+            in.setRightExpression(parent.getLeftExpression());
+            parent.setLeftExpression(in);
+            return right;
         }
 
         /** The operands of a chain of one operator (left-deep, as the parser builds it), without recursion. */
@@ -386,6 +411,9 @@ final class QueryGuard {
     /** A literal: a number (signed or not), a string, TRUE or FALSE, or {@code TIMESTAMP '...'}. */
     static Literal literal(Expression e, Expression whole) {
         Class<?> type = e.getClass();
+        if (e instanceof Function || e instanceof ParenthesedSelect) {
+            throw refused(e);
+        }
         if (type == LongValue.class || type == DoubleValue.class) {
             return number(e, false);
         }

@@ -71,9 +71,9 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
                 throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
             }
             int b = data.get(p++) & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && b > 1) {
-                throw RowCodec.malformed(String.format("row envelope's query id overflows 64 bits: its 10th byte is"
-                        + " 0x%02X", b));
+            if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
+                throw RowCodec.malformed(String.format("row envelope's query id is longer than 10 bytes or overflows"
+                        + " 64 bits: its 10th byte is 0x%02X", b));
             }
             id |= (long) (b & 0x7F) << 7 * k;
             if ((b & 0x80) == 0) {

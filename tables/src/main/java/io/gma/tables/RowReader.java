@@ -123,7 +123,7 @@ final class RowReader {
                         + Varint.MAX_BYTES + " bytes");
             }
             int b = in[p++] & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && (b & 0x7F) > 1) {
+            if (k == Varint.MAX_BYTES - 1 && b > 1 && b < 0x80) { // with 0x80, it is longer than 10 bytes
                 throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
                         + " 0x%02X", what, name(c), at - start, b));
             }

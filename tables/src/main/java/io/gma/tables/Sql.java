@@ -1,6 +1,10 @@
 package io.gma.tables;
 
+import java.util.ArrayList;
 import java.util.List;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
+import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.parser.ParseException;
@@ -118,16 +122,33 @@ final class Sql {
                 || select.getSelectItems().size() != columns.size()) {
             return false;
         }
+        List<Expression> tests = new ArrayList<>();
+        Expression where = select.getWhere();
+        while (where instanceof AndExpression) {
+            tests.add(0, ((AndExpression) where).getRightExpression());
+            where = ((AndExpression) where).getLeftExpression();
+        }
+        tests.add(0, where);
+        if (tests.size() != columns.size()) {
+            return false;
+        }
         for (int i = 0; i < columns.size(); i++) {
+            if (!(tests.get(i) instanceof IsNullExpression)
+                    || !isPlainColumn(((IsNullExpression) tests.get(i)).getLeftExpression(), columns.get(i))) {
+                return false;
+            }
             SelectItem<?> item = select.getSelectItems().get(i);
-            if (!(item.getExpression() instanceof net.sf.jsqlparser.schema.Column)
-                    || !columns.get(i).name().equals(
-                            ((net.sf.jsqlparser.schema.Column) item.getExpression()).getColumnName())
-                    || ((net.sf.jsqlparser.schema.Column) item.getExpression()).getTable() != null) {
+            if (!isPlainColumn(item.getExpression(), columns.get(i))) {
                 return false;
             }
         }
         return true;
+    }
+
+    private static boolean isPlainColumn(Expression e, Column column) {
+        return e instanceof net.sf.jsqlparser.schema.Column
+                && column.name().equals(((net.sf.jsqlparser.schema.Column) e).getColumnName())
+                && ((net.sf.jsqlparser.schema.Column) e).getTable() == null;
     }
 
     /** Parses a condition on its own, as a schema's predicate is given. */
