@@ -46,6 +46,7 @@ import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
 import net.sf.jsqlparser.statement.select.SetOperationList;
+import net.sf.jsqlparser.statement.select.TableFunction;
 
 /**
  * Lets through one SELECT of columns or {@code *} from one table, with an optional WHERE of comparisons, IN,
@@ -147,6 +148,10 @@ final class QueryGuard {
         if (from instanceof ParenthesedSelect) {
             throw new TableException("the query reads from a subquery; a table query reads one table");
         }
+        if (from instanceof TableFunction) {
+            throw new TableException("the query reads from a function (" + Names.cut(from.toString())
+                    + "); a table query reads one table");
+        }
         if (from.getClass() != Table.class) {
             throw refused(from);
         }
@@ -219,8 +224,8 @@ final class QueryGuard {
 
         Expr expr(Expression e, int depth) {
             if (depth > TableQuery.MAX_DEPTH) {
-                throw new TableException("the WHERE clause nests more than " + TableQuery.MAX_DEPTH
-                        + " levels deep, the limit");
+                throw new TableException("the WHERE clause nests at least " + depth + " levels deep (parentheses,"
+                        + " NOT, AND, OR), over the limit of " + TableQuery.MAX_DEPTH);
             }
             Class<?> type = e.getClass();
             if (type == ParenthesedExpressionList.class) {
@@ -261,9 +266,13 @@ final class QueryGuard {
                 IsNullExpression isNull = (IsNullExpression) e;
                 return new Expr.IsNull(columnOf(isNull.getLeftExpression(), e), isNull.isNot());
             }
-            if (type == net.sf.jsqlparser.schema.Column.class || type == BooleanValue.class) {
+            if (type == net.sf.jsqlparser.schema.Column.class) {
                 throw new TableException("the WHERE clause has " + Names.cut(e.toString()) + " alone where a"
                         + " condition belongs; compare it, as in " + Names.cut(e.toString()) + " = TRUE");
+            }
+            if (type == BooleanValue.class) {
+                throw new TableException("the WHERE clause has " + e.toString().toUpperCase(Locale.ROOT) + " alone"
+                        + " where a condition belongs; leave out a WHERE that is always true");
             }
             if (type == Between.class) {
                 throw new TableException("BETWEEN is not allowed; write x >= low AND x <= high");
@@ -312,6 +321,15 @@ final class QueryGuard {
         private Expr compare(BinaryExpression e, Expr.Op op) {
             Expression left = e.getLeftExpression();
             Expression right = e.getRightExpression();
+            for (Expression side : new Expression[] {left, right}) {
+                if (side instanceof Function || side instanceof ParenthesedSelect) {
+                    throw refused(side);
+                }
+                if (side instanceof CastExpression && !((CastExpression) side).isImplicitCast()) {
+                    throw new TableException("CAST is not allowed (" + Names.cut(side.toString())
+                            + "); a table query compares a column with a literal");
+                }
+            }
             boolean leftColumn = left.getClass() == net.sf.jsqlparser.schema.Column.class;
             boolean rightColumn = right.getClass() == net.sf.jsqlparser.schema.Column.class;
             if (left instanceof NullValue || right instanceof NullValue) {
