@@ -23,7 +23,9 @@ import java.util.List;
  * STRING              LEB128 varint byte length (at most 65,535, minimal), then that many bytes of UTF-8
  * </pre>
  *
- * <p>The encoding is canonical: a row has exactly one encoding, and the decoder refuses every other byte string.
+ * <p>The encoding is canonical: a row has exactly one encoding, and the decoder refuses every other byte string,
+ * with one exception: a DOUBLE NaN may arrive with any of its bit patterns (a C producer's 0.0 / 0.0 on x86 is
+ * FFF8000000000000) and is read as NaN, which is written back as 7FF8000000000000.
  * Decoding never allocates more than its input's length allows (a string's length is checked against what
  * remains before its bytes are read) and never reads past its input. Thread-safe: it holds no state.
  */

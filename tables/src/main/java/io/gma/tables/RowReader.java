@@ -90,9 +90,9 @@ final class RowReader {
     private String string(Column c) throws ProtocolException {
         int at = p - start;
         long length = varint(c, "the length of column ");
-        if (length > RowCodec.MAX_STRING_BYTES) {
-            throw RowCodec.malformed("the length of column " + name(c) + " at offset " + at + " is " + length
-                    + ", over the limit of " + RowCodec.MAX_STRING_BYTES);
+        if (Long.compareUnsigned(length, RowCodec.MAX_STRING_BYTES) > 0) { // unsigned: 64-bit lengths are huge
+            throw RowCodec.malformed("the length of column " + name(c) + " at offset " + at + " is "
+                    + Long.toUnsignedString(length) + ", over the limit of " + RowCodec.MAX_STRING_BYTES);
         }
         if (length > end - p) {
             throw RowCodec.malformed("column " + name(c) + " at offset " + at + " has length " + length
