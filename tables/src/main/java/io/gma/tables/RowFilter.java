@@ -11,7 +11,8 @@ public interface RowFilter {
      * UNKNOWN, and UNKNOWN, like FALSE, does not keep the row.
      *
      * @param row a row of the schema the query was bound to, as {@link RowCodec#decode} gives or
-     *     {@link TableSchema#validate} accepts; another row gives an undefined answer (but no exception)
+     *     {@link TableSchema#validate} accepts; another row gives an undefined answer, or an
+     *     {@code IndexOutOfBoundsException} when it is shorter
      */
     boolean test(Row row);
 }
