@@ -1,0 +1,112 @@
+package io.gma.tables;
+
+import io.gma.wire.Command;
+import io.gma.wire.ProtocolException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * A row as it travels: the data of a {@link #COMMAND} message (application command 0x40, TABLE_ROW) that a
+ * producer sends to a consumer for each row that matches one of the consumer's queries (docs/tables.md, "On
+ * the wire"). The message's {@code from} is the producer's name; its {@code to} the consumer's.
+ *
+ * <pre>
+ * +----------------------+-------------------------+--------------------------------------+
+ * | queryId              | insertMicros            | row                                  |
+ * | unsigned LEB128,     | 8 bytes, big-endian,    | {@link RowCodec} bytes of the table's     |
+ * | 1..10 bytes, minimal | signed, microseconds    | full schema, to the end of the data  |
+ * |                      | since the epoch, UTC    |                                      |
+ * +----------------------+-------------------------+--------------------------------------+
+ * </pre>
+ *
+ * The query id is the consumer's, given when it subscribed; it tells the consumer which query the row answers,
+ * hence which table's schema decodes it. The insert time is the producer's clock when the row was inserted.
+ *
+ * @param queryId the consumer's id of the query the row answers, an unsigned 64-bit number
+ * @param insertMicros when the producer inserted the row, in microseconds since 1970-01-01T00:00:00Z
+ * @param row the encoded row: a read-only view of the bytes decoded from, not a copy
+ */
+public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
+    /** The application command that carries a row: 0x40. */
+    public static final Command COMMAND = Command.application(0x40);
+
+    /** @throws NullPointerException if row is null */
+    public RowEnvelope {
+        Objects.requireNonNull(row, "row");
+    }
+
+    /**
+     * Encodes a row's envelope: the data of a {@link #COMMAND} message.
+     *
+     * @return a new array, the caller's
+     * @throws TableException as {@link RowCodec#encode}
+     */
+    public static byte[] encode(long queryId, long insertMicros, TableSchema schema, Row row) {
+        int rowSize = RowCodec.encodedSize(schema, row);
+        int head = Varint.size(queryId);
+        byte[] out = new byte[head + 8 + rowSize];
+        int p = Varint.write(queryId, out, 0);
+        for (int k = 56; k >= 0; k -= 8) {
+            out[p++] = (byte) (insertMicros >>> k);
+        }
+        RowCodec.encodeInto(schema, row, out, p);
+        return out;
+    }
+
+    /**
+     * Reads an envelope's header; the row is decoded by {@link #row(TableSchema)}, once the query id has told
+     * which schema to use.
+     *
+     * @param data all of a message's data, from its position to its limit; not changed, kept as a view
+     * @throws ProtocolException MALFORMED when the data ends before the row begins, or the query id is longer
+     *     than 10 bytes or not minimal
+     */
+    public static RowEnvelope decode(ByteBuffer data) throws ProtocolException {
+        int start = data.position();
+        int end = data.limit();
+        int p = start;
+        long id = 0;
+        for (int k = 0; ; k++) {
+            if (p == end) {
+                throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
+            }
+            int b = data.get(p++) & 0xFF;
+            if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
+                throw RowCodec.malformed(String.format("row envelope's query id is longer than 10 bytes or overflows"
+                        + " 64 bits: its 10th byte is 0x%02X", b));
+            }
+            id |= (long) (b & 0x7F) << 7 * k;
+            if ((b & 0x80) == 0) {
+                if (b == 0 && k > 0) {
+                    throw RowCodec.malformed("row envelope's query id is not minimal: " + (k + 1) + " bytes where "
+                            + k + " would do");
+                }
+                break;
+            }
+        }
+        if (end - p < 8) {
+            throw RowCodec.malformed("row envelope ends inside its insert time at offset " + (p - start) + ": 8"
+                    + " bytes needed, " + (end - p) + " remain");
+        }
+        long micros = 0;
+        for (int k = 0; k < 8; k++) {
+            micros = micros << 8 | data.get(p + k) & 0xFF; // big-endian whatever the buffer's order
+        }
+        ByteBuffer row = data.duplicate().position(p + 8).limit(end).slice().asReadOnlyBuffer();
+        return new RowEnvelope(id, micros, row);
+    }
+
+    /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
+    public static RowEnvelope decode(byte[] data) throws ProtocolException {
+        return decode(ByteBuffer.wrap(data));
+    }
+
+    /**
+     * Decodes the row with the schema of the table the query reads.
+     *
+     * @throws ProtocolException as {@link RowCodec#decode(TableSchema, ByteBuffer)}
+     */
+    public Row row(TableSchema schema) throws ProtocolException {
+        return RowCodec.decode(schema, row.duplicate());
+    }
+}

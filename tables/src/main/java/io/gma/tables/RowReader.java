@@ -1,0 +1,151 @@
+package io.gma.tables;
+
+import io.gma.wire.ProtocolException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * One decoding of one row: the input, the position, and the sentence for each way the bytes can be wrong.
+ * Offsets in the sentences count from the row's first byte. Every read checks the end of the input first.
+ */
+final class RowReader {
+    private final TableSchema schema;
+    private final List<Column> columns;
+    private final byte[] in;
+    private final int start;
+    private final int end;
+    private int p;
+
+    RowReader(TableSchema schema, byte[] in, int offset, int length) {
+        this.schema = schema;
+        this.columns = schema.columns();
+        this.in = in;
+        this.start = offset;
+        this.end = offset + length;
+        this.p = offset;
+    }
+
+    Row read() throws ProtocolException {
+        int n = columns.size();
+        int bitmapBytes = (n + 7) / 8;
+        if (end - start < bitmapBytes) {
+            throw RowCodec.malformed("row ends inside its nulls bitmap: " + bitmapBytes + " bytes needed, "
+                    + (end - start) + " present");
+        }
+        if ((n & 7) != 0) {
+            int last = in[start + bitmapBytes - 1] & 0xFF;
+            int extra = last >>> (n & 7);
+            if (extra != 0) {
+                int bit = (bitmapBytes - 1) * 8 + (n & 7) + Integer.numberOfTrailingZeros(extra);
+                throw RowCodec.malformed(String.format("nulls bitmap byte 0x%02X at offset %d sets bit %d, past"
+                        + " the last of %d columns", last, bitmapBytes - 1, bit, n));
+            }
+        }
+        p = start + bitmapBytes;
+        Row.Builder row = new Row.Builder(n);
+        for (int i = 0; i < n; i++) {
+            Column c = columns.get(i);
+            if ((in[start + (i >>> 3)] & 1 << (i & 7)) != 0) {
+                if (schema.isKey(i)) {
+                    throw RowCodec.malformed("key column " + name(c) + " is NULL in the nulls bitmap at offset "
+                            + (i >>> 3));
+                }
+                continue;
+            }
+            switch (c.type()) {
+                case INTEGER:
+                case TIMESTAMP:
+                    row.setLong(i, Varint.unzigzag(varint(c, "the varint of column ")));
+                    break;
+                case DOUBLE:
+                    need(c, 8);
+                    long bits = 0;
+                    for (int k = 0; k < 8; k++) {
+                        bits = bits << 8 | in[p++] & 0xFF;
+                    }
+                    row.setDouble(i, Double.longBitsToDouble(bits));
+                    break;
+                case BOOLEAN:
+                    need(c, 1);
+                    int b = in[p] & 0xFF;
+                    if (b > 1) {
+                        throw RowCodec.malformed(String.format("column %s at offset %d is 0x%02X, not 0 or 1",
+                                name(c), p - start, b));
+                    }
+                    p++;
+                    row.setBoolean(i, b == 1);
+                    break;
+                default:
+                    row.setString(i, string(c));
+                    break;
+            }
+        }
+        if (p != end) {
+            throw RowCodec.malformed("row has " + (end - p) + " bytes after its last column, from offset "
+                    + (p - start));
+        }
+        return row.buildOwned();
+    }
+
+    private String string(Column c) throws ProtocolException {
+        int at = p - start;
+        long length = varint(c, "the length of column ");
+        if (Long.compareUnsigned(length, RowCodec.MAX_STRING_BYTES) > 0) { // unsigned: 64-bit lengths are huge
+            throw RowCodec.malformed("the length of column " + name(c) + " at offset " + at + " is "
+                    + Long.toUnsignedString(length) + ", over the limit of " + RowCodec.MAX_STRING_BYTES);
+        }
+        if (length > end - p) {
+            throw RowCodec.malformed("column " + name(c) + " at offset " + at + " has length " + length
+                    + ", but only " + (end - p) + " bytes remain");
+        }
+        int len = (int) length;
+        int bad = Utf8.firstInvalid(in, p, len);
+        if (bad >= 0) {
+            throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
+                    + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
+        }
+        String s = new String(in, p, len, StandardCharsets.UTF_8);
+        p += len;
+        return s;
+    }
+
+    /** An unsigned LEB128 varint, minimal, at most 10 bytes, within 64 bits. */
+    private long varint(Column c, String what) throws ProtocolException {
+        int at = p;
+        long v = 0;
+        for (int k = 0; ; k++) {
+            if (p == end) {
+                throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
+                        + " after " + k + " bytes");
+            }
+            if (k == Varint.MAX_BYTES) {
+                throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
+                        + Varint.MAX_BYTES + " bytes");
+            }
+            int b = in[p++] & 0xFF;
+            if (k == Varint.MAX_BYTES - 1 && b > 1 && b < 0x80) { // with 0x80, it is longer than 10 bytes
+                throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
+                        + " 0x%02X", what, name(c), at - start, b));
+            }
+            v |= (long) (b & 0x7F) << 7 * k;
+            if ((b & 0x80) == 0) {
+                if (b == 0 && k > 0) {
+                    throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is not minimal: "
+                            + (k + 1) + " bytes where " + k + " would do");
+                }
+                return v;
+            }
+        }
+    }
+
+    private void need(Column c, int bytes) throws ProtocolException {
+        if (end - p < bytes) {
+            throw RowCodec.malformed("row ends inside column " + name(c) + " at offset " + (p - start) + ": "
+                    + bytes + (bytes == 1 ? " byte" : " bytes") + " needed, " + (end - p) + " remain");
+        }
+    }
+
+    private static String name(Column c) {
+        return c.name() + " (" + c.type() + ")";
+    }
+}

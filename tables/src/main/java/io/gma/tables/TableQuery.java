@@ -1,0 +1,125 @@
+package io.gma.tables;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A query over one table, as a consumer poses it: {@code SELECT columns | * FROM table [WHERE condition]}.
+ * Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * TableQuery q = TableQuery.parse("SELECT host, load1 FROM host_cpu WHERE load1 > 4 AND site IN ('cardiff', 'lyon')");
+ * BoundQuery bound = q.bind(hostCpu);            // checks columns and types
+ * if (bound.filter().test(row)) { ... }           // no allocation
+ * boolean ask = q.mayOverlap(producerSchema);     // false: the producer's predicate rules every row out
+ * }</pre>
+ *
+ * <p>The condition is made of comparisons of a column with a literal ({@code = <> != < <= > >=}), {@code IN}
+ * with a list of literals, {@code [NOT] LIKE} with a string pattern, {@code IS [NOT] NULL}, joined by AND, OR,
+ * NOT and parentheses. Literals are numbers, strings, TRUE, FALSE and {@code TIMESTAMP '2024-05-01 12:00:00'}
+ * (UTC unless an offset is given). Everything else, joins, subqueries, functions, aggregates, GROUP BY, ORDER BY,
+ * LIMIT, several statements, comments, is refused: the parser's tree is checked against an allow list, deny by
+ * default (docs/tables.md, "Queries").
+ */
+public final class TableQuery {
+    /** The longest query, in characters. */
+    public static final int MAX_SQL_CHARS = 8192;
+    /** The deepest nesting of parentheses, NOT, AND and OR. */
+    public static final int MAX_DEPTH = 64;
+    /** The most literals in one IN list. */
+    public static final int MAX_IN_ITEMS = 1000;
+    /** The longest LIKE pattern, in characters. */
+    public static final int MAX_LIKE_CHARS = 256;
+    /** The most wildcards ({@code %} and {@code _}) in one LIKE pattern. */
+    public static final int MAX_LIKE_WILDCARDS = 8;
+
+    private final String sql;
+    private final String table;
+    private final List<String> columns;
+    private final Expr where;
+
+    private TableQuery(String sql, QueryGuard.Checked checked) {
+        this.sql = sql;
+        this.table = checked.table();
+        this.columns = checked.columns();
+        this.where = checked.where();
+    }
+
+    /**
+     * Parses and checks a query. It takes a few milliseconds (the parser's); parse once, bind per schema.
+     *
+     * @throws TableException with one sentence naming what is not allowed, or where the syntax breaks
+     * @throws NullPointerException if sql is null
+     */
+    public static TableQuery parse(String sql) {
+        Objects.requireNonNull(sql, "sql");
+        return new TableQuery(sql, QueryGuard.check(sql));
+    }
+
+    /** The text as given. */
+    public String sql() {
+        return sql;
+    }
+
+    /** The table the query reads (unquoted names in lower case). */
+    public String table() {
+        return table;
+    }
+
+    /** Whether the query selects {@code *}. */
+    public boolean selectsAll() {
+        return columns == null;
+    }
+
+    /** The columns selected, in order; empty for {@code *}. */
+    public List<String> columns() {
+        return columns == null ? List.of() : columns;
+    }
+
+    /** Whether the query has a WHERE clause. */
+    public boolean hasWhere() {
+        return where != null;
+    }
+
+    /**
+     * Binds the query to a table's schema: every column it names must exist, with a type its literals suit.
+     *
+     * @throws TableException naming the table, the column or the types that do not fit
+     */
+    public BoundQuery bind(TableSchema schema) {
+        if (!schema.name().equals(table)) {
+            throw new TableException("the query reads table " + table + ", but the schema is of table "
+                    + schema.name());
+        }
+        Binder binder = new Binder(schema);
+        int[] projection;
+        if (columns == null) {
+            projection = new int[schema.columns().size()];
+            for (int i = 0; i < projection.length; i++) {
+                projection[i] = i;
+            }
+        } else {
+            projection = new int[columns.size()];
+            for (int i = 0; i < projection.length; i++) {
+                projection[i] = binder.index(columns.get(i));
+            }
+        }
+        return new BoundQuery(this, schema, where == null ? null : binder.bind(where), projection);
+    }
+
+    /**
+     * Whether a producer's rows may match this query, judged by its predicate alone: false only when the
+     * predicate and the WHERE clause provably cannot both hold (producer {@code site = 'cardiff'}, query
+     * {@code site = 'lyon'}), true otherwise, which includes every producer without a predicate.
+     *
+     * @throws TableException as {@link #bind}, when the query does not fit the producer's schema
+     */
+    public boolean mayOverlap(TableSchema producer) {
+        return Overlap.mayOverlap(bind(producer).where(), producer);
+    }
+
+    @Override
+    public String toString() {
+        return sql;
+    }
+}
