@@ -157,7 +157,8 @@ final class TableRequests {
             throw ApiException.badRequest(field + " is missing");
         }
         if (!value.isArray()) {
-            throw ApiException.badRequest(field + " " + Json.quote(value.toString()) + " is not an array");
+            throw ApiException.badRequest(field + " " + Json.quote(value.isTextual() ? value.textValue()
+                    : value.toString()) + " is not an array");
         }
         return value;
     }
