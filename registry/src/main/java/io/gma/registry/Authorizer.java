@@ -19,6 +19,11 @@ public interface Authorizer {
         /** Register, renew or remove a domain; target the domain. */
         REGISTER_DOMAIN,
         /**
+         * Declare a table (its columns and key); target the table's name. Publishing a table is not an action of
+         * its own: it takes {@link #REGISTER} of the producer, as renewing it does.
+         */
+        DECLARE_TABLE,
+        /**
          * Run a query; called once per table or view it reads, target the table's name in lower case. A look-up
          * shows an endpoint's attributes only when this allows target {@code attributes}.
          */

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * The two connection pools: a writer for registrations, and a reader that runs user queries. The reader is
- * the second line behind the SQL guard. On H2 it logs in as a user that holds SELECT on the five views and
+ * the second line behind the SQL guard. On H2 it logs in as a user that holds SELECT on the views and
  * nothing else, so even a statement the guard let through by mistake could not write, read the private
  * tables, or call an administrator's function (files, scripts, links). On PostgreSQL every reader transaction
  * is read-only, and with a query role of its own (SELECT on the views only) it cannot read the private

@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * The schema, in the SQL that H2 and PostgreSQL share. Private tables ({@code gma_*}) hold the rows; the
  * views that queries read ({@code endpoints}, {@code producers}, {@code consumers}, {@code attributes},
- * {@code domains}) show only rows whose lease has not passed, so an expired endpoint vanishes from every one
- * at the instant of expiry, whatever the sweeper has done yet.
+ * {@code domains}, {@code publishers}) show only rows whose lease has not passed, so an expired endpoint vanishes
+ * from every one at the instant of expiry, whatever the sweeper has done yet. Declared tables ({@code tables},
+ * {@code table_columns}) have no lease: they stay.
  *
  * <p>All times come from the database's clock ({@code CURRENT_TIMESTAMP}), so several registry instances
  * sharing one PostgreSQL agree on expiry whatever their own clocks say.
@@ -15,7 +16,8 @@ enum Dialect {
     H2, POSTGRESQL;
 
     /** The tables and views a query may read. */
-    static final List<String> QUERYABLE = List.of("endpoints", "producers", "consumers", "attributes", "domains");
+    static final List<String> QUERYABLE = List.of("endpoints", "producers", "consumers", "attributes", "domains",
+            "tables", "table_columns", "publishers");
 
     /** The expiry time as many seconds from now as the statement's parameter says. */
     static final String EXPIRY_FROM_PARAMETER = expiry("CAST(? AS INTEGER)");
@@ -88,6 +90,29 @@ enum Dialect {
                 "CREATE OR REPLACE VIEW attributes AS SELECT name, attr_key AS key, attr_value AS value"
                         + " FROM gma_attributes WHERE " + live,
                 "CREATE OR REPLACE VIEW domains AS SELECT domain, url, via, registered_at FROM gma_domains WHERE "
-                        + live);
+                        + live,
+                // declared tables (TableStore): primary_key repeats the key's names, in order, for people to read
+                "CREATE TABLE IF NOT EXISTS gma_tables (name VARCHAR(64) PRIMARY KEY, primary_key VARCHAR(4200)"
+                        + " NOT NULL, declared_by VARCHAR(255) NOT NULL, declared_at " + time + " NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS gma_table_columns (table_name VARCHAR(64) NOT NULL"
+                        + " REFERENCES gma_tables (name) ON DELETE CASCADE, position INTEGER NOT NULL,"
+                        + " name VARCHAR(64) NOT NULL, type VARCHAR(16) NOT NULL, key_position INTEGER,"
+                        + " PRIMARY KEY (table_name, position), UNIQUE (table_name, name))",
+                // a publication goes with its producer's registration; domain and expires_at are the endpoint's,
+                // kept equal by TableStore and EndpointStore, so the view needs no join
+                "CREATE TABLE IF NOT EXISTS gma_publishers (name VARCHAR(200) NOT NULL"
+                        + " REFERENCES gma_endpoints (name) ON DELETE CASCADE, table_name VARCHAR(64) NOT NULL"
+                        + " REFERENCES gma_tables (name) ON DELETE CASCADE, domain VARCHAR(64) NOT NULL,"
+                        + " predicate VARCHAR(1024), latest_retention_s INTEGER NOT NULL,"
+                        + " history_retention_s INTEGER NOT NULL, published_at " + time + " NOT NULL,"
+                        + " expires_at " + time + " NOT NULL, PRIMARY KEY (name, table_name))",
+                // the mediator's look-up: the producers of one table
+                "CREATE INDEX IF NOT EXISTS gma_publishers_table ON gma_publishers (table_name)",
+                "CREATE OR REPLACE VIEW tables AS SELECT name, primary_key, declared_by, declared_at FROM gma_tables",
+                "CREATE OR REPLACE VIEW table_columns AS SELECT table_name, position, name, type,"
+                        + " CASE WHEN key_position IS NULL THEN FALSE ELSE TRUE END AS in_key, key_position"
+                        + " FROM gma_table_columns",
+                "CREATE OR REPLACE VIEW publishers AS SELECT table_name, name, domain, predicate,"
+                        + " latest_retention_s, history_retention_s, published_at FROM gma_publishers WHERE " + live);
     }
 }

@@ -174,6 +174,8 @@ final class EndpointStore {
                     + Dialect.expiry("lease_seconds")
                     + " WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP");
                     PreparedStatement attributes = c.prepareStatement("UPDATE gma_attributes SET expires_at ="
+                            + " (SELECT expires_at FROM gma_endpoints e WHERE e.name = ?) WHERE name = ?");
+                    PreparedStatement publications = c.prepareStatement("UPDATE gma_publishers SET expires_at ="
                             + " (SELECT expires_at FROM gma_endpoints e WHERE e.name = ?) WHERE name = ?")) {
                 up.setString(1, name);
                 up.setString(2, identity);
@@ -184,6 +186,9 @@ final class EndpointStore {
                 attributes.setString(1, name);
                 attributes.setString(2, name);
                 attributes.executeUpdate();
+                publications.setString(1, name);
+                publications.setString(2, name);
+                publications.executeUpdate();
                 Lease lease = new Lease(name, expiresAt(c, "gma_endpoints", "name", name));
                 c.commit();
                 return lease;

@@ -205,8 +205,8 @@ public final class Registry implements AutoCloseable {
         }
 
         /**
-         * PostgreSQL only: the role that runs queries, which should hold SELECT on the five views and nothing
-         * else, as the second line behind the SQL guard. Default: the {@link #jdbc} user, on connections whose
+         * PostgreSQL only: the role that runs queries, which should hold SELECT on the views (docs/registry.md) and
+         * nothing else, as the second line behind the SQL guard. Default: the {@link #jdbc} user, on connections whose
          * every transaction is read-only.
          */
         public Builder queryCredentials(String user, String password) {

@@ -17,6 +17,8 @@ final class RegistryCore implements AutoCloseable {
     final Settings settings;
     final Database database;
     final EndpointStore store;
+    /** Declared tables and their publishers. */
+    final TableStore tables;
     final SqlGuard guard;
     final QueryRunner queries;
     final Requests requests;
@@ -44,6 +46,7 @@ final class RegistryCore implements AutoCloseable {
         this.database = new Database(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword(),
                 settings.maxConnections(), settings.queryUser(), settings.queryPassword());
         this.store = new EndpointStore(database.writer(), database.dialect(), metrics);
+        this.tables = new TableStore(database.writer());
         int cores = Runtime.getRuntime().availableProcessors();
         // parsing is CPU work: a few threads, and a bounded queue so a flood of statements is refused, not kept
         this.parser = new ThreadPoolExecutor(cores, cores, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),

@@ -47,6 +47,7 @@ public class RegistryServlet extends HttpServlet {
 
     private transient RegistryCore core;
     private transient boolean ownsCore;
+    private transient TableCalls tables;
 
     /** For servlet containers: settings come from init parameters. */
     public RegistryServlet() {
@@ -54,6 +55,7 @@ public class RegistryServlet extends HttpServlet {
 
     RegistryServlet(RegistryCore core) {
         this.core = core;
+        this.tables = new TableCalls(core);
     }
 
     @Override
@@ -71,6 +73,7 @@ public class RegistryServlet extends HttpServlet {
                     seconds(config, "maxLeaseSeconds", d.maxLease()), d.sweepInterval(), d.maxSqlChars(),
                     d.maxConnections(), param(config, "queryUser", null), param(config, "queryPassword", null));
             core = new RegistryCore(settings, null, null);
+            tables = new TableCalls(core);
             ownsCore = true;
         } catch (SQLException | IllegalArgumentException e) {
             throw new ServletException("registry could not start: " + e.getMessage(), e);
@@ -157,6 +160,20 @@ public class RegistryServlet extends HttpServlet {
                     core.metrics.count(Metrics.Event.RENEWED, Metrics.Kind.ENDPOINT);
                     json(resp, 200, Json.MAPPER.createObjectNode().put("name", lease.name())
                             .put("expiresAt", lease.expiresAt().toString()));
+                } else if (parts.length == 4 && parts[2].equals("tables")) {
+                    allow(method, "PUT");
+                    tables.publish(req, resp, parts[1], parts[3], identity);
+                } else {
+                    throw unknown(method, req);
+                }
+                break;
+            case "tables":
+                if (parts.length == 1) {
+                    allow(method, "POST");
+                    tables.declare(req, resp, identity);
+                } else if (parts.length == 2) {
+                    allow(method, "GET");
+                    tables.lookup(parts[1], resp, identity);
                 } else {
                     throw unknown(method, req);
                 }
@@ -375,7 +392,7 @@ public class RegistryServlet extends HttpServlet {
      * origin without asking first; application/json takes a CORS preflight, which the registry never grants,
      * so a page cannot register at a registry on its visitor's machine.
      */
-    private static void requireJson(HttpServletRequest req) {
+    static void requireJson(HttpServletRequest req) {
         String type = mediaType(req);
         if (!"application/json".equals(type)) {
             throw new ApiException(415, "UNSUPPORTED_MEDIA_TYPE", type == null
@@ -425,7 +442,7 @@ public class RegistryServlet extends HttpServlet {
      * refused body of up to {@link #MAX_SWALLOW} bytes is read and dropped so that the client, still sending,
      * can read the answer on a connection that stays usable; past that the connection is simply closed.
      */
-    private static byte[] body(HttpServletRequest req, int limit) throws IOException {
+    static byte[] body(HttpServletRequest req, int limit) throws IOException {
         long declared = req.getContentLengthLong();
         try (InputStream in = req.getInputStream()) {
             if (declared > limit) {
@@ -447,7 +464,7 @@ public class RegistryServlet extends HttpServlet {
     }
 
     /** Writes a JSON answer: a tree, or maps and lists that Jackson serializes without building a tree. */
-    private static void json(HttpServletResponse resp, int status, Object body) throws IOException {
+    static void json(HttpServletResponse resp, int status, Object body) throws IOException {
         byte[] bytes = Json.MAPPER.writeValueAsBytes(body);
         resp.setStatus(status);
         resp.setContentType("application/json");

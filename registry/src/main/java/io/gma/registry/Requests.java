@@ -115,7 +115,7 @@ final class Requests {
         return new NewDomain(domain, url, via, integer(json, "leaseSeconds", 1, maxLeaseSeconds, defaultLeaseSeconds));
     }
 
-    private static JsonNode object(byte[] body, Set<String> known) {
+    static JsonNode object(byte[] body, Set<String> known) {
         JsonNode json;
         try {
             json = Json.REQUESTS.readTree(body);
@@ -142,7 +142,7 @@ final class Requests {
         return json;
     }
 
-    private static String text(JsonNode json, String field) {
+    static String text(JsonNode json, String field) {
         JsonNode value = json.get(field);
         if (value == null || value.isNull()) {
             throw ApiException.badRequest(field + " is missing");
@@ -161,7 +161,7 @@ final class Requests {
         return value.booleanValue();
     }
 
-    private static int integer(JsonNode json, String field, int min, int max, Integer otherwise) {
+    static int integer(JsonNode json, String field, int min, int max, Integer otherwise) {
         JsonNode value = json.get(field);
         if (value == null || value.isNull()) {
             if (otherwise == null) {

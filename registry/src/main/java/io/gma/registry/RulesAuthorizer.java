@@ -10,6 +10,7 @@ import io.gma.security.Security;
  * <pre>
  *   REGISTER         register label@domain   (also renewing and removing the endpoint)
  *   REGISTER_DOMAIN  domain   the domain     (also renewing and removing it)
+ *   DECLARE_TABLE    table    the table's name (publishing a table takes register of the producer)
  *   QUERY            query    each table or view the statement reads
  *   LOOKUP           send     the endpoint's name, or query endpoints (which shows every name anyway)
  * </pre>
@@ -38,6 +39,7 @@ final class RulesAuthorizer implements Authorizer {
             switch (action) {
                 case REGISTER -> security.authorize(identity, Rules.Verb.REGISTER, target);
                 case REGISTER_DOMAIN -> security.authorize(identity, Rules.Verb.DOMAIN, target);
+                case DECLARE_TABLE -> security.authorize(identity, Rules.Verb.TABLE, target);
                 case QUERY -> security.authorize(identity, Rules.Verb.QUERY, target);
                 case LOOKUP -> {
                     if (!security.allows(identity, Rules.Verb.QUERY, "endpoints")) {

@@ -81,9 +81,12 @@ final class SqlAllowlist {
             "BIGINT", "SMALLINT", "DECIMAL", "NUMERIC", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT", "BOOLEAN",
             "DATE", "TIMESTAMP");
     static final int MAX_CAST_LENGTH = 4096;
-    /** The columns of the five views; with the aliases a statement defines, the only names a column may have. */
+    /** The columns of the views; with the aliases a statement defines, the only names a column may have. */
     static final Set<String> VIEW_COLUMNS = Set.of("name", "label", "kind", "domain", "host", "port",
-            "registered_at", "expires_at", "key", "value", "url", "via", "true", "false");
+            "registered_at", "expires_at", "key", "value", "url", "via", "true", "false",
+            // tables, table_columns, publishers
+            "primary_key", "declared_by", "declared_at", "table_name", "position", "type", "in_key", "key_position",
+            "predicate", "latest_retention_s", "history_retention_s", "published_at");
 
     /** Plain words for the fields a caller is most likely to hit. */
     static final Map<String, String> SQL_WORDS = Map.of("intoTables", "SELECT ... INTO", "withItemsList",

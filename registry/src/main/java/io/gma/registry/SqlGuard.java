@@ -38,7 +38,7 @@ import net.sf.jsqlparser.statement.select.Select;
  *
  * <p>JSqlParser parses the text (with a time limit, on the given executor); then the guard walks every
  * object of the syntax tree and refuses the statement unless each one is of an allowed class, each of its
- * flags (booleans, enums, keyword strings) is at its default unless allowed, each table is one of the five
+ * flags (booleans, enums, keyword strings) is at its default unless allowed, each table is one of the
  * views with no schema, and each function is on the allowlist. So a construct the guard does not know, such
  * as one a newer parser version adds, is refused rather than passed: deny by default.
  */

@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.ColumnDeclaration;
+import io.gma.registry.api.ColumnType;
 import io.gma.registry.api.Kind;
+import io.gma.registry.api.Lease;
+import io.gma.registry.api.Publication;
 import io.gma.registry.api.QueryResult;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.TableDeclaration;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,10 +65,16 @@ class HostileSqlTest {
                 .queryTimeout(Duration.ofSeconds(1)).build().start();
         api = registry.url() + Registry.API_PATH;
         RegistryClient client = RegistryClient.create(registry.url());
+        client.declareTable(new TableDeclaration("host_cpu", List.of(new ColumnDeclaration("host", ColumnType.STRING),
+                new ColumnDeclaration("load1", ColumnType.DOUBLE)), List.of("host")));
         for (int i = 0; i < ENDPOINTS; i++) {
-            client.register(Registration.builder(i % 2 == 0 ? Kind.PRODUCER : Kind.CONSUMER, "e" + i, "d" + (i % 5))
-                    .port(1000 + i).attribute("site", "s" + (i % 7)).attribute("secret", "owner-" + i)
+            Lease lease = client.register(Registration.builder(i % 2 == 0 ? Kind.PRODUCER : Kind.CONSUMER, "e" + i,
+                    "d" + (i % 5)).port(1000 + i).attribute("site", "s" + (i % 7)).attribute("secret", "owner-" + i)
                     .lease(Duration.ofHours(1)).build());
+            if (i % 2 == 0) {
+                client.publish(lease.name(), new Publication("host_cpu", "site = 's" + (i % 7) + "'",
+                        Duration.ofMinutes(1), Duration.ZERO));
+            }
         }
         client.registerDomain("d0", "http://127.0.0.1:1/", null, Duration.ofHours(1));
     }
@@ -144,7 +155,21 @@ class HostileSqlTest {
                 // wide answers and catalog tricks
                 "SELECT CAST('a' AS CHAR(1000000)) FROM endpoints a, endpoints b",
                 "SELECT 1e131000 FROM endpoints", "SELECT current_user", "SELECT ROWNUM FROM endpoints",
-                "SELECT e.row_to_json FROM endpoints e", "SELECT CAST('gma_endpoints' AS regclass)")
+                "SELECT e.row_to_json FROM endpoints e", "SELECT CAST('gma_endpoints' AS regclass)",
+                // the table views and their private tables
+                "DELETE FROM publishers", "DELETE FROM gma_publishers", "DROP VIEW publishers", "DROP TABLE tables",
+                "UPDATE gma_tables SET declared_by = 'evil'", "UPDATE table_columns SET type = 'STRING'",
+                "INSERT INTO gma_table_columns VALUES ('host_cpu', 3, 'x', 'STRING', NULL)",
+                "SELECT * FROM gma_tables", "SELECT * FROM gma_table_columns", "SELECT owner FROM gma_publishers",
+                "SELECT p.name FROM publishers p JOIN gma_publishers g ON g.name = p.name",
+                "SELECT name FROM tables UNION SELECT owner FROM gma_endpoints",
+                "SELECT name FROM tables; DELETE FROM gma_tables", "SELECT p.expires_at FROM publishers p",
+                "SELECT lease_seconds FROM publishers", "SELECT t.owner FROM tables t",
+                "SELECT name FROM publishers WHERE predicate LIKE '%s%s%s%x'",
+                "SELECT name FROM publishers WHERE predicate REGEXP '(a+)+$'",
+                "SELECT name FROM table_columns WHERE name IN (SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.COLUMNS)",
+                "SELECT FILE_READ(predicate) FROM publishers", "SELECT * FROM PUBLIC.publishers",
+                "SELECT name FROM publishers FOR UPDATE", "SELECT * INTO stolen FROM tables")
                 .forEach(sql -> c.add(new Case(sql, Outcome.REFUSED)));
         // allowed statements whose cost an attacker controls: the cap and the timeout bound them
         Stream.of("SELECT a.name, b.name, c.name FROM endpoints a, endpoints b, endpoints c",
@@ -153,6 +178,9 @@ class HostileSqlTest {
                 "SELECT MAX(CONCAT(a.name, b.name, c.name, d.name)) FROM endpoints a, endpoints b, endpoints c,"
                         + " endpoints d",
                 "SELECT name FROM endpoints WHERE name = 'a' OR '1' = '1'",
+                "SELECT a.name, b.name, c.name FROM publishers a, table_columns b, publishers c",
+                "SELECT p.name, p.predicate FROM publishers p JOIN endpoints e ON e.name = p.name"
+                        + " WHERE p.table_name = 'host_cpu' OR '1' = '1'",
                 // nested comments: JSqlParser ends a comment at the first */, the databases do not; the
                 // database runs the statement as the guard parsed it, so the payload stays inside a string
                 "SELECT name FROM endpoints /* /* */ WHERE name = ' */ ; DROP VIEW domains --'",
@@ -229,7 +257,8 @@ class HostileSqlTest {
                 2, null, null), null, null);
         try {
             for (String sql : List.of("SELECT * FROM gma_endpoints", "SELECT FILE_READ('/etc/passwd')",
-                    "DELETE FROM gma_endpoints", "CREATE TABLE x (a INT)")) {
+                    "DELETE FROM gma_endpoints", "CREATE TABLE x (a INT)", "SELECT * FROM gma_publishers",
+                    "SELECT * FROM gma_tables", "DELETE FROM gma_table_columns", "DELETE FROM publishers")) {
                 ApiException e = org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
                         () -> core.queries.run(sql), sql);
                 assertEquals("QUERY_FAILED", e.code(), sql + ": " + e.getMessage());

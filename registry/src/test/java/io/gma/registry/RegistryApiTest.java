@@ -487,7 +487,7 @@ class RegistryApiTest {
                 "syntax error at line 1, column 18, near \"endpoints\"");
         assertError(Http.send("POST", api + "/query", "text/plain", "SELECT * FROM gma_endpoints"), 403, "FORBIDDEN",
                 "table \"gma_endpoints\" is not allowed; the registry's views are endpoints, producers, consumers,"
-                        + " attributes, domains");
+                        + " attributes, domains, tables, table_columns, publishers");
         assertError(Http.send("POST", api + "/query", "text/plain", "DELETE FROM endpoints"), 400, "BAD_REQUEST",
                 "only SELECT is allowed, and this is DELETE");
         assertError(Http.send("POST", api + "/query", "application/json", "{}"), 415, "UNSUPPORTED_MEDIA_TYPE",
@@ -495,8 +495,10 @@ class RegistryApiTest {
         assertError(Http.send("GET", api + "/query", null, null), 400, "BAD_REQUEST",
                 "the sql parameter is missing: GET /query?sql=SELECT...");
         assertError(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"), 400,
-                "BAD_REQUEST", "column \"nosuch\" is not a column of the views: [domain, expires_at, false, host,"
-                        + " key, kind, label, name, port, registered_at, true, url, value, via]");
+                "BAD_REQUEST", "column \"nosuch\" is not a column of the views: [declared_at, declared_by, domain,"
+                        + " expires_at, false, history_retention_s, host, in_key, key, key_position, kind, label,"
+                        + " latest_retention_s, name, port, position, predicate, primary_key, published_at,"
+                        + " registered_at, table_name, true, type, url, value, via]");
         Http.Answer ambiguous = Http.send("POST", api + "/query", "text/plain",
                 "SELECT name FROM endpoints e, attributes a");
         assertEquals(400, ambiguous.status());

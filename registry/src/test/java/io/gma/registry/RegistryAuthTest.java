@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gma.registry.api.ColumnDeclaration;
+import io.gma.registry.api.ColumnType;
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.Kind;
 import io.gma.registry.api.Lease;
+import io.gma.registry.api.Publication;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.TableDeclaration;
 import io.gma.security.KeyRing;
 import io.gma.security.Keys;
 import io.gma.security.Rules;
@@ -60,6 +64,8 @@ class RegistryAuthTest {
             "register bob     x-abc234@east",
             "register alice,bob sink@east",
             "register mallory x@east",
+            "table    alice host_*",
+            "query    alice tables,table_columns,publishers",
             "");
 
     @TempDir
@@ -253,6 +259,40 @@ class RegistryAuthTest {
                 "\"bob\" may not query the table \"producers\": no query rule in rules allows it");
         assertForbidden(() -> as("carol").query("SELECT name FROM endpoints"),
                 "\"carol\" may not query the table \"endpoints\": no query rule in rules allows it");
+    }
+
+    @Test
+    void rulesDecideWhoDeclaresAndPublishesTables() throws Exception {
+        RegistryClient alice = as("alice");
+        RegistryClient bob = as("bob");
+        TableDeclaration cpu = new TableDeclaration("host_cpu", List.of(new ColumnDeclaration("host",
+                ColumnType.STRING), new ColumnDeclaration("load1", ColumnType.DOUBLE)), List.of("host"));
+        alice.declareTable(cpu);
+        assertForbidden(() -> bob.declareTable(new TableDeclaration("host_mem", cpu.columns(), cpu.primaryKey())),
+                "\"bob\" may not declare the table \"host_mem\": no table rule in rules allows it");
+        assertForbidden(() -> alice.declareTable(new TableDeclaration("jobs", cpu.columns(), cpu.primaryKey())),
+                "\"alice\" may not declare the table \"jobs\": no table rule in rules allows it");
+        assertEquals("alice", alice.table("host_cpu").declaredBy());
+        assertForbidden(() -> bob.table("host_cpu"),
+                "\"bob\" may not query the table \"tables\": no query rule in rules allows it");
+
+        // publishing is the producer's registrant's, under its register rule, as a renewal is
+        Publication all = new Publication("host_cpu", null, Duration.ofMinutes(1), Duration.ZERO);
+        Lease load = alice.register(producer("cpu-load", "dsg"));
+        assertForbidden(() -> bob.publish(load.name(), all),
+                "\"bob\" may not register the endpoint \"cpu-load@dsg\": no register rule in rules allows it");
+        Lease sink = alice.register(Registration.builder(Kind.PRODUCER, "sink", "east").exact(true)
+                .host("127.0.0.1").port(7000).build());
+        assertForbidden(() -> bob.publish(sink.name(), all),
+                "endpoint \"sink@east\" was registered by another identity than \"bob\"");
+        alice.publish(load.name(), all);
+        alice.publish(sink.name(), all);
+        assertEquals(List.of(List.of(load.name()), List.of(sink.name())), alice.query("SELECT p.name FROM publishers p"
+                + " JOIN tables t ON t.name = p.table_name WHERE t.name = 'host_cpu' ORDER BY p.name").rows());
+        assertForbidden(() -> bob.query("SELECT name FROM publishers"),
+                "\"bob\" may not query the table \"publishers\": no query rule in rules allows it");
+        alice.unregister(load.name());
+        alice.unregister(sink.name());
     }
 
     @Test

@@ -65,6 +65,21 @@ class SqlGuardTest {
     }
 
     @Test
+    void readsTheTableViewsWithTheirColumnsAndNoPrivateTable() {
+        SqlGuard.Approved a = guard.check("SELECT p.name, p.predicate, p.latest_retention_s, p.history_retention_s,"
+                + " p.published_at, c.position, c.type, c.in_key, c.key_position, t.primary_key, t.declared_by,"
+                + " t.declared_at FROM publishers p JOIN endpoints e ON e.name = p.name JOIN tables t"
+                + " ON t.name = p.table_name JOIN table_columns c ON c.table_name = t.name WHERE p.table_name = 'x'");
+        assertEquals(java.util.Set.of("publishers", "endpoints", "tables", "table_columns"), a.tables());
+        for (String sql : new String[] {"SELECT * FROM gma_publishers", "SELECT * FROM gma_tables",
+                "SELECT * FROM gma_table_columns"}) {
+            assertEquals(403, assertThrows(ApiException.class, () -> guard.check(sql), sql).status(), sql);
+        }
+        assertEquals(400, assertThrows(ApiException.class,
+                () -> guard.check("SELECT owner FROM publishers")).status());
+    }
+
+    @Test
     void boundsLikePatternsCastsAndNumbers() {
         assertEquals("LIKE pattern \"%a%a%b\" has 3 '%', over the limit of 2", assertThrows(ApiException.class,
                 () -> guard.check("SELECT name FROM endpoints WHERE name LIKE '%a%a%b'")).getMessage());

@@ -3,18 +3,27 @@ package io.gma.registry;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.registry.api.ColumnDeclaration;
+import io.gma.registry.api.ColumnType;
 import io.gma.registry.api.EndpointInfo;
 import io.gma.registry.api.Kind;
 import io.gma.registry.api.Lease;
+import io.gma.registry.api.Publication;
 import io.gma.registry.api.Registration;
 import io.gma.registry.api.RegistryClient;
 import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.TableDeclaration;
 import io.gma.wire.Threads;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -189,5 +198,116 @@ abstract class StoreContract {
         assertEquals(201, again.status(), again.toString());
         assertEquals(true, Json.MAPPER.readTree(again.body()).get("created").asBoolean(), again.body());
         assertEquals("elsewhere", client.lookupDomain(domain).via());
+    }
+
+    /** A table of this test's own: tables stay, and a PostgreSQL is shared by every test. */
+    TableDeclaration hostCpu() {
+        return new TableDeclaration("host_cpu_" + domain, List.of(new ColumnDeclaration("host", ColumnType.STRING),
+                new ColumnDeclaration("cpu", ColumnType.INTEGER), new ColumnDeclaration("load1", ColumnType.DOUBLE),
+                new ColumnDeclaration("up", ColumnType.BOOLEAN), new ColumnDeclaration("at", ColumnType.TIMESTAMP)),
+                List.of("host", "cpu"));
+    }
+
+    @Test
+    void declaresPublishesAndQueriesTablesThroughTheViews() throws Exception {
+        TableDeclaration t = hostCpu();
+        assertTrue(client.declareTable(t));
+        assertEquals(t, client.table(t.name()).declaration());
+        Lease cardiff = client.register(producer("cpu").build());
+        Lease swansea = client.register(producer("cpu").build());
+        client.register(producer("idle").build());
+        client.publish(cardiff.name(), new Publication(t.name(), "site = 'cardiff'", Duration.ofMinutes(10),
+                Duration.ofHours(1)));
+        client.publish(swansea.name(), new Publication(t.name(), null, Duration.ofSeconds(1), Duration.ZERO));
+
+        // what the mediator asks: the live producers of a table, with their predicates
+        assertEquals(List.of(List.of(cardiff.name(), "site = 'cardiff'", 600L, 3600L, domain),
+                List.of(swansea.name(), "", 1L, 0L, domain)), longs(client.query("SELECT p.name,"
+                        + " COALESCE(p.predicate, '') AS predicate, p.latest_retention_s, p.history_retention_s,"
+                        + " e.domain FROM publishers p JOIN endpoints e ON e.name = p.name WHERE p.table_name = '"
+                        + t.name() + "' ORDER BY p.latest_retention_s DESC").rows()));
+        assertEquals(List.of(List.of(1L, "host", "STRING", true, 1L), List.of(2L, "cpu", "INTEGER", true, 2L),
+                List.of(3L, "load1", "DOUBLE", false, -1L), List.of(4L, "up", "BOOLEAN", false, -1L),
+                List.of(5L, "at", "TIMESTAMP", false, -1L)), longs(client.query("SELECT position, name, type, in_key,"
+                        + " COALESCE(key_position, -1) AS k FROM table_columns WHERE table_name = '" + t.name()
+                        + "' ORDER BY position").rows()));
+        assertEquals(List.of(List.of("host, cpu", "anonymous")), client.query("SELECT primary_key, declared_by"
+                + " FROM tables WHERE name = '" + t.name() + "'").rows());
+        assertEquals(List.of(List.of(t.name(), 2L)), longs(client.query("SELECT t.name, COUNT(p.name) AS n"
+                + " FROM tables t JOIN publishers p ON p.table_name = t.name WHERE t.name = '" + t.name()
+                + "' GROUP BY t.name").rows()));
+    }
+
+    @Test
+    void publicationsFollowTheLeaseAndGoWithTheRegistration() throws Exception {
+        TableDeclaration t = hostCpu();
+        client.declareTable(t);
+        Lease renewed = client.register(producer("renewed").exact(true).lease(Duration.ofSeconds(2)).build());
+        Lease removed = client.register(producer("removed").build());
+        Publication all = new Publication(t.name(), null, Duration.ofSeconds(60), Duration.ZERO);
+        client.publish(renewed.name(), all);
+        client.publish(removed.name(), all);
+        String publishers = "SELECT name FROM publishers WHERE table_name = '" + t.name() + "' ORDER BY name";
+        assertEquals(List.of(List.of(removed.name()), List.of(renewed.name())), client.query(publishers).rows());
+
+        client.unregister(removed.name());
+        assertEquals(List.of(List.of(renewed.name())), client.query(publishers).rows());
+
+        // renewed past the lease it registered with, its publication stays: it follows the renewals
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3000);
+        while (System.nanoTime() < until) {
+            client.renew(renewed.name());
+            Thread.sleep(400); // an endpoint's renewal period, well within its 2-s lease
+        }
+        assertEquals(List.of(List.of(renewed.name())), client.query(publishers).rows());
+
+        // not renewed, it is gone when the lease ends; registered again, it publishes nothing until it says so
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertEquals(List.of(),
+                client.query(publishers).rows()));
+        client.register(producer("renewed").exact(true).build());
+        assertEquals(List.of(), client.query(publishers).rows());
+        client.publish(renewed.name(), all);
+        assertEquals(List.of(List.of(renewed.name())), client.query(publishers).rows());
+    }
+
+    @Test
+    void twoRegistriesDeclaringOneTableAtOnceStoreItOnce() throws Exception {
+        TableDeclaration t = hostCpu();
+        TableDeclaration other = new TableDeclaration(t.name(), t.columns(), List.of("host"));
+        try (Registry second = newRegistry().build().start()) {
+            RegistryClient[] clients = {client, RegistryClient.create(second.url())};
+            ExecutorService pool = Executors.newFixedThreadPool(4, Threads.numbered("declare-"));
+            try {
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Boolean>> same = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    RegistryClient c = clients[i % 2];
+                    Callable<Boolean> declare = () -> {
+                        go.await();
+                        return c.declareTable(t);
+                    };
+                    same.add(pool.submit(declare));
+                }
+                go.countDown();
+                int created = 0;
+                for (Future<Boolean> f : same) {
+                    created += f.get(30, TimeUnit.SECONDS) ? 1 : 0;
+                }
+                assertEquals(1, created);
+            } finally {
+                pool.shutdownNow();
+            }
+            RegistryException conflict = assertThrows(RegistryException.class, () -> clients[1].declareTable(other));
+            assertEquals(409, conflict.status());
+            assertEquals("table " + t.name() + ": primary key (host) here, (host, cpu) in the registry",
+                    conflict.getMessage());
+            assertEquals(t, clients[1].table(t.name()).declaration());
+        }
+    }
+
+    /** Rows with every whole number as a long, whatever JSON number type the client read it as. */
+    static List<List<Object>> longs(List<List<Object>> rows) {
+        return rows.stream().map(r -> r.stream().map(v -> v instanceof Integer || v instanceof Long
+                ? (Object) ((Number) v).longValue() : v).toList()).toList();
     }
 }

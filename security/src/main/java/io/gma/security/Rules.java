@@ -18,18 +18,20 @@ import java.util.Locale;
  * send       alice        *@dsg           # send to any endpoint of dsg (looking names up included)
  * post       cardiff      cardiff         # POST batches to this PC servlet as domain cardiff
  * query      *            endpoints,domains
+ * table      alice        host_*          # declare monitoring tables named host_... at the registry
  * </pre>
  *
  * <p>Identities are a token's subject, or the CN of a client certificate. Identity and target are patterns:
  * a glob ({@code *} any run of characters, {@code ?} one) or, between slashes, a Java regular expression
  * ({@code /cpu-[0-9]+@dsg/}), matched against the whole value; a comma-separated list matches any of its
  * items. Targets: {@code label@domain} for register, the domain for domain, the destination's name for send,
- * the sending domain (its X-Gma-Domain) for post, the table or view's name for query.
+ * the sending domain (its X-Gma-Domain) for post, the table or view's name for query, the declared table's name
+ * for table.
  */
 public final class Rules {
     /** What an identity asks to do. */
     public enum Verb {
-        REGISTER, DOMAIN, SEND, POST, QUERY;
+        REGISTER, DOMAIN, SEND, POST, QUERY, TABLE;
 
         String word() {
             return name().toLowerCase(Locale.ROOT);
@@ -75,7 +77,7 @@ public final class Rules {
                 verb = Verb.valueOf(words[0].toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": unknown verb \"" + words[0]
-                        + "\" (register, domain, send, post or query)");
+                        + "\" (register, domain, send, post, query or table)");
             }
             rules.add(new Rule(verb, NamePattern.parse(words[1], where), NamePattern.parse(words[2], where)));
         }
@@ -110,6 +112,7 @@ public final class Rules {
             case SEND -> "send to";
             case POST -> "post as domain";
             case QUERY -> "query the table";
+            case TABLE -> "declare the table";
         };
     }
 

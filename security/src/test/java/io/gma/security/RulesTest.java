@@ -59,7 +59,7 @@ class RulesTest {
 
     @Test
     void badLinesAreNamedWithTheirNumber() {
-        assertEquals("r line 2: unknown verb \"sned\" (register, domain, send, post or query)",
+        assertEquals("r line 2: unknown verb \"sned\" (register, domain, send, post, query or table)",
                 assertThrows(IllegalArgumentException.class, () -> Rules.parse("\nsned a b", "r")).getMessage());
         assertEquals("r line 1: expected 'verb identity target', got 2 words",
                 assertThrows(IllegalArgumentException.class, () -> Rules.parse("send a", "r")).getMessage());

@@ -249,10 +249,11 @@ final class KeysCommand implements Callable<Integer> {
                 "#   send     alice *@dsg              send to (and look up) any endpoint of dsg",
                 "#   post     cardiff cardiff          POST batches to a PC servlet as domain cardiff",
                 "#   query    *     endpoints,domains  registry queries over these tables",
+                "#   table    alice host_*             declare monitoring tables named host_... at the registry",
                 ""));
         if (!clients.isEmpty()) {
             String who = String.join(",", clients);
-            for (String verb : new String[] {"register", "domain", "send", "post", "query"}) {
+            for (String verb : new String[] {"register", "domain", "send", "post", "query", "table"}) {
                 b.append(String.format("%-8s %s *", verb, who)).append('\n');
             }
         }

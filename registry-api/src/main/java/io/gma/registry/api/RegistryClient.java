@@ -2,6 +2,7 @@ package io.gma.registry.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gma.security.HttpClients;
 import io.gma.security.Security;
@@ -285,6 +286,74 @@ public final class RegistryClient {
     /** Removes a domain's registration. */
     public void unregisterDomain(String domain) throws RegistryException {
         call("DELETE", EMPTY, "domains", domain);
+    }
+
+    /**
+     * Declares a table: its columns and primary key (docs/registry.md, "Tables"). Declaring again what the registry
+     * holds already is harmless, so a producer declares its tables every time it starts.
+     *
+     * @return true when the registry stored the table now, false when it held the same declaration already
+     * @throws RegistryException BAD_REQUEST (400) naming a name or a limit it refuses; CONFLICT (409) when the
+     *     registry holds the table with other columns, types or key, naming the difference ({@code table host_cpu:
+     *     column load1 is DOUBLE here, INTEGER in the registry}); FORBIDDEN (403) when no {@code table} rule lets
+     *     this identity declare it. With no answer (UNREACHABLE) the table may or may not be stored: declare again
+     */
+    public boolean declareTable(TableDeclaration table) throws RegistryException {
+        ObjectNode body = Json.MAPPER.createObjectNode().put("name", table.name());
+        ArrayNode columns = body.putArray("columns");
+        for (ColumnDeclaration c : table.columns()) {
+            columns.addObject().put("name", c.name()).put("type", c.type().name());
+        }
+        ArrayNode key = body.putArray("primaryKey");
+        table.primaryKey().forEach(key::add);
+        JsonNode answer = call("POST", json(body), "tables");
+        return field(answer, "created").asBoolean();
+    }
+
+    /**
+     * Looks up a declared table: its columns and key as first declared, who declared it and when.
+     *
+     * @throws RegistryException NOT_FOUND (404) when no table has the name; FORBIDDEN (403) unless this identity may
+     *     query both {@code tables} and {@code table_columns}
+     */
+    public TableInfo table(String name) throws RegistryException {
+        JsonNode t = call("GET", null, "tables", name);
+        List<ColumnDeclaration> columns = new ArrayList<>();
+        for (JsonNode c : field(t, "columns")) {
+            ColumnType type;
+            try {
+                type = ColumnType.valueOf(field(c, "type").asText());
+            } catch (IllegalArgumentException bad) {
+                throw new RegistryException(200, "MALFORMED_ANSWER", "the registry's column type \""
+                        + c.path("type").asText() + "\" is not one of " + List.of(ColumnType.values()), bad);
+            }
+            columns.add(new ColumnDeclaration(field(c, "name").asText(), type));
+        }
+        List<String> key = new ArrayList<>();
+        field(t, "primaryKey").forEach(k -> key.add(k.asText()));
+        return new TableInfo(new TableDeclaration(field(t, "name").asText(), columns, key),
+                field(t, "declaredBy").asText(), instant(t, "declaredAt"));
+    }
+
+    /**
+     * Says that the live producer {@code producer} publishes a declared table, or replaces what it said of it
+     * before (predicate, retention periods). It publishes it while its registration lives: a lease that runs out,
+     * a removal or a takeover ends every publication of it, and a producer registered again publishes again.
+     *
+     * @param producer the producer's registered name
+     * @throws RegistryException NOT_FOUND (404) when no live endpoint has the name or no table is declared with the
+     *     publication's; BAD_REQUEST (400) for a consumer, a predicate or period out of bounds; FORBIDDEN (403) when
+     *     another identity registered the producer, or no {@code register} rule lets this one register it. With no
+     *     answer (UNREACHABLE) it may or may not be stored: publishing again is harmless
+     */
+    public void publish(String producer, Publication publication) throws RegistryException {
+        ObjectNode body = Json.MAPPER.createObjectNode();
+        if (publication.predicate() != null) {
+            body.put("predicate", publication.predicate());
+        }
+        body.put("latestRetentionSeconds", publication.latestRetention().toSeconds())
+                .put("historyRetentionSeconds", publication.historyRetention().toSeconds());
+        call("PUT", json(body), "endpoints", producer, "tables", publication.table());
     }
 
     /** Runs one SELECT over the registry's views (see protocol.md section 7). */
