@@ -27,8 +27,8 @@ final class TableRequests {
     static final int MAX_PREDICATE_BYTES = 1024;
     /** The longest latest retention: 7 days. */
     static final int MAX_LATEST_RETENTION_SECONDS = 7 * 24 * 3600;
-    /** The longest history retention: 30 days. */
-    static final int MAX_HISTORY_RETENTION_SECONDS = 30 * 24 * 3600;
+    /** The longest history retention: 366 days, as the tables module's {@code TableSchema} allows. */
+    static final int MAX_HISTORY_RETENTION_SECONDS = 366 * 24 * 3600;
     static final String IDENTIFIER_RULE = "an SQL identifier: 1..64 of a-z, 0-9 and _, starting with a letter";
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
     /**

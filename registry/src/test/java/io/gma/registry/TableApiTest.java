@@ -259,9 +259,9 @@ class TableApiTest {
         assertError(put(path + "checked", "{\"latestRetentionSeconds\":604801,\"historyRetentionSeconds\":0}"), 400,
                 "BAD_REQUEST", "latestRetentionSeconds 604801 is outside 1..604800");
         assertError(put(path + "checked", "{\"latestRetentionSeconds\":1,\"historyRetentionSeconds\":-1}"), 400,
-                "BAD_REQUEST", "historyRetentionSeconds -1 is outside 0..2592000");
-        assertError(put(path + "checked", "{\"latestRetentionSeconds\":1,\"historyRetentionSeconds\":2592001}"),
-                400, "BAD_REQUEST", "historyRetentionSeconds 2592001 is outside 0..2592000");
+                "BAD_REQUEST", "historyRetentionSeconds -1 is outside 0..31622400");
+        assertError(put(path + "checked", "{\"latestRetentionSeconds\":1,\"historyRetentionSeconds\":31622401}"),
+                400, "BAD_REQUEST", "historyRetentionSeconds 31622401 is outside 0..31622400");
         assertError(put(path + "checked", "{\"latestRetentionSeconds\":1}"), 400, "BAD_REQUEST",
                 "historyRetentionSeconds is missing");
         assertError(put(path + "Checked", "{" + retention + "}"), 400, "BAD_REQUEST", "table \"Checked\" is not an"
