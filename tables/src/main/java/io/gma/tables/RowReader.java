@@ -99,7 +99,7 @@ final class RowReader {
                     + ", but only " + (end - p) + " bytes remain");
         }
         int len = (int) length;
-        int bad = Utf8.firstInvalid(in, p, len);
+        int bad = io.gma.wire.Utf8.firstInvalid(in, p, len);
         if (bad >= 0) {
             throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
                     + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));

@@ -3,53 +3,11 @@ package io.gma.tables;
 /**
  * Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), as the wire module checks
  * names: Java's decoder would turn bad bytes into U+FFFD and its encoder a lone surrogate into '?', so that two
- * different rows would read alike. Encoding writes into the caller's array, allocating nothing.
+ * different rows would read alike. Encoding writes into the caller's array, allocating nothing; decoding is
+ * checked by the wire module's {@link io.gma.wire.Utf8#firstInvalid}.
  */
 final class Utf8 {
     private Utf8() {
-    }
-
-    /** The index of the first byte that starts an ill-formed sequence, or -1 when all is well-formed. */
-    static int firstInvalid(byte[] b, int off, int len) {
-        int end = off + len;
-        int i = off;
-        while (i < end) {
-            int b0 = b[i] & 0xFF;
-            if (b0 < 0x80) {
-                i++;
-                continue;
-            }
-            int trailing;
-            int lo = 0x80;
-            int hi = 0xBF;
-            if (b0 >= 0xC2 && b0 <= 0xDF) {
-                trailing = 1;
-            } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-                trailing = 2;
-                lo = b0 == 0xE0 ? 0xA0 : 0x80; // no overlong 3-byte forms
-                hi = b0 == 0xED ? 0x9F : 0xBF; // no UTF-16 surrogates
-            } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-                trailing = 3;
-                lo = b0 == 0xF0 ? 0x90 : 0x80; // no overlong 4-byte forms
-                hi = b0 == 0xF4 ? 0x8F : 0xBF; // nothing above U+10FFFF
-            } else {
-                return i;
-            }
-            if (end - i <= trailing) {
-                return i;
-            }
-            int b1 = b[i + 1] & 0xFF;
-            if (b1 < lo || b1 > hi) {
-                return i;
-            }
-            for (int k = 2; k <= trailing; k++) {
-                if ((b[i + k] & 0xC0) != 0x80) {
-                    return i;
-                }
-            }
-            i += trailing + 1;
-        }
-        return -1;
     }
 
     /**

@@ -8,12 +8,15 @@ import java.nio.charset.StandardCharsets;
  * checked here instead and refused when they are not well-formed (RFC 3629: no overlong forms, no
  * surrogates, nothing above U+10FFFF).
  */
-final class Utf8 {
+public final class Utf8 {
     private Utf8() {
     }
 
-    /** The index of the first byte that starts an ill-formed sequence, or -1 when all is well-formed. */
-    static int firstInvalid(byte[] b, int off, int len) {
+    /**
+     * The index of the first byte that starts an ill-formed sequence, or -1 when all is well-formed. Public for
+     * the tables module's strings, which are checked as names are.
+     */
+    public static int firstInvalid(byte[] b, int off, int len) {
         int end = off + len;
         int i = off;
         while (i < end) {
