@@ -340,10 +340,16 @@ public final class Link {
         });
     }
 
-    /** On the loop, for a held link: writes what the socket now takes, as any thread may. */
+    /**
+     * On the loop, for a held link: writes what the socket now takes, as any thread may; a key that still asked
+     * for reads (its interest changed as it was selected) asks no more, or the loop would spin on it.
+     */
     void writeIfWritable(SelectionKey readyKey) {
         if (readyKey.isValid() && readyKey.isWritable()) {
             writer.flush();
+        }
+        if (readyKey.isValid() && readyKey.isReadable()) {
+            writer.resetInterest();
         }
     }
 
