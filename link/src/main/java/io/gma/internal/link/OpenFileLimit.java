@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * whole system) is logged once as it begins, at ERROR, with the limit and what to raise, and once as it ends;
  * in between the loop pauses and tries again, quietly, so that the process goes on serving the links it has and
  * takes new ones as soon as descriptors are free. The connections that wait meanwhile stay in the listen backlog.
+ * A limit met again within {@link #QUIET_NANOS} of the last report (the backlog taking the descriptors that
+ * closing links free, say) is counted, not logged: the next report says how often.
  *
  * <p>Saying how many files are open takes a descriptor (the JVM counts the entries of /proc/self/fd), and so did
  * loading the management library the first time: so the library is loaded as the loop starts, and one descriptor
@@ -29,8 +32,16 @@ final class OpenFileLimit {
 
     private final String owner;
     private final LinkLimit links;
+    /** After a report, the limit met again within this long is not reported again. */
+    static final long QUIET_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     /** Accepts failed for want of descriptors since it began; 0: it has not. */
     private long failures;
+    /** When the last exhaustion was reported (System.nanoTime), and whether the present one was. */
+    private long reportedAt;
+    private boolean reported;
+    /** Exhaustions met and not reported since the last report. */
+    private long unreported;
     private final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     /** A descriptor held in reserve, for the count; null where there is no /dev/null, or while it is let go. */
     private FileChannel reserve;
@@ -68,18 +79,29 @@ final class OpenFileLimit {
         if (failures++ > 0) {
             return;
         }
-        LOG.error("{}: out of file descriptors ({}): {}; new connections wait until some close, the links open go"
+        long now = System.nanoTime();
+        reported = reportedAt == 0 || now - reportedAt >= QUIET_NANOS;
+        if (!reported) {
+            unreported++;
+            return;
+        }
+        reportedAt = now;
+        LOG.error("{}: out of file descriptors ({}): {}{}; new connections wait until some close, the links open go"
                 + " on. Raise the open-file limit (ulimit -n in the shell that starts it, LimitNOFILE= in a systemd"
                 + " unit) to more than maxLinks (now {}: --max-links, or the builders' maxLinks) plus a few hundred for"
-                + " the JVM, or lower maxLinks below it. Logged once, until accepting works again", owner,
-                e.getMessage(), usage(), links.max());
+                + " the JVM, or lower maxLinks below it. Logged once, until accepting works again, and once a minute"
+                + " at most", owner, e.getMessage(), usage(), unreported == 0 ? "" : " (and " + unreported
+                        + " times since the last report)", links.max());
+        unreported = 0;
     }
 
-    /** An accept worked: if descriptors had run out, that is said, once. */
+    /** An accept worked: if descriptors had run out, and that was reported, the end is said, once. */
     void accepted() {
         if (failures > 0) {
-            LOG.info("{}: accepting again, after {} accepts failed for want of file descriptors ({})", owner,
-                    failures, usage());
+            if (reported) {
+                LOG.info("{}: accepting again, after {} accepts failed for want of file descriptors ({})", owner,
+                        failures, usage());
+            }
             failures = 0;
         }
     }
