@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.IoThreads;
 import io.gma.registry.api.ColumnDeclaration;
 import io.gma.registry.api.QueryResult;
 import io.gma.registry.api.RegistryClient;
@@ -86,6 +87,7 @@ final class TableMediator {
      *     the query (its sentence)
      */
     ContinuousQuery continuous(String sql, RowHandler handler) throws EndpointException {
+        notOnEventLoop("continuous");
         TableQuery q = TableQuery.parse(sql);
         BoundQuery bound = q.bind(schemaOf(q.table()));
         ContinuousQuery cq = new ContinuousQuery(this, ids.incrementAndGet(), bound, handler);
@@ -111,6 +113,7 @@ final class TableMediator {
      *     or its answer was too large (its sentence); producers that left or do not answer in time are skipped
      */
     List<TableRow> latest(String sql) throws EndpointException {
+        notOnEventLoop("latest");
         TableQuery q = TableQuery.parse(sql);
         TableSchema schema = schemaOf(q.table());
         BoundQuery bound = q.bind(schema);
@@ -335,6 +338,13 @@ final class TableMediator {
             outbox.send(producer, TableWire.TABLE_CANCEL, TableWire.cancel(queryId));
         } catch (EndpointException | IllegalArgumentException ex) {
             LOG.debug("{}: could not cancel query {} at {}: {}", name, queryId, producer, ex.getMessage());
+        }
+    }
+
+    private static void notOnEventLoop(String call) {
+        if (IoThreads.isCurrent()) {
+            throw new IllegalStateException(call + "() would block this link's event loop, which must read the"
+                    + " producers' answers: call it from another thread");
         }
     }
 
