@@ -145,6 +145,24 @@ public abstract class TableQueriesContract {
     }
 
     @Test
+    public void onlyTheMatchingRowsCrossTheNetwork() throws Exception {
+        Producer cpu = producer("cpu", null);
+        LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT host FROM host_cpu WHERE load1 = 3", rows::add)) {
+            long before = consumer.stats().messagesIn();
+            for (int i = 0; i < 1000; i++) {
+                cpu.insert("host_cpu", Row.of("cardiff", "node-" + i, (double) (i % 10)));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> rows.size() >= 100);
+            Thread.sleep(300);
+            long crossed = consumer.stats().messagesIn() - before;
+            assertEquals(100, rows.size());
+            // 1 in 10 crossed (and a few PINGs or answers at most): the producer evaluated the WHERE
+            assertTrue(crossed >= 100 && crossed <= 110, crossed + " messages came in");
+        }
+    }
+
+    @Test
     public void badQueriesAreRefusedNamingTheProblem() throws Exception {
         producer("cpu", null);
         TableException column = assertThrows(TableException.class,
