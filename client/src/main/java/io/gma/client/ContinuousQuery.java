@@ -51,7 +51,11 @@ public final class ContinuousQuery implements AutoCloseable {
         return Set.copyOf(producers);
     }
 
-    /** Cancels the query at each producer (as far as they can be told); no row is delivered after this returns. */
+    /**
+     * Cancels the query at each producer it is subscribed to (TABLE_CANCEL, sent without waiting). Rows that
+     * arrive afterwards are dropped (and answered with TABLE_CANCEL); one being delivered as this is called may
+     * still reach the handler.
+     */
     @Override
     public void close() {
         if (!closed) {

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * The mediator, in the consumer (issue 23): it finds the producers of a query's table through the registry
  * ({@code publishers}), keeps those whose predicate may overlap the query's WHERE, and asks each. A continuous
  * query subscribes to each (TABLE_QUERY) and is refreshed every {@link #REFRESH}: producers that started
- * publishing the table are subscribed to, those that stopped are cancelled (TABLE_CANCEL). A latest query asks
+ * publishing the table are subscribed to, those that stopped are dropped. A latest query asks
  * each (TABLE_LATEST) and merges the answers, the newest row per primary key.
  *
  * <p>Threads: calls on the application's threads, rows on the links' event loops, refreshes on the endpoint's
@@ -253,8 +253,9 @@ final class TableMediator {
         List<String> names = now.stream().map(Publisher::name).toList();
         for (String gone : List.copyOf(cq.producers)) {
             if (!names.contains(gone) && cq.producers.remove(gone)) {
+                // no TABLE_CANCEL: a producer leaves the publishers with its registration, so it is gone (and
+                // forgets the query with its link), or it registers again and is subscribed again (same id)
                 LOG.info("{}: query {} drops {}, which publishes {} no more", name, cq.sql(), gone, q.table());
-                sendCancel(gone, cq.id());
             }
         }
         for (String p : names) {
