@@ -146,6 +146,24 @@ class TablePublisherTest {
     }
 
     @Test
+    void latestLeavesOutRowsOlderThanTheLatestRetention() throws Exception {
+        try (Producer brief = fixture.producer("brief").build()) {
+            brief.declare(TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+                    .column("host", ColumnType.STRING).column("cpu", ColumnType.INTEGER)
+                    .column("load1", ColumnType.DOUBLE).primaryKey("host", "cpu")
+                    .latestRetention(Duration.ofSeconds(1)).build());
+            brief.insert("host_cpu", Row.of("cardiff", "old", 0L, 1.0));
+            Thread.sleep(1200);
+            brief.insert("host_cpu", Row.of("cardiff", "new", 0L, 1.0));
+            List<TableRow> rows = consumer.latest("SELECT host FROM host_cpu WHERE site = 'cardiff'");
+            // the other producer of the fixture holds nothing; the old row expired
+            assertEquals(1, rows.size(), rows.toString());
+            assertEquals(Row.of("new"), rows.get(0).row());
+            assertEquals(brief.name(), rows.get(0).producer());
+        }
+    }
+
+    @Test
     void latestPastTheAnswerLimitIsRefused() throws Exception {
         try (Producer small = fixture.producer("small").maxMessageBytes(2048).build()) {
             small.declare(HOST_CPU);
