@@ -2,7 +2,9 @@ package io.gma.client;
 
 import io.gma.registry.api.Kind;
 import io.gma.wire.Command;
+import io.gma.tables.TableException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * A consumer of monitoring events: it finds producers with SQL, subscribes to them, and sends and requests.
@@ -41,5 +43,38 @@ public final class Consumer extends Endpoint {
     /** Ends a subscription (a control message: it never waits behind data). */
     public void unsubscribe(String producer) throws EndpointException {
         core().sendControl(producer, Command.UNSUBSCRIBE, core().nextSequence(), new byte[0]);
+    }
+
+    /**
+     * Starts a continuous query over a monitoring table (docs/tables.md, "Queries"): from now on, every row that
+     * a producer of the table inserts and that the WHERE accepts arrives at {@code handler}, once, projected to
+     * the selected columns. The mediator asks the registry which producers publish the table, keeps those whose
+     * predicate may overlap the WHERE, subscribes to each (waiting for their answers before this returns), and
+     * every few seconds subscribes to producers that came and forgets those that left.
+     *
+     * @throws TableException the query is refused, or names a column the table does not have: the sentence says
+     *     which
+     * @throws EndpointException NO_ROUTE when no table is declared by that name; MALFORMED when a producer refused
+     *     the query (its sentence); TIMEOUT or INTERNAL when the registry failed
+     */
+    public ContinuousQuery continuous(String sql, RowHandler handler) throws EndpointException {
+        if (handler == null) {
+            throw new NullPointerException("handler");
+        }
+        return core().mediator().continuous(sql, handler);
+    }
+
+    /**
+     * Runs a latest query: each producer of the table that may hold matching rows answers with its latest row per
+     * primary key within its latest retention, and the newest row of each key among them is kept. Producers that
+     * left or do not answer within the request timeout are skipped.
+     *
+     * @return the rows, projected to the selected columns, each with its producer and insert time; in no order
+     * @throws TableException the query is refused, or names a column the table does not have
+     * @throws EndpointException NO_ROUTE when no table is declared by that name; MALFORMED when a producer refused
+     *     the query, TOO_LARGE when a producer's matching rows exceed its answer limit (narrow the WHERE)
+     */
+    public List<TableRow> latest(String sql) throws EndpointException {
+        return core().mediator().latest(sql);
     }
 }

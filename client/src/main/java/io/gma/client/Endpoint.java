@@ -43,7 +43,10 @@ public abstract class Endpoint implements AutoCloseable {
         return core.send(to, Command.DATA, data);
     }
 
-    /** Sends DATA or an application command (0x40..0xFF), as {@link #send(String, byte[])}. */
+    /**
+     * Sends DATA or an application command (0x40..0xFF), as {@link #send(String, byte[])}. The destination's
+     * endpoint takes 0x40..0x43 itself (monitoring tables, docs/tables.md): an application uses 0x44..0xFF.
+     */
     public Sent send(String to, Command command, byte[] data) throws EndpointException {
         return core.send(to, command, data);
     }

@@ -68,6 +68,8 @@ final class EndpointCore implements AutoCloseable {
     private final Requests requests;
     private final Receipts receipts;
     private final Subscribers subscribers;
+    private final TablePublisher tables;
+    private final TableMediator mediator;
     private final Inbox inbox;
     /** The outbox on disk, or null: none. */
     private final OutboxSpool spool;
@@ -98,7 +100,18 @@ final class EndpointCore implements AutoCloseable {
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
         this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
         this.subscribers = new Subscribers(receipts);
-        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, counters);
+        this.tables = new TablePublisher(name, registry, receipts, outbox, config.maxMessageBytes);
+        this.mediator = new TableMediator(name, registry, requests, outbox, config.requestTimeout, timer,
+                connecting);
+        this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, tables, mediator,
+                counters);
+        lease.afterRegisteringAgain(() -> {
+            try {
+                tables.republish();
+            } catch (EndpointException ex) {
+                LOG.warn("{}: registered again, but publishing its tables again failed: {}", name, ex.getMessage());
+            }
+        });
     }
 
     static EndpointCore start(EndpointBuilder<?> config) throws EndpointException {
@@ -177,6 +190,7 @@ final class EndpointCore implements AutoCloseable {
     private void unreachable(Peer peer, EndpointException why) {
         peers.forget(peer);
         subscribers.remove(peer.name());
+        tables.dropConsumer(peer.name());
         peer.queue().close(Failures.toLink(why));
         requests.failTo(peer.name(), why);
         receipts.failTo(peer.name(), why);
@@ -212,6 +226,11 @@ final class EndpointCore implements AutoCloseable {
         return requests.requestAsync(to, data, timeout);
     }
 
+    /** Sends {@code command} and awaits its REPLY or ERROR, as a REQUEST (the table commands). */
+    CompletableFuture<byte[]> requestAsync(String to, Command command, byte[] data, Duration timeout) {
+        return requests.requestAsync(to, command, data, timeout);
+    }
+
     byte[] request(String to, byte[] data, Duration timeout) throws EndpointException {
         return requests.request(to, data, timeout);
     }
@@ -237,6 +256,16 @@ final class EndpointCore implements AutoCloseable {
 
     Map<String, String> subscribers() {
         return subscribers.snapshot();
+    }
+
+    // ---------------------------------------------------------------- monitoring tables
+
+    TablePublisher tables() {
+        return tables;
+    }
+
+    TableMediator mediator() {
+        return mediator;
     }
 
     // ---------------------------------------------------------------- the rest
@@ -302,6 +331,7 @@ final class EndpointCore implements AutoCloseable {
         for (Peer p : peers.all()) {
             p.queue().close(Failures.toLink(shutdown));
         }
+        mediator.close();
         requests.failAll(shutdown);
         receipts.failAll(shutdown);
         close(server);

@@ -44,6 +44,9 @@ final class Inbox {
     private final Requests requests;
     private final Receipts receipts;
     private final Subscribers subscribers;
+    /** Monitoring tables: a producer's, and a consumer's queries. */
+    private final TablePublisher tables;
+    private final TableMediator mediator;
     private final Counters counters;
     private final Dedup dedup = new Dedup();
     /** Messages that asked for a receipt and wait for the executor to run the handler: theirs is not sent yet. */
@@ -55,7 +58,7 @@ final class Inbox {
 
     /** @param config the handler and its executor, read as each message is delivered */
     Inbox(String name, EndpointBuilder<?> config, Peer uplink, Outbox outbox, Requests requests, Receipts receipts,
-            Subscribers subscribers, Counters counters) {
+            Subscribers subscribers, TablePublisher tables, TableMediator mediator, Counters counters) {
         this.name = name;
         this.config = config;
         this.security = config.security;
@@ -64,6 +67,8 @@ final class Inbox {
         this.requests = requests;
         this.receipts = receipts;
         this.subscribers = subscribers;
+        this.tables = tables;
+        this.mediator = mediator;
         this.counters = counters;
     }
 
@@ -117,6 +122,7 @@ final class Inbox {
             String peerName = link.peerName();
             if (peerName != null) {
                 dedup.forget(peerName);
+                tables.dropConsumer(peerName); // its queries end with it
             }
         }
 
@@ -196,6 +202,9 @@ final class Inbox {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
         }
+        if (error.code() == ErrorCode.NO_ROUTE) {
+            tables.dropConsumer(m.from());
+        }
         if (a instanceof Requests.Awaited request) {
             request.reply().completeExceptionally(error);
         } else if (a instanceof Receipts.Awaited receipt) {
@@ -224,6 +233,13 @@ final class Inbox {
             subscribers.add(m.from(), m.dataAsString());
         } else if (m.command() == Command.UNSUBSCRIBE) {
             subscribers.remove(m.from());
+        } else if (TableWire.isTableCommand(m.command())) {
+            // monitoring tables (docs/tables.md): rows go to the consumer's queries, the rest to the producer's
+            if (m.command() == TableWire.TABLE_ROW) {
+                mediator.receive(m);
+            } else {
+                tables.receive(m);
+            }
         } else {
             deliver(m);
             return;

@@ -35,6 +35,8 @@ final class LeaseKeeper {
     /** Registered with the name: the builder's, and what the endpoint adds (its metrics page). */
     private final Map<String, String> attributes;
     private volatile String name;
+    /** Runs after the name was registered again (a producer publishes its tables again); null: nothing. */
+    private volatile Runnable afterRegisteringAgain;
     /** Closing: a lost lease is not registered again. */
     private volatile boolean closed;
     /** Told of this endpoint's registration and renewals: whether a peer's "not registered" is final. */
@@ -167,6 +169,11 @@ final class LeaseKeeper {
         timer.scheduleWithFixedDelay(() -> calls.execute(this::renew), renew, renew, TimeUnit.MILLISECONDS);
     }
 
+    /** What to do after the name was registered again, on the thread that renews; it must not throw. */
+    void afterRegisteringAgain(Runnable r) {
+        afterRegisteringAgain = r;
+    }
+
     /** Stops registering again, and unregisters; a failure is logged (the lease runs out). */
     void close() {
         closed = true;
@@ -220,6 +227,10 @@ final class LeaseKeeper {
                 try {
                     registerAgain(name);
                     LOG.info("{}: lease was lost; registered again", name);
+                    Runnable after = afterRegisteringAgain;
+                    if (after != null) {
+                        after.run();
+                    }
                 } catch (EndpointException again) {
                     LOG.warn("{}: lease lost and registering again failed: {}", name, again.getMessage());
                 }

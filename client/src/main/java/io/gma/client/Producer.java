@@ -1,6 +1,9 @@
 package io.gma.client;
 
 import io.gma.registry.api.Kind;
+import io.gma.tables.Row;
+import io.gma.tables.TableException;
+import io.gma.tables.TableSchema;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -57,5 +60,33 @@ public final class Producer extends Endpoint {
     /** The current subscribers and their filter texts. */
     public Map<String, String> subscribers() {
         return core().subscribers();
+    }
+
+    /**
+     * Declares a monitoring table at the registry (its name, columns and primary key) and publishes it as this
+     * producer's, with the schema's predicate and retention periods (docs/tables.md). A producer declares its
+     * tables each time it starts; declaring one again with another predicate or retention starts its rows and
+     * its consumers' queries afresh. Consumers then find it by the registry's {@code publishers} view.
+     *
+     * @throws EndpointException FORBIDDEN when the registry holds another declaration of the table (its sentence
+     *     names each difference) or security refuses it; NO_ROUTE, TIMEOUT or INTERNAL when the registry failed
+     */
+    public void declare(TableSchema schema) throws EndpointException {
+        core().tables().declare(schema);
+    }
+
+    /**
+     * Inserts a row into a declared table: it becomes the latest row of its primary key (for the table's latest
+     * retention), and goes as TABLE_ROW to every consumer whose continuous query's WHERE it satisfies. A consumer
+     * whose queue refuses it misses it; the others still get it.
+     *
+     * @param row every column of the table, in its order, as {@link TableSchema#validate(Row)} checks it
+     * @return how many queries it was sent to
+     * @throws TableException naming the table, column or value: a table this producer did not declare, a value
+     *     of the wrong type, a NULL in the primary key, a row of another width or outside the predicate; nothing
+     *     was kept or sent
+     */
+    public int insert(String table, Row row) {
+        return core().tables().insert(table, row);
     }
 }

@@ -59,12 +59,20 @@ final class Requests {
 
     /** Sends a REQUEST; the future completes with the REPLY's bytes, or fails (the ERROR, TIMEOUT, a refusal). */
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
+        return requestAsync(to, Command.REQUEST, data, timeout);
+    }
+
+    /**
+     * Sends {@code command}, a REQUEST or an application command its destination answers with REPLY or ERROR
+     * (the table commands), and awaits the answer as {@link #requestAsync(String, byte[], Duration)}.
+     */
+    CompletableFuture<byte[]> requestAsync(String to, Command command, byte[] data, Duration timeout) {
         long seq = outbox.nextSequence();
         CompletableFuture<byte[]> reply = new CompletableFuture<>();
         awaited.put(seq, new Awaited(to, reply));
         reply.whenComplete((r, ex) -> awaited.remove(seq));
         try {
-            outbox.send(to, Command.REQUEST, data, seq).acknowledged().whenComplete((ok, ex) -> {
+            outbox.send(to, command, data, seq).acknowledged().whenComplete((ok, ex) -> {
                 if (ex != null) {
                     reply.completeExceptionally(ex);
                 }

@@ -1,0 +1,66 @@
+package io.gma.client;
+
+import io.gma.tables.BoundQuery;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A continuous query that runs ({@link Consumer#continuous}): every new row that a producer of its table inserts
+ * and that its WHERE accepts arrives at its {@link RowHandler}. The consumer follows producers that start or stop
+ * publishing the table while it runs. {@link #close()} ends it.
+ */
+public final class ContinuousQuery implements AutoCloseable {
+    private final TableMediator mediator;
+    private final long id;
+    private final BoundQuery query;
+    private final RowHandler handler;
+    /** The producers subscribed to, or being subscribed to. */
+    final Set<String> producers = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    ContinuousQuery(TableMediator mediator, long id, BoundQuery query, RowHandler handler) {
+        this.mediator = mediator;
+        this.id = id;
+        this.query = query;
+        this.handler = handler;
+    }
+
+    long id() {
+        return id;
+    }
+
+    BoundQuery bound() {
+        return query;
+    }
+
+    RowHandler handler() {
+        return handler;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** The query's text. */
+    public String sql() {
+        return query.query().sql();
+    }
+
+    /** The producers it is subscribed to now (a copy). */
+    public Set<String> producers() {
+        return Set.copyOf(producers);
+    }
+
+    /**
+     * Cancels the query at each producer it is subscribed to (TABLE_CANCEL, sent without waiting). Rows that
+     * arrive afterwards are dropped (and answered with TABLE_CANCEL); one being delivered as this is called may
+     * still reach the handler.
+     */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            mediator.cancel(this);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package io.gma.client;
+
+import io.gma.registry.api.ColumnDeclaration;
+import io.gma.registry.api.Publication;
+import io.gma.registry.api.RegistryClient;
+import io.gma.registry.api.RegistryException;
+import io.gma.registry.api.TableDeclaration;
+import io.gma.tables.BoundQuery;
+import io.gma.tables.Column;
+import io.gma.tables.Row;
+import io.gma.tables.RowCodec;
+import io.gma.tables.RowEnvelope;
+import io.gma.tables.TableException;
+import io.gma.tables.TableQuery;
+import io.gma.tables.TableSchema;
+import io.gma.wire.Command;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
+import io.gma.wire.Message;
+import io.gma.wire.ProtocolException;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A producer's monitoring tables (issue 23, docs/tables.md): the tables it declared, the latest row of each
+ * primary key within the table's latest retention, and the continuous queries of its consumers. An insert is
+ * checked against the schema, kept as the latest of its key, and sent as TABLE_ROW to each subscription whose
+ * WHERE it satisfies: only matching rows cross the network. TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST come from
+ * the {@link Inbox} ({@link TableWire}).
+ *
+ * <p>Threads: inserts on the application's threads, queries on the links' event loops. Each table's state is
+ * guarded by its own lock, held only to update or copy the maps; rows are sent after it is released.
+ */
+final class TablePublisher {
+    private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    /** Bytes the answer's envelope may take within a message, beside its rows. */
+    private static final int ENVELOPE_MARGIN = 1024;
+    private final String name;
+    private final RegistryClient registry;
+    private final Receipts outbox;
+    private final Outbox control;
+    private final int maxAnswerBytes;
+    private final Map<String, TableState> tables = new ConcurrentHashMap<>();
+
+    /** A consumer's query, as it subscribed it. */
+    private record Subscription(String consumer, long queryId, BoundQuery query) {
+    }
+
+    /** A row kept as the latest of its key, with its insert time. */
+    private record Kept(long insertMicros, Row row) {
+    }
+
+    /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
+    private static final class TableState {
+        final TableSchema schema;
+        final Map<List<Object>, Kept> latest = new HashMap<>();
+        final List<Subscription> subscriptions = new ArrayList<>();
+        long insertsSincePurge;
+
+        TableState(TableSchema schema) {
+            this.schema = schema;
+        }
+    }
+
+    /**
+     * @param outbox sends rows (with a receipt when the endpoint asks for them)
+     * @param control sends answers
+     * @param maxMessageBytes the endpoint's limit, which bounds a TABLE_LATEST answer
+     */
+    TablePublisher(String name, RegistryClient registry, Receipts outbox, Outbox control, int maxMessageBytes) {
+        this.name = name;
+        this.registry = registry;
+        this.outbox = outbox;
+        this.control = control;
+        this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
+    }
+
+    /** Declares {@code schema} at the registry and publishes it for this producer; then rows may be inserted. */
+    void declare(TableSchema schema) throws EndpointException {
+        List<ColumnDeclaration> columns = new ArrayList<>();
+        for (Column c : schema.columns()) {
+            columns.add(new ColumnDeclaration(c.name(), io.gma.registry.api.ColumnType.valueOf(c.type().name())));
+        }
+        try {
+            registry.declareTable(new TableDeclaration(schema.name(), columns, schema.primaryKey()));
+            registry.publish(name, new Publication(schema.name(), schema.predicate().orElse(null),
+                    schema.latestRetention(), schema.historyRetention()));
+        } catch (RegistryException ex) {
+            throw Failures.fromRegistry("declaring table " + schema.name(), ex);
+        }
+        TableState before = tables.get(schema.name());
+        if (before == null || !before.schema.equals(schema)) {
+            // declared again with another predicate or retention: its rows and subscriptions start afresh
+            tables.put(schema.name(), new TableState(schema));
+        }
+    }
+
+    /** Publishes again what was declared: the registry forgets a producer's publications with its lease. */
+    void republish() throws EndpointException {
+        for (TableState t : tables.values()) {
+            TableSchema s = t.schema;
+            try {
+                registry.publish(name, new Publication(s.name(), s.predicate().orElse(null), s.latestRetention(),
+                        s.historyRetention()));
+            } catch (RegistryException ex) {
+                throw Failures.fromRegistry("publishing table " + s.name(), ex);
+            }
+        }
+    }
+
+    /**
+     * Checks {@code row}, keeps it as its key's latest and sends it to every subscription it matches.
+     *
+     * @return the number of subscriptions it was sent to
+     * @throws TableException naming the table, column or value that does not fit
+     */
+    int insert(String table, Row row) {
+        TableState t = tables.get(table);
+        if (t == null) {
+            throw new TableException("table " + table + " is not declared by " + name + "; it declared "
+                    + tables.keySet().stream().sorted().toList());
+        }
+        TableSchema schema = t.schema;
+        try {
+            schema.validate(row);
+        } catch (TableException ex) {
+            throw new TableException("table " + table + ": " + ex.getMessage());
+        }
+        long now = nowMicros();
+        List<Object> key = key(schema, row);
+        List<Subscription> matching = new ArrayList<>();
+        synchronized (t) {
+            t.latest.put(key, new Kept(now, row));
+            if (++t.insertsSincePurge >= 1024) {
+                t.insertsSincePurge = 0;
+                purge(t, now);
+            }
+            for (Subscription s : t.subscriptions) {
+                if (s.query().filter().test(row)) {
+                    matching.add(s);
+                }
+            }
+        }
+        for (Subscription s : matching) {
+            byte[] data = RowEnvelope.encode(s.queryId(), now, schema, row);
+            try {
+                outbox.send(s.consumer(), TableWire.TABLE_ROW, data).acknowledged().whenComplete((ok, ex) -> {
+                    if (ex instanceof EndpointException e && e.code() == ErrorCode.NO_ROUTE) {
+                        dropConsumer(s.consumer());
+                    }
+                });
+            } catch (EndpointException ex) {
+                LOG.debug("{}: row of {} not sent to {}: {}", name, table, s.consumer(), ex.getMessage());
+                if (ex.code() == ErrorCode.NO_ROUTE) {
+                    dropConsumer(s.consumer());
+                }
+            }
+        }
+        return matching.size();
+    }
+
+    /** Drops every subscription of {@code consumer}, which went away. */
+    void dropConsumer(String consumer) {
+        for (TableState t : tables.values()) {
+            synchronized (t) {
+                t.subscriptions.removeIf(s -> s.consumer().equals(consumer));
+            }
+        }
+    }
+
+    /** The subscriptions now, for tests: table to count. */
+    Map<String, Integer> subscriptionCounts() {
+        Map<String, Integer> counts = new HashMap<>();
+        for (TableState t : tables.values()) {
+            synchronized (t) {
+                counts.put(t.schema.name(), t.subscriptions.size());
+            }
+        }
+        return counts;
+    }
+
+    /** A table command from a consumer, on a link's event loop: answered through the control lane. */
+    void receive(Message m) {
+        try {
+            if (m.command() == TableWire.TABLE_QUERY) {
+                subscribe(m);
+            } else if (m.command() == TableWire.TABLE_CANCEL) {
+                long id = TableWire.readVarint(ByteBuffer.wrap(m.data()), "TABLE_CANCEL");
+                for (TableState t : tables.values()) {
+                    synchronized (t) {
+                        t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
+                    }
+                }
+            } else if (m.command() == TableWire.TABLE_LATEST) {
+                latest(m);
+            } else {
+                error(m, ErrorCode.MALFORMED, name + " is a producer and takes no TABLE_ROW");
+            }
+        } catch (ProtocolException ex) {
+            error(m, ErrorCode.MALFORMED, ex.getMessage());
+        } catch (TableException ex) {
+            error(m, ErrorCode.MALFORMED, ex.getMessage());
+        }
+    }
+
+    private void subscribe(Message m) throws ProtocolException {
+        ByteBuffer in = ByteBuffer.wrap(m.data());
+        long id = TableWire.readVarint(in, "TABLE_QUERY");
+        String sql = TableWire.readText(in, "TABLE_QUERY");
+        TableState t = stateFor(TableQuery.parse(sql).table());
+        BoundQuery q = TableQuery.parse(sql).bind(t.schema);
+        synchronized (t) {
+            t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
+            t.subscriptions.add(new Subscription(m.from(), id, q));
+        }
+        reply(m, new byte[0]);
+    }
+
+    private void latest(Message m) throws ProtocolException {
+        String sql = TableWire.readText(ByteBuffer.wrap(m.data()), "TABLE_LATEST");
+        TableQuery parsed = TableQuery.parse(sql);
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
+        List<Kept> rows = new ArrayList<>();
+        synchronized (t) {
+            purge(t, nowMicros());
+            for (Kept k : t.latest.values()) {
+                if (q.filter().test(k.row())) {
+                    rows.add(k);
+                }
+            }
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Kept k : rows) {
+            byte[] row = RowCodec.encode(t.schema, k.row());
+            ByteBuffer micros = ByteBuffer.allocate(8).putLong(0, k.insertMicros());
+            out.writeBytes(micros.array());
+            TableWire.writeVarint(out, row.length);
+            out.writeBytes(row);
+            if (out.size() > maxAnswerBytes) {
+                error(m, ErrorCode.TOO_LARGE, "the latest rows of " + t.schema.name() + " that match the query ("
+                        + rows.size() + " rows) exceed the answer limit of " + maxAnswerBytes + " bytes of "
+                        + name + "; narrow the WHERE");
+                return;
+            }
+        }
+        reply(m, out.toByteArray());
+    }
+
+    private TableState stateFor(String table) {
+        TableState t = tables.get(table);
+        if (t == null) {
+            throw new TableException("table " + table + " is not published by " + name);
+        }
+        return t;
+    }
+
+    /** Removes the rows older than the table's latest retention; under the table's lock. */
+    private static void purge(TableState t, long nowMicros) {
+        long oldest = nowMicros - t.schema.latestRetention().toNanos() / 1000;
+        t.latest.values().removeIf(k -> k.insertMicros() < oldest);
+    }
+
+    private static List<Object> key(TableSchema schema, Row row) {
+        List<String> pk = schema.primaryKey();
+        List<Object> key = new ArrayList<>(pk.size());
+        for (String c : pk) {
+            key.add(row.get(schema.indexOf(c)));
+        }
+        return key;
+    }
+
+    static long nowMicros() {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+    }
+
+    private void reply(Message m, byte[] data) {
+        try {
+            control.sendControl(m.from(), Command.REPLY, m.sequence(), data);
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not answer {} of {}: {}", name, m.command(), m.from(), ex.getMessage());
+        }
+    }
+
+    private void error(Message m, ErrorCode code, String sentence) {
+        try {
+            control.sendControl(m.from(), Command.ERROR, m.sequence(),
+                    new ErrorText(code, sentence).toBytes());
+        } catch (EndpointException | IllegalArgumentException ex) {
+            LOG.debug("{}: could not report {} to {}: {}", name, code, m.from(), ex.getMessage());
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package io.gma.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
+
+import io.gma.tables.ColumnType;
+import io.gma.tables.Row;
+import io.gma.tables.RowCodec;
+import io.gma.tables.TableException;
+import io.gma.tables.TableSchema;
+import io.gma.wire.ErrorCode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The producer's side of monitoring tables, spoken to by hand: declaring, inserting (and the errors of bad rows),
+ * and answering TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST as docs/tables.md says.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TablePublisherTest {
+    static final TableSchema HOST_CPU = TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+            .column("host", ColumnType.STRING).column("cpu", ColumnType.INTEGER).column("load1", ColumnType.DOUBLE)
+            .primaryKey("host", "cpu").predicate("site = 'cardiff'").build();
+    private DirectFixture fixture;
+    private Producer producer;
+    private Consumer consumer;
+
+    @BeforeEach
+    void start() throws Exception {
+        fixture = new DirectFixture();
+        producer = fixture.producer("cpu").build();
+        consumer = fixture.consumer("reader").build();
+        producer.declare(HOST_CPU);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        consumer.close();
+        producer.close();
+        fixture.close();
+    }
+
+    @Test
+    void declarePublishesTheTableAtTheRegistry() throws Exception {
+        var rows = consumer.query("SELECT name, predicate FROM publishers WHERE table_name = 'host_cpu'").rows();
+        assertEquals(List.of(List.of(producer.name(), "site = 'cardiff'")), rows);
+    }
+
+    @Test
+    void declaringAnotherTableOfTheSameNameIsRefusedNamingTheDifference() throws Exception {
+        try (Producer other = fixture.producer("other").build()) {
+            TableSchema differs = TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+                    .column("host", ColumnType.STRING).column("cpu", ColumnType.INTEGER)
+                    .column("load1", ColumnType.INTEGER).primaryKey("host", "cpu").build();
+            EndpointException ex = assertThrows(EndpointException.class, () -> other.declare(differs));
+            assertTrue(ex.getMessage().contains("column load1 is INTEGER here, DOUBLE in the registry"),
+                    ex.getMessage());
+        }
+    }
+
+    @Test
+    void badInsertsAreRefusedNamingTheProblem() {
+        TableException unknown = assertThrows(TableException.class,
+                () -> producer.insert("host_mem", Row.of("cardiff", "n1", 0L, 1.0)));
+        assertTrue(unknown.getMessage().startsWith("table host_mem is not declared by " + producer.name()),
+                unknown.getMessage());
+        TableException type = assertThrows(TableException.class,
+                () -> producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, "high")));
+        assertTrue(type.getMessage().contains("load1"), type.getMessage());
+        TableException key = assertThrows(TableException.class,
+                () -> producer.insert("host_cpu", Row.of("cardiff", null, 0L, 1.0)));
+        assertTrue(key.getMessage().contains("host"), key.getMessage());
+        TableException share = assertThrows(TableException.class,
+                () -> producer.insert("host_cpu", Row.of("lyon", "n1", 0L, 1.0)));
+        assertTrue(share.getMessage().contains("site = 'cardiff'"), share.getMessage());
+        assertEquals(0, producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, 1.0)));
+    }
+
+    @Test
+    void tableQueryIsAcceptedAndCancelled() throws Exception {
+        ask(TableWire.TABLE_QUERY, TableWire.query(7, "SELECT host FROM host_cpu WHERE load1 > 4"));
+        assertEquals(Map.of("host_cpu", 1), producer.core().tables().subscriptionCounts());
+        ask(TableWire.TABLE_QUERY, TableWire.query(7, "SELECT * FROM host_cpu")); // the same id replaces it
+        assertEquals(Map.of("host_cpu", 1), producer.core().tables().subscriptionCounts());
+        consumer.send(producer.name(), TableWire.TABLE_CANCEL, TableWire.cancel(7)).acknowledged().get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> producer.core().tables().subscriptionCounts()
+                .get("host_cpu") == 0);
+    }
+
+    @Test
+    void badTableQueriesAreAnsweredWithErrorsNamingTheProblem() {
+        assertError(ErrorCode.MALFORMED, "nosuch", TableWire.TABLE_QUERY,
+                TableWire.query(1, "SELECT nosuch FROM host_cpu"));
+        assertError(ErrorCode.MALFORMED, "table host_mem is not published by " + producer.name(),
+                TableWire.TABLE_QUERY, TableWire.query(2, "SELECT * FROM host_mem"));
+        assertError(ErrorCode.MALFORMED, "", TableWire.TABLE_QUERY,
+                TableWire.query(3, "SELECT count(*) FROM host_cpu"));
+        assertError(ErrorCode.MALFORMED, "varint", TableWire.TABLE_QUERY, new byte[] {(byte) 0x80});
+        assertError(ErrorCode.MALFORMED, "nosuch", TableWire.TABLE_LATEST,
+                "SELECT * FROM host_cpu WHERE nosuch = 1".getBytes(StandardCharsets.UTF_8));
+        assertEquals(Map.of("host_cpu", 0), producer.core().tables().subscriptionCounts());
+    }
+
+    @Test
+    void rowsForAQueryTheConsumerDoesNotHaveCancelIt() throws Exception {
+        // the consumer's mediator never made query 9: its first row makes it cancel it
+        ask(TableWire.TABLE_QUERY, TableWire.query(9, "SELECT * FROM host_cpu"));
+        assertEquals(1, producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, 1.0)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> producer.core().tables().subscriptionCounts()
+                .get("host_cpu") == 0);
+    }
+
+    @Test
+    void latestAnswersTheNewestRowPerKeyThatMatches() throws Exception {
+        producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, 1.0));
+        producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, 5.0)); // replaces the row of (n1, 0)
+        producer.insert("host_cpu", Row.of("cardiff", "n1", 1L, 6.0));
+        producer.insert("host_cpu", Row.of("cardiff", "n2", 0L, 2.0));
+        long before = TablePublisher.nowMicros();
+        byte[] answer = ask(TableWire.TABLE_LATEST, "SELECT host FROM host_cpu WHERE load1 > 4"
+                .getBytes(StandardCharsets.UTF_8));
+        List<Row> rows = new ArrayList<>();
+        ByteBuffer in = ByteBuffer.wrap(answer);
+        while (in.hasRemaining()) {
+            long micros = in.getLong();
+            assertTrue(micros <= before && micros > before - 60_000_000L, "insert time " + micros);
+            int length = (int) TableWire.readVarint(in, "answer");
+            rows.add(RowCodec.decode(HOST_CPU, in.slice(in.position(), length)));
+            in.position(in.position() + length);
+        }
+        rows.sort((a, b) -> Long.compare(a.getLong(2), b.getLong(2)));
+        // the whole row crosses; the consumer projects
+        assertEquals(List.of(Row.of("cardiff", "n1", 0L, 5.0), Row.of("cardiff", "n1", 1L, 6.0)), rows);
+    }
+
+    @Test
+    void latestLeavesOutRowsOlderThanTheLatestRetention() throws Exception {
+        try (Producer brief = fixture.producer("brief").build()) {
+            brief.declare(TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+                    .column("host", ColumnType.STRING).column("cpu", ColumnType.INTEGER)
+                    .column("load1", ColumnType.DOUBLE).primaryKey("host", "cpu")
+                    .latestRetention(Duration.ofSeconds(1)).build());
+            brief.insert("host_cpu", Row.of("cardiff", "old", 0L, 1.0));
+            Thread.sleep(1200);
+            brief.insert("host_cpu", Row.of("cardiff", "new", 0L, 1.0));
+            List<TableRow> rows = consumer.latest("SELECT host FROM host_cpu WHERE site = 'cardiff'");
+            // the other producer of the fixture holds nothing; the old row expired
+            assertEquals(1, rows.size(), rows.toString());
+            assertEquals(Row.of("new"), rows.get(0).row());
+            assertEquals(brief.name(), rows.get(0).producer());
+        }
+    }
+
+    @Test
+    void latestPastTheAnswerLimitIsRefused() throws Exception {
+        try (Producer small = fixture.producer("small").maxMessageBytes(2048).build()) {
+            small.declare(HOST_CPU);
+            for (int i = 0; i < 100; i++) {
+                small.insert("host_cpu", Row.of("cardiff", "node-" + i, 0L, 1.0));
+            }
+            EndpointException ex = assertThrows(EndpointException.class, () -> unwrap(() -> consumer.core()
+                    .requestAsync(small.name(), TableWire.TABLE_LATEST, "SELECT * FROM host_cpu"
+                            .getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(10)).get()));
+            assertEquals(ErrorCode.TOO_LARGE, ex.code());
+            assertTrue(ex.getMessage().contains("exceed the answer limit of 1024 bytes"), ex.getMessage());
+        }
+    }
+
+    private byte[] ask(io.gma.wire.Command command, byte[] data) throws Exception {
+        return unwrap(() -> consumer.core().requestAsync(producer.name(), command, data, Duration.ofSeconds(10))
+                .get());
+    }
+
+    private void assertError(ErrorCode code, String text, io.gma.wire.Command command, byte[] data) {
+        EndpointException ex = assertThrows(EndpointException.class, () -> ask(command, data));
+        assertEquals(code, ex.code(), ex.getMessage());
+        assertTrue(ex.getMessage().contains(text), ex.getMessage());
+    }
+
+    private interface Call<T> {
+        T call() throws Exception;
+    }
+
+    private static <T> T unwrap(Call<T> call) throws Exception {
+        try {
+            return call.call();
+        } catch (ExecutionException ex) {
+            if (ex.getCause() instanceof EndpointException e) {
+                throw e;
+            }
+            throw ex;
+        }
+    }
+}

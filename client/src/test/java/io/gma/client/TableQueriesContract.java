@@ -1,0 +1,179 @@
+package io.gma.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gma.tables.ColumnType;
+import io.gma.tables.Row;
+import io.gma.tables.TableException;
+import io.gma.tables.TableSchema;
+import io.gma.wire.ErrorCode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Continuous and latest queries through the consumer's mediator, over a real registry, for any {@link Fixture}:
+ * in one domain ({@link TableQueriesTest}), and across domains through PC servlets (the PC servlet's tests). Public
+ * for those, in this module's test jar.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+public abstract class TableQueriesContract {
+    private static final TableSchema HOST_CPU = TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+            .column("host", ColumnType.STRING).column("load1", ColumnType.DOUBLE).primaryKey("host").build();
+    private static final Duration FOLLOW = TableMediator.REFRESH.multipliedBy(4);
+    private Fixture fixture;
+    private Consumer consumer;
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    /** A new fixture, for one test. */
+    protected abstract Fixture newFixture() throws Exception;
+
+    @BeforeEach
+    public void start() throws Exception {
+        fixture = newFixture();
+        consumer = fixture.consumer("reader").build();
+    }
+
+    @AfterEach
+    public void stop() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+        consumer.close();
+        fixture.close();
+    }
+
+    private Producer producer(String label, String site) throws Exception {
+        Producer p = fixture.producer(label).build();
+        closing.add(p);
+        p.declare(TableSchema.builder("host_cpu").column("site", ColumnType.STRING).column("host", ColumnType.STRING)
+                .column("load1", ColumnType.DOUBLE).primaryKey("host").predicate(site == null ? null
+                        : "site = '" + site + "'").build());
+        return p;
+    }
+
+    @Test
+    public void continuousQueryDeliversExactlyTheMatchingRowsOnceEach() throws Exception {
+        Producer cpu = producer("cpu", null);
+        LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT host, load1 FROM host_cpu WHERE load1 > 4.5",
+                rows::add)) {
+            assertEquals(Set.of(cpu.name()), q.producers());
+            Set<String> expected = new HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                double load = i % 10;
+                cpu.insert("host_cpu", Row.of("cardiff", "node-" + i, load));
+                if (load > 4.5) {
+                    expected.add("node-" + i);
+                }
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> rows.size() >= expected.size());
+            Thread.sleep(300); // a duplicate or a stray row would come now
+            List<TableRow> got = new ArrayList<>(rows);
+            assertEquals(expected.size(), got.size());
+            Set<String> hosts = new HashSet<>();
+            for (TableRow r : got) {
+                assertEquals(cpu.name(), r.producer());
+                assertEquals(2, r.row().size());
+                assertTrue(r.row().getDouble(1) > 4.5, r.toString());
+                assertTrue(hosts.add(r.row().getString(0)), "twice: " + r);
+                assertTrue(Math.abs(System.currentTimeMillis() - r.inserted().toEpochMilli()) < 60_000);
+            }
+            assertEquals(expected, hosts);
+        }
+        // closed: the producer forgets it, and rows stop
+        await().atMost(Duration.ofSeconds(10)).until(() -> cpu.core().tables().subscriptionCounts()
+                .get("host_cpu") == 0);
+    }
+
+    @Test
+    public void aProducerThatStartsLaterIsPickedUpAndOneThatLeavesIsDropped() throws Exception {
+        Producer cardiff = producer("cardiff", "cardiff"); // its predicate cannot overlap: never asked
+        LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT * FROM host_cpu WHERE site = 'lyon'", rows::add)) {
+            assertEquals(Set.of(), q.producers());
+            Producer lyon = producer("lyon", "lyon");
+            await().atMost(FOLLOW).until(() -> q.producers().equals(Set.of(lyon.name())));
+            lyon.insert("host_cpu", Row.of("lyon", "l1", 1.0));
+            cardiff.insert("host_cpu", Row.of("cardiff", "c1", 1.0));
+            TableRow r = rows.poll(10, TimeUnit.SECONDS);
+            assertEquals(lyon.name(), r.producer());
+            assertEquals(Row.of("lyon", "l1", 1.0), r.row());
+            assertEquals(Set.of(), cardiff.core().tables().subscriptionCounts().entrySet().stream()
+                    .filter(e -> e.getValue() > 0).map(e -> e.getKey()).collect(java.util.stream.Collectors.toSet()));
+            lyon.close();
+            await().atMost(FOLLOW).until(() -> q.producers().isEmpty());
+        }
+    }
+
+    @Test
+    public void latestWithSeveralProducersGivesTheNewestRowPerKey() throws Exception {
+        Producer a = producer("a", null);
+        Producer b = producer("b", null);
+        Producer c = producer("c", "lyon");
+        a.insert("host_cpu", Row.of("cardiff", "n1", 1.0));
+        a.insert("host_cpu", Row.of("cardiff", "n2", 2.0));
+        Thread.sleep(5);
+        b.insert("host_cpu", Row.of("cardiff", "n1", 3.0)); // newer than a's n1
+        c.insert("host_cpu", Row.of("lyon", "n3", 4.0));
+        b.insert("host_cpu", Row.of("cardiff", "n4", 0.5)); // does not match
+        List<TableRow> rows = new ArrayList<>(consumer.latest("SELECT host, load1 FROM host_cpu WHERE load1 >= 1"));
+        rows.sort(Comparator.comparing(r -> r.row().getString(0)));
+        assertEquals(3, rows.size(), rows.toString());
+        assertEquals(Row.of("n1", 3.0), rows.get(0).row());
+        assertEquals(b.name(), rows.get(0).producer());
+        assertEquals(Row.of("n2", 2.0), rows.get(1).row());
+        assertEquals(a.name(), rows.get(1).producer());
+        assertEquals(Row.of("n3", 4.0), rows.get(2).row());
+        assertEquals(c.name(), rows.get(2).producer());
+        // the predicate keeps the query from the producers that cannot hold lyon's rows
+        List<TableRow> lyon = consumer.latest("SELECT * FROM host_cpu WHERE site = 'lyon'");
+        assertEquals(1, lyon.size());
+        assertEquals(c.name(), lyon.get(0).producer());
+    }
+
+    @Test
+    public void onlyTheMatchingRowsCrossTheNetwork() throws Exception {
+        Producer cpu = producer("cpu", null);
+        LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT host FROM host_cpu WHERE load1 = 3", rows::add)) {
+            long before = consumer.stats().messagesIn();
+            for (int i = 0; i < 1000; i++) {
+                cpu.insert("host_cpu", Row.of("cardiff", "node-" + i, (double) (i % 10)));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> rows.size() >= 100);
+            Thread.sleep(300);
+            long crossed = consumer.stats().messagesIn() - before;
+            assertEquals(100, rows.size());
+            // 1 in 10 crossed (and a few PINGs or answers at most): the producer evaluated the WHERE
+            assertTrue(crossed >= 100 && crossed <= 110, crossed + " messages came in");
+        }
+    }
+
+    @Test
+    public void badQueriesAreRefusedNamingTheProblem() throws Exception {
+        producer("cpu", null);
+        TableException column = assertThrows(TableException.class,
+                () -> consumer.latest("SELECT nosuch FROM host_cpu"));
+        assertTrue(column.getMessage().contains("nosuch"), column.getMessage());
+        TableException join = assertThrows(TableException.class,
+                () -> consumer.continuous("SELECT * FROM host_cpu a, host_cpu b", r -> { }));
+        assertTrue(join.getMessage().length() > 0);
+        EndpointException table = assertThrows(EndpointException.class,
+                () -> consumer.latest("SELECT * FROM host_mem"));
+        assertEquals(ErrorCode.NO_ROUTE, table.code());
+        assertTrue(table.getMessage().contains("host_mem"), table.getMessage());
+    }
+}
