@@ -65,9 +65,10 @@ final class EventLoop implements Runnable {
     private final Queue<Link> arrived = new ConcurrentLinkedQueue<>();
     /** Links with tasks, a write request or a close for the loop; each queued once until the loop takes it. */
     private final Queue<Link> asked = new ConcurrentLinkedQueue<>();
-    /** The links the loop serves; the owner's only. */
-    private final List<Link> links = new ArrayList<>();
-    /** The same, for the {@link StallGuard}'s thread; and the links held by a handler. */
+    /**
+     * The links the loop serves: added and removed by the owner, read by the {@link StallGuard}'s thread too;
+     * and the links held by a handler.
+     */
     private final Set<Link> members = ConcurrentHashMap.newKeySet();
     private final Set<Link> held = ConcurrentHashMap.newKeySet();
     /**
@@ -101,11 +102,6 @@ final class EventLoop implements Runnable {
         this.group = group;
         this.index = index;
         this.selector = Selector.open();
-    }
-
-    /** The loop's number in its group, from 1. */
-    int index() {
-        return index;
     }
 
     /** Whether the calling thread runs this loop now. */
@@ -161,7 +157,7 @@ final class EventLoop implements Runnable {
         List<Link> toWrite = new ArrayList<>();
         try {
             while (owner == me) {
-                if (closed && (links.isEmpty() && arrived.isEmpty() || System.nanoTime() - closeBy >= 0)) {
+                if (closed && (members.isEmpty() && arrived.isEmpty() || System.nanoTime() - closeBy >= 0)) {
                     closeAll();
                     return;
                 }
@@ -218,7 +214,6 @@ final class EventLoop implements Runnable {
 
     private void registerArrived() {
         for (Link link; (link = arrived.poll()) != null;) {
-            links.add(link);
             members.add(link);
             scanNanos = Math.max(MIN_SCAN_NANOS, Math.min(scanNanos, link.pingNanos() / 16));
             link.started(this);
@@ -306,14 +301,6 @@ final class EventLoop implements Runnable {
 
     /** A closed link leaves the loop (the deadline queues drop it as they come to it). */
     private void forget(Link link) {
-        int i = links.indexOf(link);
-        if (i >= 0) {
-            // order does not matter: the last one takes its place
-            Link last = links.remove(links.size() - 1);
-            if (last != link) {
-                links.set(i, last);
-            }
-        }
         members.remove(link);
     }
 
@@ -358,8 +345,7 @@ final class EventLoop implements Runnable {
             }
         }
         if (now - nextScan >= 0) {
-            for (int i = links.size() - 1; i >= 0; i--) {
-                Link link = links.get(i);
+            for (Link link : members) {
                 if (!link.isHeld() && !link.isDone()) {
                     link.timers();
                 }
@@ -444,10 +430,9 @@ final class EventLoop implements Runnable {
 
     private void closeAll() {
         StallGuard.release(this);
-        for (Link link : links) {
+        for (Link link : members) {
             link.loopClosed();
         }
-        links.clear();
         members.clear();
         for (Link link; (link = arrived.poll()) != null;) {
             link.abort();
