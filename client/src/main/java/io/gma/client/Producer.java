@@ -89,4 +89,21 @@ public final class Producer extends Endpoint {
     public int insert(String table, Row row) {
         return core().tables().insert(table, row);
     }
+
+    /**
+     * Inserts one row given as SQL, {@code INSERT INTO table [(columns)] VALUES (values)}, each value a literal or
+     * a {@code ?} filled from {@code args} in order; columns left out are NULL (docs/tables.md, "Inserting").
+     * Arguments convert to their column's type as SQL would (an Integer into a DOUBLE column, an
+     * {@link java.time.Instant} into a TIMESTAMP). Each text is parsed once and kept: use {@code ?} rather than
+     * building texts. Otherwise as {@link #insert(String, Row)}.
+     *
+     * <pre>{@code producer.insert("INSERT INTO host_cpu (host, cpu, busy) VALUES (?, ?, ?)", host, -1, 12.5);}</pre>
+     *
+     * @throws TableException naming what does not fit: the statement (only one row of VALUES is allowed), the
+     *     table, a column, an argument, or the row as {@link #insert(String, Row)} checks it; nothing was kept or
+     *     sent
+     */
+    public int insert(String sql, Object... args) {
+        return core().tables().insert(sql, args);
+    }
 }

@@ -7,6 +7,7 @@ import io.gma.registry.api.RegistryException;
 import io.gma.registry.api.TableDeclaration;
 import io.gma.tables.BoundQuery;
 import io.gma.tables.Column;
+import io.gma.tables.InsertStatement;
 import io.gma.tables.Row;
 import io.gma.tables.RowCodec;
 import io.gma.tables.RowEnvelope;
@@ -50,6 +51,9 @@ final class TablePublisher {
     private final Outbox control;
     private final int maxAnswerBytes;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
+    /** The most insert texts kept parsed. */
+    static final int MAX_INSERTS = 256;
+    private final Map<String, InsertStatement> inserts = new ConcurrentHashMap<>();
 
     /** A consumer's query, as it subscribed it. */
     private record Subscription(String consumer, long queryId, BoundQuery query) {
@@ -82,6 +86,38 @@ final class TablePublisher {
         this.outbox = outbox;
         this.control = control;
         this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
+    }
+
+    /**
+     * Inserts the row of an {@code INSERT INTO table [(columns)] VALUES (...)} with {@code args} for its
+     * {@code ?}: parsed once per text (of the last {@link #MAX_INSERTS} texts), then as {@link #insert(String, Row)}.
+     */
+    int insert(String sql, Object[] args) {
+        InsertStatement statement = inserts.get(sql);
+        if (statement == null) {
+            statement = InsertStatement.parse(sql);
+            if (inserts.size() >= MAX_INSERTS) {
+                inserts.clear(); // an application that builds its texts rather than using ?: parse each
+            }
+            inserts.put(sql, statement);
+        }
+        TableState t = state(statement.table());
+        Row row;
+        try {
+            row = statement.bind(t.schema, args);
+        } catch (TableException ex) {
+            throw new TableException("table " + t.schema.name() + ": " + ex.getMessage());
+        }
+        return insert(t.schema.name(), row);
+    }
+
+    private TableState state(String table) {
+        TableState t = tables.get(table);
+        if (t == null) {
+            throw new TableException("table " + table + " is not declared by " + name + "; it declared "
+                    + tables.keySet().stream().sorted().toList());
+        }
+        return t;
     }
 
     /** Declares {@code schema} at the registry and publishes it for this producer; then rows may be inserted. */
@@ -124,11 +160,7 @@ final class TablePublisher {
      * @throws TableException naming the table, column or value that does not fit
      */
     int insert(String table, Row row) {
-        TableState t = tables.get(table);
-        if (t == null) {
-            throw new TableException("table " + table + " is not declared by " + name + "; it declared "
-                    + tables.keySet().stream().sorted().toList());
-        }
+        TableState t = state(table);
         TableSchema schema = t.schema;
         try {
             schema.validate(row);

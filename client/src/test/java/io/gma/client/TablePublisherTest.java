@@ -89,6 +89,33 @@ class TablePublisherTest {
     }
 
     @Test
+    void sqlInsertsReachAContinuousQueryAsRowsDo() throws Exception {
+        List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT host, load1 FROM host_cpu WHERE load1 > 4",
+                got::add)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> q.producers().contains(producer.name()));
+            String sql = "INSERT INTO host_cpu (site, host, cpu, load1) VALUES ('cardiff', ?, ?, ?)";
+            assertEquals(1, producer.insert(sql, "n1", 0, 7)); // Integer into INTEGER and DOUBLE
+            assertEquals(0, producer.insert(sql, "n2", 0, 1.5)); // kept as latest, matches no query
+            assertEquals(1, producer.insert("INSERT INTO host_cpu VALUES ('cardiff', 'n3', 2, 9.5)"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 2);
+            assertEquals(List.of(Row.of("n1", 7.0), Row.of("n3", 9.5)), got.stream().map(TableRow::row).toList());
+        }
+        TableException share = assertThrows(TableException.class, () -> producer.insert(
+                "INSERT INTO host_cpu (site, host, cpu) VALUES ('lyon', ?, 0)", "n1"));
+        assertTrue(share.getMessage().contains("site = 'cardiff'"), share.getMessage());
+        TableException arg = assertThrows(TableException.class, () -> producer.insert(
+                "INSERT INTO host_cpu (site, host, cpu) VALUES ('cardiff', ?, ?)", "n1", "zero"));
+        assertEquals("table host_cpu: column cpu is INTEGER and argument 2 is 'zero' (a String)", arg.getMessage());
+        TableException undeclared = assertThrows(TableException.class, () -> producer.insert(
+                "INSERT INTO host_mem (host) VALUES (?)", "n1"));
+        assertTrue(undeclared.getMessage().startsWith("table host_mem is not declared by " + producer.name()),
+                undeclared.getMessage());
+        assertEquals(java.util.Set.of("n1", "n2", "n3"), consumer.latest("SELECT host FROM host_cpu").stream()
+                .map(r -> r.row().getString(0)).collect(java.util.stream.Collectors.toSet()), "no refused row kept");
+    }
+
+    @Test
     void tableQueryIsAcceptedAndCancelled() throws Exception {
         ask(TableWire.TABLE_QUERY, TableWire.query(7, "SELECT host FROM host_cpu WHERE load1 > 4"));
         assertEquals(Map.of("host_cpu", 1), producer.core().tables().subscriptionCounts());

@@ -157,6 +157,11 @@ final class QueryGuard {
         }
         Table table = (Table) from;
         shape(table, "partItems partDelimiters");
+        return tableName(table);
+    }
+
+    /** A table's name as the query writes it, refusing a schema or database before it. */
+    static String tableName(Table table) {
         if (table.getSchemaName() != null || table.getDatabaseName() != null) {
             throw new TableException("table " + table.getFullyQualifiedName() + " names a schema; write the table"
                     + " name alone");
@@ -185,6 +190,15 @@ final class QueryGuard {
             names.add(column(e, table));
         }
         return List.copyOf(names);
+    }
+
+    /** The name of a column of {@code table}, refusing anything that is not a column. */
+    static String columnName(Expression e, String table) {
+        if (e == null || e.getClass() != net.sf.jsqlparser.schema.Column.class) {
+            throw new TableException("the statement has " + describe(e) + " where a column of " + table
+                    + " belongs");
+        }
+        return column(e, table);
     }
 
     /** A column name: unquoted names are read in lower case, "quoted" ones as written. */
@@ -426,8 +440,13 @@ final class QueryGuard {
         return null;
     }
 
-    /** A literal: a number (signed or not), a string, TRUE or FALSE, or {@code TIMESTAMP '...'}. */
+    /** A literal of a WHERE clause: a number (signed or not), a string, TRUE or FALSE, or {@code TIMESTAMP '...'}. */
     static Literal literal(Expression e, Expression whole) {
+        return literal(e, whole, "the WHERE clause");
+    }
+
+    /** As {@link #literal(Expression, Expression)}, in sentences that start with {@code clause}. */
+    static Literal literal(Expression e, Expression whole, String clause) {
         Class<?> type = e.getClass();
         if (e instanceof Function || e instanceof ParenthesedSelect) {
             throw refused(e);
@@ -465,12 +484,12 @@ final class QueryGuard {
             }
         }
         if (e instanceof NullValue) {
-            throw new TableException("the WHERE clause has NULL in " + Names.cut(whole.toString())
+            throw new TableException(clause + " has NULL in " + Names.cut(whole.toString())
                     + ", which is never true; write IS NULL or IS NOT NULL");
         }
-        throw new TableException("the WHERE clause has " + Names.cut(whole.toString()) + ", where "
-                + describe(e) + " is not a literal; a table query compares a column with a number, a string,"
-                + " TRUE, FALSE or TIMESTAMP '...'");
+        throw new TableException(clause + " has " + Names.cut(whole.toString()) + ", where " + describe(e)
+                + " is not a literal; " + (clause.equals("the WHERE clause") ? "a table query compares a column with"
+                : "give each column") + " a number, a string, TRUE, FALSE or TIMESTAMP '...'");
     }
 
     private static Literal number(Expression e, boolean negative) {
@@ -503,6 +522,11 @@ final class QueryGuard {
      * @param allowed the names of the fields its handler reads, space-separated
      */
     static void shape(Object node, String allowed) {
+        shape(node, allowed, "query");
+    }
+
+    /** As {@link #shape(Object, String)}, in a sentence that calls the statement a {@code noun} ("insert"). */
+    static void shape(Object node, String allowed, String noun) {
         Set<String> fields = allowed.isEmpty() ? Set.of() : Set.of(allowed.split(" "));
         for (Field f : FIELDS.get(node.getClass())) {
             if (fields.contains(f.getName())) {
@@ -516,9 +540,9 @@ final class QueryGuard {
             }
             if (!isDefault(value)) {
                 String word = SQL_WORDS.get(f.getName());
-                throw new TableException("the query uses " + (word != null ? word
-                        : node.getClass().getSimpleName() + "." + f.getName()) + ", which a table query does not"
-                        + " allow");
+                throw new TableException("the " + noun + " uses " + (word != null ? word
+                        : node.getClass().getSimpleName() + "." + f.getName()) + ", which a table " + noun
+                        + " does not allow");
             }
         }
     }

@@ -28,17 +28,25 @@ final class Sql {
 
     /** Parses one statement, refusing what is too long, too deep, commented or more than one statement. */
     static Statement parseOne(String sql) {
+        return parseOne(sql, "query", "SELECT");
+    }
+
+    /**
+     * As {@link #parseOne(String)}, with sentences that call the text {@code noun} ("query", "insert") and ask for
+     * one {@code kind} ("SELECT", "INSERT").
+     */
+    static Statement parseOne(String sql, String noun, String kind) {
         if (sql == null || sql.isBlank()) {
-            throw new TableException("the query is empty; send one SELECT");
+            throw new TableException("the " + noun + " is empty; send one " + kind);
         }
         if (sql.length() > TableQuery.MAX_SQL_CHARS) {
-            throw new TableException("the query is " + sql.length() + " characters, over the limit of "
+            throw new TableException("the " + noun + " is " + sql.length() + " characters, over the limit of "
                     + TableQuery.MAX_SQL_CHARS);
         }
-        checkText(sql);
+        checkText(sql, noun);
         int depth = CCJSqlParserUtil.getNestingDepth(sql);
         if (depth > TableQuery.MAX_DEPTH) {
-            throw new TableException("the query nests parentheses " + depth + " deep, over the limit of "
+            throw new TableException("the " + noun + " nests parentheses " + depth + " deep, over the limit of "
                     + TableQuery.MAX_DEPTH);
         }
         Statements statements;
@@ -46,18 +54,18 @@ final class Sql {
             CCJSqlParser parser = CCJSqlParserUtil.newParser(sql).withAllowComplexParsing(false);
             statements = parser.Statements();
         } catch (ParseException e) {
-            throw syntaxError(e);
+            throw syntaxError(e, noun);
         } catch (StackOverflowError e) {
-            throw new TableException("the query is nested too deeply to parse");
+            throw new TableException("the " + noun + " is nested too deeply to parse");
         } catch (RuntimeException e) {
             // the parser's own failures on odd input (TokenMgrException, and worse): refused, never passed
-            throw new TableException("the query could not be parsed (" + e.getClass().getSimpleName() + ")");
+            throw new TableException("the " + noun + " could not be parsed (" + e.getClass().getSimpleName() + ")");
         }
         if (statements == null || statements.isEmpty()) {
-            throw new TableException("the query holds no statement; send one SELECT");
+            throw new TableException("the " + noun + " holds no statement; send one " + kind);
         }
         if (statements.size() != 1) {
-            throw new TableException("the query holds " + statements.size() + " statements; send one SELECT");
+            throw new TableException("the " + noun + " holds " + statements.size() + " statements; send one " + kind);
         }
         return statements.get(0);
     }
@@ -66,14 +74,14 @@ final class Sql {
      * Comments are refused outright: a table query has no use for them, and they are where the tricks are
      * (a database and a parser that disagree on where one ends). Also anything outside printable text.
      */
-    private static void checkText(String sql) {
+    private static void checkText(String sql, String noun) {
         boolean inString = false;
         boolean inQuoted = false;
         for (int i = 0; i < sql.length(); i++) {
             char c = sql.charAt(i);
             if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F) {
-                throw new TableException(String.format("the query holds control character U+%04X at index %d",
-                        (int) c, i));
+                throw new TableException(String.format("the %s holds control character U+%04X at index %d",
+                        noun, (int) c, i));
             }
             if (inString) {
                 inString = c != '\'';
@@ -85,20 +93,21 @@ final class Sql {
                 inQuoted = true;
             } else if (c == '-' && i + 1 < sql.length() && sql.charAt(i + 1) == '-'
                     || c == '/' && i + 1 < sql.length() && sql.charAt(i + 1) == '*' || c == '#') {
-                throw new TableException("the query holds a comment (" + (c == '#' ? "#" : sql.substring(i, i + 2))
-                        + " at index " + i + "); comments are not allowed in a table query");
+                String comment = c == '#' ? "#" : sql.substring(i, i + 2);
+                throw new TableException("the " + noun + " holds a comment (" + comment + " at index " + i
+                        + "); comments are not allowed in a table " + noun);
             }
         }
     }
 
-    private static TableException syntaxError(ParseException e) {
+    private static TableException syntaxError(ParseException e, String noun) {
         Token at = e.currentToken == null ? null : e.currentToken.next != null ? e.currentToken.next
                 : e.currentToken;
         if (at == null) {
             String first = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
-            return new TableException("the query has a syntax error: " + first);
+            return new TableException("the " + noun + " has a syntax error: " + first);
         }
-        return new TableException(String.format("the query has a syntax error at line %d, column %d, near %s",
+        return new TableException(String.format("the %s has a syntax error at line %d, column %d, near %s", noun,
                 at.beginLine, at.beginColumn, at.image == null || at.image.isEmpty() ? "the end" : quote(at.image)));
     }
 
