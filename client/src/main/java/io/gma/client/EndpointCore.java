@@ -102,7 +102,7 @@ final class EndpointCore implements AutoCloseable {
         this.subscribers = new Subscribers(receipts);
         this.tables = new TablePublisher(name, registry, receipts, outbox, config.maxMessageBytes);
         this.mediator = new TableMediator(name, registry, requests, outbox, config.requestTimeout, timer,
-                connecting);
+                connecting, config.executor);
         this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, tables, mediator,
                 counters);
         lease.afterRegisteringAgain(() -> {

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +59,8 @@ final class TableMediator {
     private final Duration timeout;
     private final ScheduledExecutorService timer;
     private final Executor calls;
+    /** Where row handlers run: the endpoint's handler executor, or null for the link's event loop. */
+    private final Executor handlers;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, ContinuousQuery> queries = new ConcurrentHashMap<>();
     private ScheduledFuture<?> refreshing;
@@ -68,7 +71,7 @@ final class TableMediator {
     }
 
     TableMediator(String name, RegistryClient registry, Requests requests, Outbox outbox, Duration timeout,
-            ScheduledExecutorService timer, Executor calls) {
+            ScheduledExecutorService timer, Executor calls, Executor handlers) {
         this.name = name;
         this.registry = registry;
         this.requests = requests;
@@ -76,6 +79,7 @@ final class TableMediator {
         this.timeout = timeout;
         this.timer = timer;
         this.calls = calls;
+        this.handlers = handlers;
     }
 
     /**
@@ -194,10 +198,23 @@ final class TableMediator {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
         }
+        TableRow projected = new TableRow(m.from(), env.insertMicros(), cq.bound().project(row));
+        if (handlers == null) {
+            handle(cq, projected);
+            return;
+        }
         try {
-            cq.handler().onRow(new TableRow(m.from(), env.insertMicros(), cq.bound().project(row)));
+            handlers.execute(() -> handle(cq, projected));
+        } catch (RejectedExecutionException ex) {
+            LOG.warn("{}: the handler executor refused a row of query {} from {}", name, cq.sql(), m.from());
+        }
+    }
+
+    private void handle(ContinuousQuery cq, TableRow row) {
+        try {
+            cq.handler().onRow(row);
         } catch (Exception | LinkageError | AssertionError | StackOverflowError ex) {
-            LOG.warn("{}: row handler of query {} failed on a row from {}: {}", name, cq.sql(), m.from(),
+            LOG.warn("{}: row handler of query {} failed on a row from {}: {}", name, cq.sql(), row.producer(),
                     ex.toString());
         }
     }

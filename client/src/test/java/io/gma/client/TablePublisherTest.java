@@ -116,6 +116,23 @@ class TablePublisherTest {
     }
 
     @Test
+    void rowsRunOnTheHandlerExecutorWhenTheConsumerHasOne() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor(
+                r -> new Thread(r, "row-pool"));
+        List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Consumer pooled = fixture.consumer("pooled").executor(pool).build();
+                ContinuousQuery q = pooled.continuous("SELECT host FROM host_cpu",
+                        row -> threads.add(Thread.currentThread().getName()))) {
+            producer.insert("host_cpu", Row.of("cardiff", "n1", 0L, 1.0));
+            producer.insert("host_cpu", Row.of("cardiff", "n2", 0L, 1.0));
+            await().atMost(Duration.ofSeconds(10)).until(() -> threads.size() == 2);
+            assertEquals(List.of("row-pool", "row-pool"), threads);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void tableQueryIsAcceptedAndCancelled() throws Exception {
         ask(TableWire.TABLE_QUERY, TableWire.query(7, "SELECT host FROM host_cpu WHERE load1 > 4"));
         assertEquals(Map.of("host_cpu", 1), producer.core().tables().subscriptionCounts());
