@@ -1,0 +1,488 @@
+"""One TCP connection with a peer (protocol.md section 4).
+
+::
+
+    senders --flush--> [immediate: ACK PING PONG BYE] + queue.take() --> transport --> socket
+    socket --> reader thread --> StreamDecoder --> ACK, PING, PONG, BYE: the link's own
+                                              --> the rest: the listener, counted for our ACKs
+
+The handshake (TLS, then HELLO and WELCOME) runs synchronously in the thread
+that connected or accepted, within 5 s. After it, one reader thread per link
+reads and runs the listener (the endpoint's handlers run there, as on Java's
+event loop). Writing: any thread that finds the write lock free writes what is
+pending without waiting (MSG_DONTWAIT); what the socket does not take now is
+left to the link's writer thread, started on first need, which may block.
+The endpoint's ticker thread calls :meth:`Link.tick` every 10 ms: the ACK due
+by time (20 ms), PING after a ping interval idle, death after three silent.
+"""
+
+import socket
+import struct
+import threading
+import time
+
+from . import _wire
+from ._errors import ErrorCode, GmaError, ProtocolError, parse_error_text
+from ._transport import Plain, PlaintextPeer, Tls, send_nowait
+from ._wire import Command
+
+HANDSHAKE_SECONDS = 5.0
+ACK_EVERY_MESSAGES = 64
+ACK_EVERY_BYTES = 256 * 1024
+ACK_WITHIN = 0.020
+BYE_DRAIN = 0.2
+_ACK_DATA = struct.Struct(">Q")
+
+
+class LinkClosed(GmaError):
+    pass
+
+
+class Link:
+    """An open link. ``peer_name`` is who the peer said it is (WELCOME's or HELLO's from), ``identity`` who it
+    proved to be (accepted links, with security on)."""
+
+    def __init__(self, transport, outbound, name, peer_name, listener, decoder, ping_interval, identity=None):
+        self.transport = transport
+        self.sock = transport.sock
+        self.outbound = outbound
+        self.name = name
+        self.peer_name = peer_name
+        self.identity = identity
+        self.listener = listener
+        self.peer = None  # the endpoint's Peer this link carries, once known
+        self.queue = None
+        self._decoder = decoder
+        self._ping = ping_interval
+        self._immediate = []
+        self._imm_lock = threading.Lock()
+        self._wlock = threading.Lock()
+        self._want_flush = False
+        self._leftover = b""
+        self._writer = None
+        self._writer_wake = threading.Event()
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self.failure = None
+        now = time.monotonic()
+        self.last_read = now
+        self.last_write = now
+        # what we received and acknowledged; what the peer acknowledged of ours
+        self._received = 0
+        self._received_bytes = 0
+        self._acked = 0
+        self._acked_bytes = 0
+        self._unacked_since = None
+        self._ack_lock = threading.Lock()
+        self._peer_acked = 0
+        self.worked = False
+        self._reader = None
+
+    # ------------------------------------------------------------------ starting
+
+    def start(self, pending=()):
+        """Starts the reader thread; ``pending`` are messages read with the handshake's last bytes."""
+        self.sock.settimeout(None)
+        self._reader = threading.Thread(target=self._read_loop, args=(list(pending),),
+                                        name="gma-link-%s" % (self.peer_name or "?"), daemon=True)
+        self._reader.start()
+
+    def is_reader(self):
+        return threading.current_thread() is self._reader
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def describe(self):
+        try:
+            host, port = self.sock.getpeername()[:2]
+            where = "%s:%d" % (host, port)
+        except OSError:
+            where = "a closed connection"
+        return "%s at %s" % (self.peer_name, where) if self.peer_name else where
+
+    # ------------------------------------------------------------------ writing
+
+    def send_immediate(self, packed):
+        """Queues a link-level message (ACK, PING, PONG, BYE, an ERROR before closing): not counted, not
+        acknowledged, written before what the send queue holds."""
+        with self._imm_lock:
+            self._immediate.append(packed)
+        self.flush()
+
+    def flush(self):
+        """Writes what is pending, from any thread, without waiting for the socket."""
+        while True:
+            self._want_flush = True  # before trying the lock: its holder looks again after releasing it
+            if not self._wlock.acquire(False):
+                return
+            try:
+                self._want_flush = False
+                if self._closed:
+                    return
+                self._write_some(False)
+            except OSError as e:
+                self._wlock.release()
+                self.fail(GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e)))
+                return
+            self._wlock.release()
+            if not self._want_flush:
+                return
+
+    def _gather(self):
+        parts = []
+        if self._immediate:
+            with self._imm_lock:
+                parts, self._immediate = self._immediate, []
+        q = self.queue
+        if q is not None:
+            parts.extend(q.take(self))
+        if not parts:
+            return self.transport.output() if self.transport.tls else b""
+        return self.transport.encode(b"".join(parts) if len(parts) > 1 else parts[0])
+
+    def _write_some(self, blocking):
+        """Under the write lock: writes the leftover and what is pending. Not blocking: what the socket does
+        not take now stays as the leftover, for the writer thread."""
+        data = self._leftover + self._gather() if self._leftover else self._gather()
+        self._leftover = b""
+        while data:
+            if blocking:
+                self.sock.sendall(data)
+                self.last_write = time.monotonic()
+                data = self._gather()
+                continue
+            n = send_nowait(self.sock, data)
+            if n:
+                self.last_write = time.monotonic()
+            if n < len(data):
+                self._leftover = data[n:] if n else data
+                self._wake_writer()
+                return
+            data = b""
+
+    def _wake_writer(self):
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="gma-writer-%s" % self.peer_name,
+                                            daemon=True)
+            self._writer.start()
+        self._writer_wake.set()
+
+    def _write_loop(self):
+        while not self._closed:
+            self._writer_wake.wait()
+            self._writer_wake.clear()
+            if self._closed:
+                return
+            with self._wlock:
+                try:
+                    if not self._closed:
+                        data, self._leftover = self._leftover, b""
+                        if data:
+                            self.sock.sendall(data)
+                            self.last_write = time.monotonic()
+                        self._write_some(True)
+                except OSError as e:
+                    self.fail(GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e)))
+                    return
+            if self._want_flush:
+                self.flush()
+
+    # ------------------------------------------------------------------ reading
+
+    def _read_loop(self, pending):
+        error = None
+        try:
+            for m in pending:
+                self._on_message(m)
+            decoder = self._decoder
+            on_message = self._on_message
+            recv = self.transport.recv
+            while not self._closed:
+                chunk = recv()
+                if not chunk:
+                    if not self._closed:
+                        error = GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe())
+                    break
+                decoder.feed_each(chunk, on_message)
+                self.last_read = time.monotonic()
+                if self._received - self._acked >= ACK_EVERY_MESSAGES or (
+                        self._received_bytes - self._acked_bytes >= ACK_EVERY_BYTES):
+                    self.send_ack()
+                if self.transport.tls and self.transport.has_output():
+                    self.flush()
+        except ProtocolError as e:
+            # the stream cannot be trusted: tell the peer why, then close (protocol.md section 1)
+            if not self._closed:
+                self.listener.log_warning("%s: closing link to %s: %s" % (self.name, self.describe(), e))
+                self.send_immediate(_wire.pack(0, Command.ERROR, self.name, self.peer_name or "", e.error_text()))
+                self._close(e, linger=True)
+            return
+        except _Bye:
+            self._close(GmaError(ErrorCode.SHUTTING_DOWN, "%s said BYE" % self.peer_name), linger=False)
+            return
+        except OSError as e:
+            if not self._closed:
+                error = GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e))
+        except Exception as e:  # a bug here must not leave the peer without its link's end
+            error = GmaError(ErrorCode.INTERNAL, "link to %s failed: %r" % (self.peer_name, e))
+            self.listener.log_warning(error.sentence)
+        self._close(error, linger=False)
+
+    def _on_message(self, m):
+        c = m.command
+        if self._closed:
+            return
+        if c == Command.ACK:
+            count = _ACK_DATA.unpack(m.data)[0]
+            delta = count - self._peer_acked
+            if delta > 0:
+                self._peer_acked = count
+                self.worked = True
+                q = self.queue
+                if q is not None:
+                    q.acknowledge(self, delta)
+        elif c == Command.PING:
+            self.send_immediate(_wire.pack(m.sequence, Command.PONG, self.name, m.sender, m.data))
+        elif c == Command.PONG:
+            pass
+        elif c == Command.BYE:
+            self.send_ack()
+            self.listener.said_bye(self)
+            raise _Bye()
+        elif c == Command.HELLO or c == Command.WELCOME:
+            raise ProtocolError(ErrorCode.MALFORMED, Command.name(c) + " after the handshake")
+        else:
+            self.listener.receive(self, m)
+            self._received += 1
+            self._received_bytes += 20 + len(m.data)
+            if self._unacked_since is None:
+                self._unacked_since = time.monotonic()
+
+    # ------------------------------------------------------------------ acknowledging, keepalive
+
+    def send_ack(self):
+        """Acknowledges what was received and not acknowledged yet, if anything."""
+        with self._ack_lock:
+            count = self._received
+            if count == self._acked or self._closed:
+                return
+            self._acked = count
+            self._acked_bytes = self._received_bytes
+            self._unacked_since = None
+        self.send_immediate(_wire.pack(0, Command.ACK, self.name, self.peer_name or "", _ACK_DATA.pack(count)))
+
+    def tick(self, now):
+        """The endpoint's ticker, every 10 ms: the ACK due by time, a PING when idle, a dead peer."""
+        if self._closed:
+            return
+        since = self._unacked_since
+        if since is not None and now - since >= ACK_WITHIN:
+            self.send_ack()
+        if now - self.last_read > 3 * self._ping:
+            self.fail(GmaError(ErrorCode.TIMEOUT, "%s was silent for 3 ping intervals (%d ms)"
+                               % (self.peer_name, 3000 * self._ping)))
+            return
+        if now - max(self.last_read, self.last_write) >= self._ping:
+            self.last_write = now
+            self.send_immediate(_wire.pack(0, Command.PING, self.name, self.peer_name or "", b""))
+
+    # ------------------------------------------------------------------ closing
+
+    def fail(self, error):
+        """Ends the link at once, as a network failure would (no BYE); the listener hears of it once."""
+        self._close(error, linger=False)
+
+    def bye(self):
+        """Acknowledges what arrived, says BYE, waits a little for it to be written, and closes."""
+        if self._closed:
+            return
+        self.send_ack()
+        self.send_immediate(_wire.pack(0, Command.BYE, self.name, self.peer_name or "", b""))
+        self._close(GmaError(ErrorCode.SHUTTING_DOWN, "%s is closing" % self.name), linger=True)
+
+    def close_without_bye(self):
+        self.send_ack()
+        self._close(GmaError(ErrorCode.SHUTTING_DOWN, "%s is closing" % self.name), linger=True)
+
+    def _close(self, error, linger):
+        with self._close_lock:
+            if self._closed:
+                return
+            if linger:
+                self._drain()
+            self._closed = True
+        self.failure = error
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self._writer_wake.set()
+        self.listener.link_closed(self, error)
+
+    def _drain(self):
+        """Writes what is pending (within BYE_DRAIN), then half-closes and reads until the peer closes, so that
+        an ERROR or BYE is read before the socket closes (closing on unread input resets the connection)."""
+        deadline = time.monotonic() + BYE_DRAIN
+        if self._wlock.acquire(timeout=BYE_DRAIN):
+            try:
+                self.sock.settimeout(BYE_DRAIN)
+                data, self._leftover = self._leftover, b""
+                with self._imm_lock:
+                    parts, self._immediate = self._immediate, []
+                data += self.transport.encode(b"".join(parts)) if parts else self.transport.output()
+                if data:
+                    self.sock.sendall(data)
+            except OSError:
+                pass
+            finally:
+                self._wlock.release()
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+            if not self.is_reader():
+                return  # the reader thread is reading already: the close ends it
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.sock.settimeout(left)
+                if not self.sock.recv(65536):
+                    return
+        except OSError:
+            return
+
+
+class _Bye(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------- handshakes
+
+def _first_message(transport, decoder, deadline, what):
+    """Reads until the first message: (it, the messages after it in the same read)."""
+    got = []
+
+    def sink(m):
+        if not got:
+            decoder.end_handshake()  # what follows the first message is the open link's
+        got.append(m)
+
+    while not got:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GmaError(ErrorCode.TIMEOUT, "no %s within 5 s" % what)
+        transport.sock.settimeout(left)
+        try:
+            chunk = transport.recv()
+        except socket.timeout:
+            raise GmaError(ErrorCode.TIMEOUT, "no %s within 5 s" % what) from None
+        if not chunk:
+            raise ConnectionError("the peer closed the connection before %s" % what)
+        decoder.feed_each(chunk, sink)
+    return got[0], got[1:]
+
+
+def connect(address, name, credential, listener, ping_interval, max_message_bytes, tls_context=None,
+            server_hostname=None, expected=None):
+    """Connects, runs TLS and HELLO/WELCOME, and answers the open link (not started).
+
+    Raises GmaError: UNAUTHORIZED or FORBIDDEN (or another code) when the peer refused the link, TIMEOUT, or
+    INTERNAL for a connection that failed."""
+    deadline = time.monotonic() + HANDSHAKE_SECONDS
+    try:
+        sock = socket.create_connection(address, timeout=HANDSHAKE_SECONDS)
+    except OSError as e:
+        raise GmaError(ErrorCode.INTERNAL, "cannot connect to %s at %s:%s: %s"
+                       % (expected or "the peer", address[0], address[1], e)) from None
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        if tls_context is not None:
+            transport = Tls(sock, tls_context, False, server_hostname or address[0])
+            try:
+                transport.handshake(deadline)
+            except OSError as e:  # ssl.SSLError is an OSError: a certificate not trusted, an alert
+                raise GmaError(ErrorCode.UNAUTHORIZED, "TLS with %s:%s failed: %s"
+                               % (address[0], address[1], e)) from None
+        else:
+            transport = Plain(sock)
+        decoder = _wire.StreamDecoder(max_message_bytes, _wire.HANDSHAKE_MAX_DATA)
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        sock.sendall(transport.encode(_wire.pack(0, Command.HELLO, name, "", credential)))
+        try:
+            first, rest = _first_message(transport, decoder, deadline, "WELCOME")
+        except ProtocolError as e:
+            _refuse(sock, transport, name, "", e.error_text())
+            raise
+        peer = expected or first.sender
+        if first.command == Command.ERROR:
+            text = first.text()
+            code = parse_error_text(text, ErrorCode.FORBIDDEN)[0] if text.find(" ") > 0 else ErrorCode.FORBIDDEN
+            raise GmaError(code, "%s refused the link: %s" % (peer, text))
+        if first.command != Command.WELCOME:
+            e = ProtocolError(ErrorCode.MALFORMED, "expected WELCOME, got " + Command.name(first.command))
+            _refuse(sock, transport, name, first.sender, e.error_text())
+            raise e
+        link = Link(transport, True, name, peer, listener, decoder, ping_interval)
+        return link, rest
+    except BaseException:
+        sock.close()
+        raise
+
+
+def accept(sock, name, listener, ping_interval, max_message_bytes, authenticate, tls_context=None):
+    """Runs TLS and HELLO/WELCOME on an accepted socket: the open link and what came after HELLO, or None when
+    the peer was refused (it was told why) or went away.
+
+    ``authenticate(hello, transport)`` answers the peer's identity, or raises GmaError UNAUTHORIZED or
+    FORBIDDEN (or QUEUE_FULL), which the peer is answered with before the link closes."""
+    deadline = time.monotonic() + HANDSHAKE_SECONDS
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    transport = Plain(sock)
+    hello = None
+    try:
+        if tls_context is not None:
+            transport = Tls(sock, tls_context, True)
+            try:
+                transport.handshake(deadline)
+            except PlaintextPeer:
+                sock.settimeout(1.0)
+                _refuse(sock, Plain(sock), name, "", b"UNAUTHORIZED this port speaks TLS: connect with TLS")
+                return None
+        decoder = _wire.StreamDecoder(max_message_bytes, _wire.HANDSHAKE_MAX_DATA)
+        hello, rest = _first_message(transport, decoder, deadline, "HELLO")
+        if hello.command != Command.HELLO:
+            raise ProtocolError(ErrorCode.MALFORMED, "expected HELLO first, got " + Command.name(hello.command))
+        try:
+            identity = authenticate(hello, transport)
+        except GmaError as e:
+            listener.log_info("%s: refused a link (HELLO from \"%s\"): %s %s" % (name, hello.sender, e.code,
+                                                                                 e.sentence))
+            _refuse(sock, transport, name, hello.sender, ("%s %s" % (e.code, e.sentence)).encode("utf-8"))
+            return None
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        sock.sendall(transport.encode(_wire.pack(0, Command.WELCOME, name, hello.sender, b"")))
+        return Link(transport, False, name, hello.sender, listener, decoder, ping_interval, identity), rest
+    except ProtocolError as e:
+        listener.log_warning("%s: closing a link in its handshake: %s" % (name, e))
+        _refuse(sock, transport, name, hello.sender if hello is not None else "", e.error_text())
+        return None
+    except (OSError, GmaError):
+        sock.close()
+        return None
+
+
+def _refuse(sock, transport, name, to, text):
+    """Answers ERROR and closes, after the peer had a moment to read it."""
+    try:
+        sock.settimeout(BYE_DRAIN)
+        sock.sendall(transport.encode(_wire.pack(0, Command.ERROR, name, to, text)))
+        sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + BYE_DRAIN
+        while time.monotonic() < deadline and sock.recv(65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        sock.close()

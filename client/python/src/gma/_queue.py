@@ -1,0 +1,274 @@
+"""A peer's send queue (protocol.md section 4): what is not written yet plus what is not acknowledged yet.
+
+Lanes, in the order a link takes them::
+
+    resend   what a lost link had written and the peer had not acknowledged, in its original order
+    control  REPLY, ERROR, UNSUBSCRIBE: never bounded, never behind data
+    data     DATA, REQUEST, SUBSCRIBE, application commands: bounded by bytes and messages
+    inflight written on the carrying link, waiting for its ACK
+
+The bounds count a data message from the moment it is queued until it is
+acknowledged, so a slow peer fills the queue and the sender blocks, fails or
+drops its oldest unsent message, as the endpoint's policy says. One lock (a
+Condition); no I/O and no callback under it.
+"""
+
+import collections
+import threading
+import time
+
+from ._errors import ErrorCode, GmaError
+
+BLOCK = "BLOCK"
+FAIL = "FAIL"
+DROP_OLDEST = "DROP_OLDEST"
+
+
+class Sent:
+    """What became of a message: its ``sequence``, and :meth:`acknowledged` to wait for the first hop's ACK."""
+
+    __slots__ = ("sequence", "_event", "_error", "_callbacks")
+
+    def __init__(self, sequence):
+        self.sequence = sequence
+        self._event = None
+        self._error = None
+        self._callbacks = None
+
+    def acknowledged(self, timeout=None):
+        """Waits until the peer (the first hop: the destination, or this domain's PC servlet) acknowledged
+        the message. Raises GmaError with the code of its failure (QUEUE_FULL when dropped under DROP_OLDEST,
+        SHUTTING_DOWN, UNAUTHORIZED, ...), or TIMEOUT when ``timeout`` seconds passed first (it may still be
+        acknowledged later)."""
+        ev = self._event
+        if ev is None:
+            with _EVENTS:
+                if self._event is None:
+                    self._event = threading.Event()
+                    if self._error is not None or _is_done(self):
+                        self._event.set()
+                ev = self._event
+        if not ev.wait(timeout):
+            raise GmaError(ErrorCode.TIMEOUT, "message %d not acknowledged within %s s" % (self.sequence, timeout))
+        if self._error is not None and self._error is not _OK:
+            raise self._error
+
+    def done(self):
+        """Whether it was acknowledged or failed."""
+        return self._error is not None
+
+    def add_done_callback(self, fn):
+        """Calls ``fn(error_or_None)`` once it is acknowledged (None) or failed (the GmaError)."""
+        with _EVENTS:
+            if self._error is None:
+                if self._callbacks is None:
+                    self._callbacks = []
+                self._callbacks.append(fn)
+                return
+        fn(None if self._error is _OK else self._error)
+
+    def _complete(self, error=None):
+        with _EVENTS:
+            if self._error is not None:
+                return
+            self._error = _OK if error is None else error
+            ev, cbs = self._event, self._callbacks
+            self._callbacks = None
+        if ev is not None:
+            ev.set()
+        if cbs:
+            for fn in cbs:
+                fn(error)
+
+    def __repr__(self):
+        return "Sent #%d" % self.sequence
+
+
+_EVENTS = threading.Lock()
+_OK = object()
+
+
+def _is_done(sent):
+    return sent._error is not None
+
+
+def failed(sequence, error):
+    """A Sent that failed before it was queued."""
+    s = Sent(sequence)
+    s._error = error
+    return s
+
+
+class SendQueue:
+    """One peer's queue; it outlives links. ``carrier`` is the link that takes from it and acknowledges."""
+
+    def __init__(self, peer, max_bytes=8 << 20, max_messages=65536):
+        self.peer = peer
+        self.max_bytes = max_bytes
+        self.max_messages = max_messages
+        self._cond = threading.Condition(threading.Lock())
+        self._resend = collections.deque()
+        self._control = collections.deque()
+        self._data = collections.deque()
+        self._inflight = collections.deque()
+        self._bytes = 0  # data queued and not acknowledged
+        self._count = 0
+        self._closed = None
+        self.carrier = None
+        self.drops = 0
+        self.waits = 0
+
+    # ------------------------------------------------------------------ offering
+
+    def offer_data(self, packed, sent, policy, block_seconds):
+        """Queues a data message under the policy: True when queued. Raises GmaError QUEUE_FULL (FAIL, or
+        BLOCK after ``block_seconds``), or the reason the queue was closed. Under DROP_OLDEST it drops the
+        oldest unsent data to make room, or this message when everything queued is in flight already (False:
+        ``sent`` failed with QUEUE_FULL), as Java's SendQueue does."""
+        size = len(packed)
+        if size > self.max_bytes:
+            raise GmaError(ErrorCode.QUEUE_FULL, "message of %d bytes exceeds maxQueuedBytes %d"
+                           % (size, self.max_bytes))
+        dropped = []
+        queued = True
+        with self._cond:
+            self._check_open()
+            if not self._fits(size):
+                if policy == FAIL:
+                    raise self._full()
+                if policy == DROP_OLDEST:
+                    while not self._fits(size) and self._data:
+                        p, s, _ = self._data.popleft()
+                        self._bytes -= len(p)
+                        self._count -= 1
+                        dropped.append(s)
+                    queued = self._fits(size)
+                    if not queued:
+                        dropped.append(sent)
+                    self.drops += len(dropped)
+                else:
+                    self.waits += 1
+                    deadline = time.monotonic() + block_seconds
+                    while not self._fits(size):
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            raise GmaError(ErrorCode.QUEUE_FULL, "the send queue for %s stayed full for %s s"
+                                           " (maxQueuedBytes %d, maxQueuedMessages %d)"
+                                           % (self.peer, block_seconds, self.max_bytes, self.max_messages))
+                        self._cond.wait(left)
+                        self._check_open()
+            if queued:
+                self._data.append((packed, sent, True))
+                self._bytes += size
+                self._count += 1
+        if dropped:
+            err = GmaError(ErrorCode.QUEUE_FULL, "dropped under DROP_OLDEST: the send queue for %s was full"
+                           % self.peer)
+            for s in dropped:
+                s._complete(err)
+        return queued
+
+    def offer_control(self, packed):
+        """Queues a control message: never bounded."""
+        with self._cond:
+            self._check_open()
+            self._control.append((packed, None, False))
+
+    def _fits(self, size):
+        return self._count < self.max_messages and self._bytes + size <= self.max_bytes
+
+    def _full(self):
+        return GmaError(ErrorCode.QUEUE_FULL, "the send queue for %s is full (%d messages, %d bytes queued;"
+                        " maxQueuedBytes %d, maxQueuedMessages %d)" % (self.peer, self._count, self._bytes,
+                                                                       self.max_bytes, self.max_messages))
+
+    def _check_open(self):
+        if self._closed is not None:
+            raise self._closed
+
+    # ------------------------------------------------------------------ a link's side
+
+    def take(self, link):
+        """What ``link`` writes next, if it carries this queue: resend, control, then data, as a list of
+        byte strings; they move to inflight in that order."""
+        with self._cond:
+            if link is not self.carrier or self._closed is not None:
+                return []
+            out = []
+            inflight = self._inflight
+            for lane in (self._resend, self._control, self._data):
+                while lane:
+                    item = lane.popleft()
+                    inflight.append(item)
+                    out.append(item[0])
+            return out
+
+    def pending(self, link):
+        with self._cond:
+            return link is self.carrier and bool(self._resend or self._control or self._data)
+
+    def acknowledge(self, link, delta):
+        """The carrier's peer acknowledged ``delta`` more messages."""
+        done = []
+        with self._cond:
+            if link is not self.carrier:
+                return
+            inflight = self._inflight
+            while delta > 0 and inflight:
+                packed, sent, is_data = inflight.popleft()
+                delta -= 1
+                if is_data:
+                    self._bytes -= len(packed)
+                    self._count -= 1
+                if sent is not None:
+                    done.append(sent)
+            self._cond.notify_all()
+        for s in done:
+            s._complete()
+
+    def attach(self, link):
+        """``link`` carries the queue from now on, unless another does."""
+        with self._cond:
+            if self.carrier is None:
+                self.carrier = link
+            return self.carrier is link
+
+    def detach(self, link):
+        """``link`` closed: what it wrote and was not acknowledged goes out first on the next link."""
+        with self._cond:
+            if self.carrier is not link:
+                return False
+            self.carrier = None
+            if self._inflight:
+                self._inflight.extend(self._resend)
+                self._resend = self._inflight
+                self._inflight = collections.deque()
+            return True
+
+    def is_empty(self):
+        with self._cond:
+            return not (self._resend or self._control or self._data or self._inflight)
+
+    def size(self):
+        with self._cond:
+            return self._count, self._bytes
+
+    def close(self, error):
+        """Fails everything queued with ``error``; later offers raise it."""
+        with self._cond:
+            if self._closed is None:
+                self._closed = error
+            items = []
+            for lane in (self._resend, self._control, self._data, self._inflight):
+                items.extend(x[1] for x in lane if x[1] is not None)
+                lane.clear()
+            self._bytes = self._count = 0
+            self.carrier = None
+            self._cond.notify_all()
+        for s in items:
+            s._complete(error)
+
+    def reopen(self):
+        """A closed queue takes messages again (a refused peer: a later send tries again)."""
+        with self._cond:
+            self._closed = None

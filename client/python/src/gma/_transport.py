@@ -1,0 +1,145 @@
+"""The bytes of a link: plaintext, or TLS through ssl.MemoryBIO.
+
+TLS runs in memory (an ``SSLObject`` between two BIOs) so that the socket
+itself stays a plain socket: one thread reads it while others write, and only
+the short encrypt and decrypt steps share the TLS object, under a lock.
+OpenSSL does not allow one SSL object to be used by two threads at once,
+which a reader blocked in ``SSLSocket.recv`` while a sender writes would do.
+"""
+
+import socket
+import ssl
+import threading
+import time
+
+from ._errors import ErrorCode, GmaError
+
+READ_BYTES = 256 * 1024
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
+
+
+class Plain:
+    """A plaintext stream."""
+
+    tls = False
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def recv(self):
+        """Bytes read (b'' at the end of the stream)."""
+        return self.sock.recv(READ_BYTES)
+
+    def encode(self, plaintext):
+        return plaintext
+
+    def output(self):
+        return b""
+
+    def peer_identity(self):
+        return None
+
+
+class Tls(Plain):
+    """TLS over a plain socket; the handshake is driven here, synchronously, with a deadline."""
+
+    tls = True
+
+    def __init__(self, sock, context, server_side, server_hostname=None):
+        super().__init__(sock)
+        self._in = ssl.MemoryBIO()
+        self._out = ssl.MemoryBIO()
+        self._obj = context.wrap_bio(self._in, self._out, server_side=server_side,
+                                     server_hostname=server_hostname)
+        self._lock = threading.Lock()
+
+    def handshake(self, deadline):
+        """Runs the TLS handshake until it is over or ``deadline`` (time.monotonic()) passes."""
+        while True:
+            try:
+                self._obj.do_handshake()
+                self._send_out(deadline)
+                return
+            except ssl.SSLWantReadError:
+                self._send_out(deadline)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise GmaError(ErrorCode.TIMEOUT, "no TLS handshake within 5 s")
+                self.sock.settimeout(left)
+                try:
+                    raw = self.sock.recv(READ_BYTES)
+                except socket.timeout:
+                    raise GmaError(ErrorCode.TIMEOUT, "no TLS handshake within 5 s") from None
+                if not raw:
+                    raise ConnectionError("the peer closed the connection in the TLS handshake")
+                if raw[:2] == b"GM" and not self._obj.server_side:
+                    raise GmaError(ErrorCode.UNAUTHORIZED, "the peer answered in plaintext GMA: it does not"
+                                   " speak TLS (is security on at both ends?)")
+                if raw[:2] == b"GM" and self._obj.server_side:
+                    raise PlaintextPeer()
+                self._in.write(raw)
+
+    def _send_out(self, deadline):
+        data = self._out.read()
+        if data:
+            self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            self.sock.sendall(data)
+
+    def recv(self):
+        """Decrypted bytes; b'' at the end of the stream. Output the TLS engine makes meanwhile (a KeyUpdate
+        answer) waits in the out BIO for the next write, which :meth:`output` takes."""
+        while True:
+            raw = self.sock.recv(READ_BYTES)
+            if not raw:
+                return b""
+            with self._lock:
+                self._in.write(raw)
+                chunks = []
+                try:
+                    while True:
+                        chunks.append(self._obj.read(READ_BYTES))
+                except ssl.SSLWantReadError:
+                    pass
+                except ssl.SSLZeroReturnError:
+                    if not chunks:
+                        return b""
+            data = b"".join(chunks)
+            if data:
+                return data
+
+    def encode(self, plaintext):
+        with self._lock:
+            if plaintext:
+                self._obj.write(plaintext)
+            return self._out.read()
+
+    def output(self):
+        with self._lock:
+            return self._out.read()
+
+    def has_output(self):
+        return self._out.pending > 0
+
+    def peer_identity(self):
+        cert = self._obj.getpeercert()
+        if not cert:
+            return None
+        for rdn in cert.get("subject", ()):
+            for k, v in rdn:
+                if k == "commonName":
+                    return v
+        return None
+
+
+class PlaintextPeer(Exception):
+    """Plaintext GMA arrived where a TLS record was due."""
+
+
+def send_nowait(sock, data):
+    """Writes what the socket takes now without waiting: how many bytes (0 when it would block)."""
+    if not _DONTWAIT:
+        return 0
+    try:
+        return sock.send(data, _DONTWAIT)
+    except (BlockingIOError, InterruptedError):
+        return 0
