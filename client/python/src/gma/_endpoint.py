@@ -171,6 +171,7 @@ class Counters:
         self.refused_answers = 0
         self.links_accepted = 0
         self.links_refused = 0
+        self.links_lost = 0
 
 
 class EndpointCore:
@@ -542,8 +543,12 @@ class EndpointCore:
     def link_closed(self, link, why):
         with self._lock:
             self._links.discard(link)
+        if self._closed:
+            return
+        if why is None or why.code != ErrorCode.SHUTTING_DOWN:
+            self.counters.links_lost += 1
         peer = link.peer
-        if peer is None or self._closed:
+        if peer is None:
             return
         with peer.lock:
             if link in peer.links:
@@ -740,7 +745,7 @@ class EndpointCore:
         queued = [p.queue.size() for p in list(self._peers.values())]
         return {"sent": c.sent, "received": c.received, "duplicates": c.duplicates, "reconnects": c.reconnects,
                 "refused_answers": c.refused_answers, "links_accepted": c.links_accepted,
-                "links_refused": c.links_refused, "queued_messages": sum(q[0] for q in queued),
+                "links_refused": c.links_refused, "links_lost": c.links_lost, "queued_messages": sum(q[0] for q in queued),
                 "queued_bytes": sum(q[1] for q in queued), "links": len(self._links),
                 "drops": sum(p.queue.drops for p in list(self._peers.values()))}
 

@@ -1,0 +1,230 @@
+"""A Python endpoint against raw peers: bad input answered with Java's ERROR and close, deduplication,
+PING/PONG and keepalive, ACKs, NO_ROUTE, the send queue's policies, the lease."""
+
+import queue
+import struct
+import time
+
+import pytest
+
+import gma
+from gma import _wire
+from gma._wire import Command
+from support import RawPeer, RawServer
+
+PEER = "raw-aaaaaa@east"
+
+
+@pytest.fixture
+def sink(world):
+    got = queue.Queue()
+
+    def on_message(m):
+        if m.reply_expected:
+            m.reply(b"re:" + m.data)
+        got.put(m)
+
+    with gma.Producer(registry=world.registry, domain="east", label="sink", on_message=on_message,
+                      ping_interval=0.3) as p:
+        p.got = got
+        yield p
+
+
+def _port(endpoint):
+    return endpoint._core.port
+
+
+def _error(m):
+    assert m.command == Command.ERROR, m
+    return m.text()
+
+
+def _bad(sink, data, after_hello=True):
+    peer = RawPeer.connect(_port(sink))
+    try:
+        if after_hello:
+            peer.hello(PEER, sink.name)
+        peer.send_raw(data)
+        m = peer.next()
+        assert peer.closed_within(2.0), "the link stayed open"
+        return m
+    finally:
+        peer.close()
+
+
+def test_bad_magic_is_malformed_and_closes(sink):
+    m = _bad(sink, b"GX" + bytes(18))
+    assert _error(m) == 'MALFORMED magic 0x4758 is not 0x474D ("GM"): this is not a GMA stream'
+    assert m.sender == sink.name and m.to == PEER and m.sequence == 0
+
+
+def test_oversized_length_is_too_large_from_the_header(sink):
+    header = struct.pack(">2sBBBBBBQI", b"GM", 1, 1, 0, 3, 3, 0, 1, 1 << 31)
+    assert _error(_bad(sink, header)) == "TOO_LARGE dataLength 2147483648 exceeds maxMessageBytes 16777216"
+
+
+def test_reserved_command_is_malformed(sink):
+    assert _error(_bad(sink, _wire.pack(1, 0x41, PEER, sink.name)[:3] + b"\x09")) == \
+        "MALFORMED command 0x09 is reserved"
+
+
+def test_unsupported_version(sink):
+    assert _error(_bad(sink, b"GM\x02")) == "UNSUPPORTED_VERSION version 2 is not supported (this side speaks" \
+                                            " version 1)"
+
+
+def test_hello_after_the_handshake_is_malformed(sink):
+    assert _error(_bad(sink, _wire.pack(0, Command.HELLO, PEER, ""))) == "MALFORMED HELLO after the handshake"
+
+
+def test_long_hello_is_too_large_before_the_handshake(sink):
+    m = _bad(sink, _wire.pack(0, Command.HELLO, PEER, "", b"x" * 5000), after_hello=False)
+    assert _error(m) == "TOO_LARGE dataLength 5000 exceeds 4096, the limit until the handshake is over"
+
+
+def test_data_before_hello_is_malformed(sink):
+    m = _bad(sink, _wire.pack(1, Command.DATA, PEER, sink.name), after_hello=False)
+    assert _error(m) == "MALFORMED expected HELLO first, got DATA"
+
+
+def test_bad_input_on_one_link_leaves_the_others_serving(sink, world):
+    good = RawPeer.connect(_port(sink))
+    good.hello("good-bbbbbb@east")
+    _bad(sink, b"garbage!" * 3)
+    good.send(Command.REQUEST, "good-bbbbbb@east", sink.name, 7, b"still?")
+    m = good.next()
+    assert (m.command, m.sequence, m.data) == (Command.REPLY, 7, b"re:still?")
+    with gma.Consumer(registry=world.registry, domain="east", label="other") as c:
+        assert c.request(sink.name, b"hi", timeout=5) == b"re:hi"
+    good.close()
+
+
+def test_duplicates_are_dropped_and_everything_is_acknowledged(sink):
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    for seq in (5, 5, 6, 5):
+        peer.send(Command.DATA, PEER, sink.name, seq, b"#%d" % seq)
+    got = [sink.got.get(timeout=5).data for _ in range(2)]
+    assert got == [b"#5", b"#6"]
+    assert sink.got.empty()
+    counts = [0]
+    while counts[-1] < 4:
+        ack = peer.next(skip=(Command.PING,))
+        assert ack.command == Command.ACK
+        counts.append(struct.unpack(">Q", ack.data)[0])
+    assert counts[-1] == 4 and counts == sorted(counts)
+    assert sink.stats()["duplicates"] == 2
+    peer.close()
+
+
+def test_ping_is_answered_with_pong(sink):
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    peer.send(Command.PING, PEER, sink.name, 99, b"echo me")
+    m = peer.next(skip=(Command.ACK,))
+    assert (m.command, m.sequence, m.data, m.sender, m.to) == (Command.PONG, 99, b"echo me", sink.name, PEER)
+    peer.close()
+
+
+def test_idle_link_is_pinged_and_a_silent_peer_is_dropped(sink):
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    t = time.monotonic()
+    m = peer.next(timeout=2, skip=())
+    assert m.command == Command.PING and time.monotonic() - t < 0.8
+    assert peer.closed_within(2.0)
+    peer.close()
+
+
+def test_message_for_another_name_is_no_route(sink):
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    peer.send(Command.DATA, PEER, "someone-else@east", 3, b"x")
+    m = peer.next()
+    assert _error(m) == "NO_ROUTE this is %s, not someone-else@east; an endpoint does not route" % sink.name
+    assert m.sequence == 3
+    peer.close()
+
+
+def test_bye_makes_the_endpoint_forget_the_sender(sink):
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    peer.send(Command.DATA, PEER, sink.name, 1, b"a")
+    sink.got.get(timeout=5)
+    assert sink._core.remembers(PEER)
+    peer.send(Command.BYE, PEER, sink.name)
+    assert peer.closed_within(2.0)
+    assert not sink._core.remembers(PEER)
+    peer.close()
+
+
+# ---------------------------------------------------------------------- the send queue
+
+def _sender(world, **kw):
+    return gma.Consumer(registry=world.registry, domain="east", label="src", max_queued_messages=3, **kw)
+
+
+def test_fail_policy_refuses_when_the_peer_does_not_acknowledge(world):
+    server = RawServer()
+    with _sender(world, policy=gma.FAIL) as c:
+        c._core._addresses[PEER] = ("127.0.0.1", server.port)
+        sent = [c.send(PEER, b"m%d" % i) for i in range(3)]
+        peer = server.accepted()
+        with pytest.raises(gma.GmaError) as e:
+            c.send(PEER, b"one too many")
+        assert e.value.code == gma.ErrorCode.QUEUE_FULL
+        hello = peer.next(skip=())
+        assert hello.command == Command.HELLO and hello.sender == c.name
+        peer.send(Command.WELCOME, PEER, c.name)
+        for i in range(3):
+            assert peer.next().data == b"m%d" % i
+        peer.send(Command.ACK, PEER, c.name, 0, struct.pack(">Q", 2))
+        sent[0].acknowledged(5)
+        sent[1].acknowledged(5)
+        assert not sent[2].done()
+        c.send(PEER, b"room again")
+        assert peer.next().data == b"room again"
+    server.close()
+
+
+def test_block_policy_waits_then_fails_with_queue_full(world):
+    server = RawServer()
+    with _sender(world, policy=gma.BLOCK, block_timeout=0.3) as c:
+        c._core._addresses[PEER] = ("127.0.0.1", server.port)
+        for i in range(3):
+            c.send(PEER, b"m%d" % i)
+        t = time.monotonic()
+        with pytest.raises(gma.GmaError) as e:
+            c.send(PEER, b"blocked")
+        assert e.value.code == gma.ErrorCode.QUEUE_FULL
+        assert 0.25 < time.monotonic() - t < 2
+    server.close()
+
+
+def test_drop_oldest_drops_the_oldest_unsent(world):
+    closed = RawServer()
+    closed.close()  # a port nobody listens on: the messages stay unsent
+    with _sender(world, policy=gma.DROP_OLDEST) as c:
+        c._core._addresses[PEER] = ("127.0.0.1", closed.port)
+        sent = [c.send(PEER, b"m%d" % i) for i in range(5)]
+        for s in sent[:2]:
+            with pytest.raises(gma.GmaError) as e:
+                s.acknowledged(1)
+            assert e.value.code == gma.ErrorCode.QUEUE_FULL
+        assert not any(s.done() for s in sent[2:])
+        assert c.stats()["drops"] == 2
+
+
+def test_lost_lease_registers_the_same_name_again(world):
+    with gma.Producer(registry=world.registry, domain="east", label="leased", lease=1.5) as p:
+        registry = p._core._registry
+        registry.unregister(p.name)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                assert registry.lookup(p.name)["name"] == p.name
+                break
+            except gma.GmaError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("not registered again")
