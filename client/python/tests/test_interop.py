@@ -98,3 +98,46 @@ def test_publish_subscribe_across_domains(world):
                 break
             deadline.wait(0.05)
         assert p.subscribers == {}
+
+
+def _python_module(module, *args, timeout=60):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+    p = subprocess.run([sys.executable, "-m", module] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout
+
+
+def test_python_ping_command_against_java_pong_across_domains(world):
+    status, out = _python_module("gma.ping", world.pong, "--registry", world.registry, "--domain", "west",
+                                 "--pc", world.pc["west"], "-c", "3", "-i", "0")
+    assert status == 0, out
+    assert out.startswith("PING pong@east: 64 data bytes\n"), out
+    assert "3 transmitted, 3 received, 0% loss" in out, out
+    assert "rtt p50/p90/p99 = " in out, out
+
+
+def test_python_pong_command_answers_java_ping(world):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+    pong = subprocess.Popen([sys.executable, "-m", "gma.pong", "--registry", world.registry, "--domain", "east",
+                             "--label", "pycmd", "--pc", world.pc["east"]], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        assert pong.stdout.readline() == "pong is pycmd@east\n"
+        for args in (["--domain", "east"], ["--domain", "west", "--pc", world.pc["west"], "--nonblocking"]):
+            status, out = run_gma(["ping", "pycmd@east", "--registry", world.registry, "-c", "3", "-i", "0"]
+                                  + args)
+            assert status == 0, out
+            assert "3 transmitted, 3 received, 0% loss" in out, out
+    finally:
+        pong.terminate()
+        assert pong.wait(10) == 0
+    status, out = _python_module("gma.ping", "pycmd@east", "--registry", world.registry, "--domain", "east",
+                                 "-c", "1", "-W", "1")
+    assert status == 1
+    assert "1 transmitted, 0 received, 100% loss" in out, out
