@@ -131,3 +131,48 @@ def world():
         for p in reversed(started):
             p.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def secure_world():
+    """As ``world``, with security on everywhere: the files of ``gma keys --client alice,east,west``, and alice's
+    certificate and key converted to PEM (openssl) for a Python endpoint to accept links with."""
+    _need_jars()
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to convert a PKCS12 store to PEM")
+    tmp = tempfile.mkdtemp(prefix="gma-py-secure-")
+    keys = os.path.join(tmp, "keys")
+    status, out = run_gma(["keys", "--dir", keys, "--client", "alice,east,west"], timeout=120)
+    assert status == 0, out
+    with open(os.path.join(keys, "store.pass")) as f:
+        password = f.read().strip()
+    for args, out_name in ((["-nokeys", "-clcerts"], "client-alice.pem"), (["-nocerts", "-nodes"],
+                                                                            "client-alice.key.pem")):
+        subprocess.run(["openssl", "pkcs12", "-in", os.path.join(keys, "client-alice.p12"), "-passin",
+                        "pass:" + password, "-out", os.path.join(keys, out_name)] + args, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.chmod(os.path.join(keys, out_name), 0o600)
+    started = []
+    w = World()
+    w.keys = keys
+    try:
+        reg = JavaProcess("registry", ["--port", "0", "--security", keys], tmp)
+        started.append(reg)
+        w.registry = reg.await_line(r"GMA registry at (https://[0-9.]+:\d+)").group(1)
+        pcs = {}
+        for domain in ("east", "west"):
+            pcs[domain] = JavaProcess("pc", ["--domain", domain, "--registry", w.registry, "--http-port", "0",
+                                             "--uplink-port", "0", "--memory", "--drain-seconds", "1",
+                                             "--security", keys], tmp)
+            started.append(pcs[domain])
+        w.pc = {d: p.await_line(r"uplinks at ([0-9.]+:\d+)").group(1) for d, p in pcs.items()}
+        pong = JavaProcess("gma", ["pong", "--registry", w.registry, "--domain", "east", "--pc", w.pc["east"],
+                                   "--security", keys, "--identity", "alice"], tmp)
+        started.append(pong)
+        pong.await_line(r"pong is pong@east")
+        w.pong = "pong@east"
+        yield w
+    finally:
+        for p in reversed(started):
+            p.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

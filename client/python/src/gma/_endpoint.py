@@ -406,7 +406,7 @@ class EndpointCore:
         if self.security is None or not self.security.authenticates:
             return b""
         audience = self.domain if peer is self._uplink else peer.name
-        return ("Bearer " + self.security.token(audience, self.name)).encode("utf-8")
+        return (self.security.bearer(audience) or "").encode("utf-8")
 
     def _connect_run(self, peer):
         try:
@@ -502,6 +502,13 @@ class EndpointCore:
 
     def _accept_run(self, sock):
         tls = self.security.server_context() if self.security is not None else None
+        if self.security is not None and tls is None:
+            # secured, without a certificate to serve TLS with: no plaintext link, and nothing to say in it
+            LOG.warning("%s: refused a link: security is on, and this endpoint has no certificate in PEM to serve"
+                        " TLS with (docs/python.md, \"Security\")", self.name)
+            self.counters.links_refused += 1
+            sock.close()
+            return
         got = _link.accept(sock, self.name, self, self.ping_interval, self.max_message_bytes, self._admit, tls)
         if got is None:
             self.counters.links_refused += 1
