@@ -36,43 +36,47 @@ _PCH = "pc@"
 
 
 class Incoming:
-    """A message delivered to ``on_message``: ``sender``, ``command``, ``sequence``, ``data`` (bytes),
+    """A message delivered to ``on_message``: ``sender``, ``to``, ``command``, ``sequence``, ``data`` (bytes),
     ``reply_expected`` (a REQUEST), and :meth:`reply` to answer it."""
 
-    __slots__ = ("_core", "sender", "to", "command", "sequence", "data", "_flags")
+    __slots__ = ("_core", "_m")
 
     def __init__(self, core, m):
         self._core = core
-        self.sender = m.sender
-        self.to = m.to
-        self.command = m.command
-        self.sequence = m.sequence
-        self.data = m.data
-        self._flags = m.flags
+        self._m = m
+
+    sender = property(lambda self: self._m.sender)
+    to = property(lambda self: self._m.to)
+    command = property(lambda self: self._m.command)
+    sequence = property(lambda self: self._m.sequence)
+    data = property(lambda self: self._m.data)
 
     @property
     def reply_expected(self):
         """True for a REQUEST: its sender awaits a REPLY (:meth:`reply`) or an ERROR."""
-        return self.command == Command.REQUEST and bool(self._flags & _wire.REPLY_EXPECTED)
+        m = self._m
+        return m.command == Command.REQUEST and bool(m.flags & _wire.REPLY_EXPECTED)
 
     def text(self):
-        return self.data.decode("utf-8", "replace")
+        return self._m.data.decode("utf-8", "replace")
 
     def reply(self, data):
         """Sends a REPLY with this message's sequence (a control message: never behind data)."""
-        self._core.send_control(self.sender, Command.REPLY, self.sequence, bytes(data))
+        m = self._m
+        self._core.send_control(m.sender, Command.REPLY, m.sequence, bytes(data))
 
     def __repr__(self):
-        return "Incoming(%s from %s #%d, %d bytes)" % (Command.name(self.command), self.sender, self.sequence,
-                                                       len(self.data))
+        m = self._m
+        return "Incoming(%s from %s #%d, %d bytes)" % (Command.name(m.command), m.sender, m.sequence, len(m.data))
 
 
 class _Seen:
     """One sender's delivered sequence numbers, the last REMEMBERED of them."""
 
-    __slots__ = ("numbers", "order", "lock", "forgotten")
+    __slots__ = ("sender", "numbers", "order", "lock", "forgotten")
 
-    def __init__(self):
+    def __init__(self, sender):
+        self.sender = sender
         self.numbers = set()
         self.order = collections.deque()
         self.lock = threading.Lock()
@@ -102,7 +106,7 @@ class _Dedup:
         with self._lock:
             s = self._senders.get(sender)
             if s is None:
-                s = self._senders[sender] = _Seen()
+                s = self._senders[sender] = _Seen(sender)
                 if len(self._senders) > MAX_SENDERS:
                     self._senders.popitem(last=False)[1].forgotten = True
             else:
@@ -304,7 +308,7 @@ class EndpointCore:
 
     def _policy(self):
         """BLOCK on a link's reader thread would stop the very reads whose ACKs make room: FAIL there."""
-        if self.policy == BLOCK and threading.current_thread().name.startswith("gma-link-"):
+        if self.policy == BLOCK and _link.reading():
             return FAIL
         return self.policy
 
@@ -316,7 +320,13 @@ class EndpointCore:
         sent = Sent(seq)
         peer.queue.offer_data(packed, sent, self._policy(), self.block_timeout)
         self.counters.sent += 1
-        self._transmit(peer)
+        link = peer.queue.carrier
+        if link is None:
+            self._connect(peer)
+        elif sequence is None:
+            link.kick()  # streaming: the link's writer thread writes in batches
+        else:
+            link.flush()  # a request: written now, on this thread
         return sent
 
     def send_control(self, to, command, seq, data):
@@ -339,7 +349,7 @@ class EndpointCore:
 
     def request(self, to, data, timeout=None, command=Command.REQUEST):
         timeout = self.request_timeout if timeout is None else timeout
-        if threading.current_thread().name.startswith("gma-link-"):
+        if _link.reading():
             raise RuntimeError("request() waits for a reply that this very thread would read: call it from"
                                " another thread than a message handler's")
         seq = next(self._seq)
@@ -351,7 +361,10 @@ class EndpointCore:
             self._requests.pop(seq, None)
             raise
         sent.add_done_callback(lambda err: err is not None and self._fail_request(seq, err))
-        if not aw.event.wait(timeout + 1.0):
+        link = self._peer(to).queue.carrier
+        if link is not None:
+            link.await_reply(aw.event, aw.deadline)
+        if not aw.event.wait(max(0.0, aw.deadline - time.monotonic()) + 1.0):
             self._fail_request(seq, self._timeout_error(aw, timeout))
         if aw.error is not None:
             raise aw.error
@@ -596,7 +609,10 @@ class EndpointCore:
         if answer:
             self._answer(m, peer)
             return
-        seen = self._dedup.of(m.sender)
+        seen = link.seen
+        if seen is None or seen.sender != m.sender or seen.forgotten:
+            # a link's messages come from one sender: its record is kept on the link, not looked up each time
+            seen = link.seen = self._dedup.of(m.sender)
         with seen.lock:
             if not seen.add(m.sequence):
                 self.counters.duplicates += 1

@@ -16,6 +16,7 @@ The endpoint's ticker thread calls :meth:`Link.tick` every 10 ms: the ACK due
 by time (20 ms), PING after a ping interval idle, death after three silent.
 """
 
+import select
 import socket
 import struct
 import threading
@@ -34,8 +35,14 @@ BYE_DRAIN = 0.2
 _ACK_DATA = struct.Struct(">Q")
 
 
-class LinkClosed(GmaError):
-    pass
+_READING = threading.local()
+_READING.on = False
+
+
+def reading():
+    """Whether this thread is reading a link now (handling what it read): it must not wait for a reply or
+    for room in a queue, which only its own reading would bring."""
+    return getattr(_READING, "on", False)
 
 
 class Link:
@@ -51,6 +58,7 @@ class Link:
         self.identity = identity
         self.listener = listener
         self.peer = None  # the endpoint's Peer this link carries, once known
+        self.seen = None  # the listener's dedup record of the last sender on this link
         self.queue = None
         self._decoder = decoder
         self._ping = ping_interval
@@ -60,6 +68,7 @@ class Link:
         self._want_flush = False
         self._leftover = b""
         self._writer = None
+        self._writer_idle = True
         self._writer_wake = threading.Event()
         self._closed = False
         self._close_lock = threading.Lock()
@@ -77,6 +86,12 @@ class Link:
         self._peer_acked = 0
         self.worked = False
         self._reader = None
+        # the read role: the reader thread's, or a caller's that waits for a reply (await_reply)
+        self._rlock = threading.Lock()
+        self._rcond = threading.Condition()
+        self._waiting = 0
+        self._waited_until = 0.0
+        self._wake_r, self._wake_w = socket.socketpair()
 
     # ------------------------------------------------------------------ starting
 
@@ -149,7 +164,9 @@ class Link:
         self._leftover = b""
         while data:
             if blocking:
+                self._leftover = data  # until it is written: a failure leaves it for nobody, the link ends
                 self.sock.sendall(data)
+                self._leftover = b""
                 self.last_write = time.monotonic()
                 data = self._gather()
                 continue
@@ -162,6 +179,14 @@ class Link:
                 return
             data = b""
 
+    def kick(self):
+        """Has the writer thread write what is pending, so that a sender streaming data goes on without a
+        system call of its own (and without giving up the GIL for one): the writer writes what queued meanwhile
+        in one go."""
+        if self._writer_idle and not self._closed:
+            self._writer_idle = False
+            self._wake_writer()
+
     def _wake_writer(self):
         if self._writer is None:
             self._writer = threading.Thread(target=self._write_loop, name="gma-writer-%s" % self.peer_name,
@@ -169,19 +194,23 @@ class Link:
             self._writer.start()
         self._writer_wake.set()
 
+    def _pending_output(self):
+        q = self.queue
+        return bool(self._leftover or self._immediate or (q is not None and q.pending(self)))
+
     def _write_loop(self):
+        wake = self._writer_wake
         while not self._closed:
-            self._writer_wake.wait()
-            self._writer_wake.clear()
+            self._writer_idle = True
+            if not self._pending_output():  # checked after saying idle: a kick before it is seen here
+                wake.wait()
+            wake.clear()
+            self._writer_idle = False
             if self._closed:
                 return
             with self._wlock:
                 try:
                     if not self._closed:
-                        data, self._leftover = self._leftover, b""
-                        if data:
-                            self.sock.sendall(data)
-                            self.last_write = time.monotonic()
                         self._write_some(True)
                 except OSError as e:
                     self.fail(GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e)))
@@ -192,49 +221,124 @@ class Link:
     # ------------------------------------------------------------------ reading
 
     def _read_loop(self, pending):
-        error = None
+        """The reader thread: it reads whenever no caller waiting for a reply reads in its place."""
+        _READING.on = True
         try:
             for m in pending:
                 self._on_message(m)
-            decoder = self._decoder
-            on_message = self._on_message
-            recv = self.transport.recv
-            while not self._closed:
-                chunk = recv()
-                if not chunk:
-                    if not self._closed:
-                        error = GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe())
-                    break
-                decoder.feed_each(chunk, on_message)
-                self.last_read = time.monotonic()
-                if self._received - self._acked >= ACK_EVERY_MESSAGES or (
-                        self._received_bytes - self._acked_bytes >= ACK_EVERY_BYTES):
-                    self.send_ack()
-                if self.transport.tls and self.transport.has_output():
-                    self.flush()
-        except ProtocolError as e:
+        except Exception as e:
+            self._read_failed(e)
+            return
+        finally:
+            _READING.on = False
+        rlock, cond, sock, wake = self._rlock, self._rcond, self.sock, self._wake_r
+        while not self._closed:
+            if self._waiting or time.monotonic() - self._waited_until < 0.002:
+                # a caller reads (await_reply), or did a moment ago and is likely to again: let it, without
+                # being woken by each reply it reads (it reads whatever comes meanwhile, as this thread would)
+                with cond:
+                    cond.wait(0.002)
+                continue
+            try:
+                ready = select.select((sock, wake), (), (), 1.0)[0]
+            except (OSError, ValueError):
+                if not self._closed:
+                    self._read_failed(OSError("select failed"))
+                return
+            if wake in ready:
+                try:
+                    wake.recv(4096)
+                except OSError:
+                    pass
+            if sock in ready and rlock.acquire(False):
+                try:
+                    if not self.read_once():
+                        return
+                finally:
+                    rlock.release()
+
+    def read_once(self):
+        """Reads what the socket has (it is readable) and handles it, on this thread: whether the link goes on.
+        The caller holds the read role (``_rlock``)."""
+        _READING.on = True
+        try:
+            chunk = self.transport.recv()
+            if not chunk:
+                if not self._closed:
+                    self._close(GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe()), False)
+                return False
+            self._decoder.feed_each(chunk, self._on_message)
+            self.last_read = time.monotonic()
+            if self._received - self._acked >= ACK_EVERY_MESSAGES or (
+                    self._received_bytes - self._acked_bytes >= ACK_EVERY_BYTES):
+                self.send_ack()
+            if self.transport.tls and self.transport.has_output():
+                self.flush()
+            return not self._closed
+        except Exception as e:
+            self._read_failed(e)
+            return False
+        finally:
+            _READING.on = False
+
+    def await_reply(self, done, deadline):
+        """Reads this link on the calling thread until ``done`` (an Event) is set or ``deadline`` passes: a
+        caller that waits for a reply reads it itself rather than being handed it by the reader thread, which
+        saves two thread switches a round trip. Whatever else arrives meanwhile is handled here as the reader
+        thread would have (handlers included). Returns when done, at the deadline, or if the link closes."""
+        with self._rcond:
+            self._waiting += 1
+        try:
+            while not done.is_set() and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                if not self._rlock.acquire(timeout=min(left, 0.05)):
+                    continue
+                try:
+                    if done.is_set() or self._closed:
+                        return
+                    try:
+                        ready = select.select((self.sock,), (), (), min(left, 0.05))[0]
+                    except (OSError, ValueError):
+                        return
+                    if ready and not self.read_once():
+                        return
+                finally:
+                    self._rlock.release()
+        finally:
+            with self._rcond:
+                self._waiting -= 1
+                self._waited_until = time.monotonic()
+
+    def _read_failed(self, e):
+        if isinstance(e, ProtocolError):
             # the stream cannot be trusted: tell the peer why, then close (protocol.md section 1)
             if not self._closed:
                 self.listener.log_warning("%s: closing link to %s: %s" % (self.name, self.describe(), e))
                 self.send_immediate(_wire.pack(0, Command.ERROR, self.name, self.peer_name or "", e.error_text()))
                 self._close(e, linger=True)
-            return
-        except _Bye:
+        elif isinstance(e, _Bye):
             self._close(GmaError(ErrorCode.SHUTTING_DOWN, "%s said BYE" % self.peer_name), linger=False)
-            return
-        except OSError as e:
+        elif isinstance(e, OSError):
             if not self._closed:
-                error = GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e))
-        except Exception as e:  # a bug here must not leave the peer without its link's end
+                self._close(GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e)), False)
+        else:  # a bug here must not leave the peer without its link's end
             error = GmaError(ErrorCode.INTERNAL, "link to %s failed: %r" % (self.peer_name, e))
             self.listener.log_warning(error.sentence)
-        self._close(error, linger=False)
+            self._close(error, linger=False)
 
     def _on_message(self, m):
         c = m.command
         if self._closed:
             return
-        if c == Command.ACK:
+        if c < 0x10 or c >= 0x40:  # what the listener takes, counted: the common case first
+            self.listener.receive(self, m)
+            self._received += 1
+            self._received_bytes += 20 + len(m.data)
+            if self._unacked_since is None:
+                self._unacked_since = time.monotonic()
+        elif c == Command.ACK:
             count = _ACK_DATA.unpack(m.data)[0]
             delta = count - self._peer_acked
             if delta > 0:
@@ -251,14 +355,8 @@ class Link:
             self.send_ack()
             self.listener.said_bye(self)
             raise _Bye()
-        elif c == Command.HELLO or c == Command.WELCOME:
+        else:  # HELLO, WELCOME
             raise ProtocolError(ErrorCode.MALFORMED, Command.name(c) + " after the handshake")
-        else:
-            self.listener.receive(self, m)
-            self._received += 1
-            self._received_bytes += 20 + len(m.data)
-            if self._unacked_since is None:
-                self._unacked_since = time.monotonic()
 
     # ------------------------------------------------------------------ acknowledging, keepalive
 
@@ -320,6 +418,13 @@ class Link:
             pass
         self.sock.close()
         self._writer_wake.set()
+        for s in (self._wake_w, self._wake_r):
+            try:
+                s.close()
+            except OSError:
+                pass
+        with self._rcond:
+            self._rcond.notify_all()
         self.listener.link_closed(self, error)
 
     def _drain(self):

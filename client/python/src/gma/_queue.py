@@ -60,25 +60,30 @@ class Sent:
     def add_done_callback(self, fn):
         """Calls ``fn(error_or_None)`` once it is acknowledged (None) or failed (the GmaError)."""
         with _EVENTS:
-            if self._error is None:
-                if self._callbacks is None:
-                    self._callbacks = []
-                self._callbacks.append(fn)
-                return
-        fn(None if self._error is _OK else self._error)
+            if self._callbacks is None:
+                self._callbacks = []
+            self._callbacks.append(fn)
+        if self._error is not None:
+            self._run_callbacks()
 
     def _complete(self, error=None):
-        with _EVENTS:
-            if self._error is not None:
-                return
-            self._error = _OK if error is None else error
-            ev, cbs = self._event, self._callbacks
-            self._callbacks = None
+        # no lock on the common path (nobody waits, no callback): an ACK completes many at once
+        if self._error is not None:
+            return
+        self._error = _OK if error is None else error
+        ev = self._event
         if ev is not None:
             ev.set()
+        if self._callbacks is not None:
+            self._run_callbacks()
+
+    def _run_callbacks(self):
+        with _EVENTS:
+            cbs, self._callbacks = self._callbacks, None
         if cbs:
+            err = None if self._error is _OK else self._error
             for fn in cbs:
-                fn(error)
+                fn(err)
 
     def __repr__(self):
         return "Sent #%d" % self.sequence
