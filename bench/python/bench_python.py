@@ -54,16 +54,38 @@ def rtt_stats(times):
     return {"p50": percentile(s, .5) * 1e6, "p99": percentile(s, .99) * 1e6, "mean": sum(s) / len(s) * 1e6}
 
 
-def gma_round_trip(c, target, size, n, warm):
+def round_trips(c, address, target, size, n, warm, block=200):
+    """GMA's and the raw socket's round trips, interleaved in blocks of ``block`` so that both see the same
+    moments of the machine's load: (GMA's times, raw's times)."""
     data = bytes(size)
-    for _ in range(warm):
-        c.request(target, data)
-    times = []
-    for _ in range(n):
+    r = RawGma(address, _raw_name("rtt"), target)
+    seq = [0]
+
+    def raw_once():
+        seq[0] += 1
+        t = time.perf_counter()
+        r.s.sendall(r.frame(Command.REQUEST, seq[0], data, 1))
+        cmd, got, _ = r.read()
+        took = time.perf_counter() - t
+        assert cmd == Command.REPLY and got == seq[0]
+        return took
+
+    def gma_once():
         t = time.perf_counter()
         c.request(target, data)
-        times.append(time.perf_counter() - t)
-    return rtt_stats(times)
+        return time.perf_counter() - t
+
+    for _ in range(warm):
+        raw_once()
+        gma_once()
+    g, w = [], []
+    while len(g) < n:
+        for _ in range(block):
+            w.append(raw_once())
+        for _ in range(block):
+            g.append(gma_once())
+    r.close()
+    return rtt_stats(g), rtt_stats(w)
 
 
 def gma_stream(registry, target, size, n):
@@ -266,11 +288,7 @@ def main():
             info = c._core._registry.lookup(target)
             address = (info["host"], int(info["port"]))
             for size in sizes:
-                # the same run, interleaved: raw, GMA, raw again (the machine's noise is shared)
-                r1 = raw_round_trip(address, target, size, n_rtt, warm)
-                g = gma_round_trip(c, target, size, n_rtt, warm)
-                r2 = raw_round_trip(address, target, size, n_rtt, warm)
-                raw = r1 if r1["p50"] < r2["p50"] else r2
+                g, raw = round_trips(c, address, target, size, n_rtt, warm)
                 s_raw = max(raw_stream(address, target, size, n_stream), raw_stream(address, target, size, n_stream))
                 s_gma = max(gma_stream(registry, target, size, n_stream), gma_stream(registry, target, size,
                                                                                        n_stream))

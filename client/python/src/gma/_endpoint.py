@@ -20,6 +20,7 @@ import random
 import socket
 import threading
 import time
+from _thread import allocate_lock as _allocate_lock
 
 from . import _link, _wire
 from ._errors import ErrorCode, GmaError, parse_error_text
@@ -27,6 +28,8 @@ from ._queue import BLOCK, DROP_OLDEST, FAIL, SendQueue, Sent
 from ._queue import failed as _failed_sent
 from ._registry import RegistryClient, RegistryError
 from ._wire import Command
+
+_HEADER_PACK = _wire._HEADER.pack
 
 LOG = logging.getLogger("gma")
 REMEMBERED = 65536
@@ -152,16 +155,34 @@ class _Peer:
 
 
 class _Awaited:
-    __slots__ = ("to", "deadline", "timeout", "event", "reply", "error", "sequence")
+    """A request awaiting its answer; also what its send queue tells of the REQUEST's fate (``_complete``), so
+    that a REQUEST that fails on its way (a refused link, a closing endpoint) fails the request at once."""
 
-    def __init__(self, to, timeout, sequence):
+    __slots__ = ("core", "to", "deadline", "timeout", "latch", "done", "reply", "error", "sequence")
+
+    def __init__(self, core, to, timeout, sequence):
+        self.core = core
         self.to = to
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.sequence = sequence
-        self.event = threading.Event()
+        self.latch = _allocate_lock()
+        self.latch.acquire()  # released when answered: a waiter blocks on it
+        self.done = False
         self.reply = None
         self.error = None
+
+    def finish(self, reply=None, error=None):
+        """Answers the request once; false when it was answered already."""
+        if self.done:
+            return False
+        self.reply, self.error, self.done = reply, error, True
+        self.latch.release()
+        return True
+
+    def _complete(self, error=None):
+        if error is not None:
+            self.core._fail_request(self.sequence, error)
 
 
 class Counters:
@@ -303,8 +324,16 @@ class EndpointCore:
     def _pack(self, peer, seq, command, to, data, flags=None):
         tb = peer.to_bytes.get(to)
         if tb is None:
-            tb = peer.to_bytes[to] = _wire.encode_name("to", to)
-        return _wire.pack(seq, command, self._name_bytes, tb, data, flags)
+            tb = _wire.encode_name("to", to)
+            _wire.pack(seq, command, self._name_bytes, tb, data, flags)  # the full checks, once per name
+            peer.to_bytes[to] = tb
+        if command == Command.ACK or command == Command.HELLO:
+            return _wire.pack(seq, command, self._name_bytes, tb, data, flags)
+        # both names are non-empty and checked, the command known: what the checks would pass
+        fb = self._name_bytes
+        if flags is None:
+            flags = 1 if command == Command.REQUEST else 0
+        return _HEADER_PACK(b"GM", 1, command, flags, len(fb), len(tb), 0, seq, len(data)) + fb + tb + data
 
     def _policy(self):
         """BLOCK on a link's reader thread would stop the very reads whose ACKs make room: FAIL there."""
@@ -352,19 +381,23 @@ class EndpointCore:
         if _link.reading():
             raise RuntimeError("request() waits for a reply that this very thread would read: call it from"
                                " another thread than a message handler's")
+        peer = self._peer(to)
         seq = next(self._seq)
-        aw = _Awaited(to, timeout, seq)
+        aw = _Awaited(self, to, timeout, seq)
         self._requests[seq] = aw
         try:
-            sent = self.send(to, command, data, sequence=seq)
+            peer.queue.offer_data(self._pack(peer, seq, command, to, data), aw, self._policy(), self.block_timeout)
         except BaseException:
             self._requests.pop(seq, None)
             raise
-        sent.add_done_callback(lambda err: err is not None and self._fail_request(seq, err))
-        link = self._peer(to).queue.carrier
-        if link is not None:
-            link.await_reply(aw.event, aw.deadline)
-        if not aw.event.wait(max(0.0, aw.deadline - time.monotonic()) + 1.0):
+        self.counters.sent += 1
+        link = peer.queue.carrier
+        if link is None:
+            self._connect(peer)
+        else:
+            link.flush()
+            link.await_reply(aw, aw.deadline)
+        if not aw.done and not aw.latch.acquire(timeout=max(0.0, aw.deadline - time.monotonic()) + 1.0):
             self._fail_request(seq, self._timeout_error(aw, timeout))
         if aw.error is not None:
             raise aw.error
@@ -378,8 +411,7 @@ class EndpointCore:
     def _fail_request(self, seq, error):
         aw = self._requests.pop(seq, None)
         if aw is not None:
-            aw.error = error
-            aw.event.set()
+            aw.finish(error=error)
 
     # ------------------------------------------------------------------ subscribers
 
@@ -688,11 +720,10 @@ class EndpointCore:
         if self._requests.pop(m.sequence, None) is None:
             return
         if m.command == Command.REPLY:
-            aw.reply = m.data
+            aw.finish(reply=m.data)
         else:
             text = m.text()
-            aw.error = GmaError(parse_error_text(text)[0], "%s answered ERROR %s" % (m.sender, text))
-        aw.event.set()
+            aw.finish(error=GmaError(parse_error_text(text)[0], "%s answered ERROR %s" % (m.sender, text)))
 
     def _error(self, to, seq, code, sentence):
         try:

@@ -52,6 +52,7 @@ class Link:
     def __init__(self, transport, outbound, name, peer_name, listener, decoder, ping_interval, identity=None):
         self.transport = transport
         self.sock = transport.sock
+        self.tls = transport.tls
         self.outbound = outbound
         self.name = name
         self.peer_name = peer_name
@@ -90,8 +91,11 @@ class Link:
         self._rlock = threading.Lock()
         self._rcond = threading.Condition()
         self._waiting = 0
+        self._wait_lock = threading.Lock()
         self._waited_until = 0.0
         self._wake_r, self._wake_w = socket.socketpair()
+        self._poll = select.poll()
+        self._poll.register(self.sock, select.POLLIN)
 
     # ------------------------------------------------------------------ starting
 
@@ -146,16 +150,19 @@ class Link:
                 return
 
     def _gather(self):
-        parts = []
         if self._immediate:
             with self._imm_lock:
                 parts, self._immediate = self._immediate, []
-        q = self.queue
-        if q is not None:
-            parts.extend(q.take(self))
+            q = self.queue
+            if q is not None:
+                parts.extend(q.take(self))
+        else:
+            q = self.queue
+            parts = q.take(self) if q is not None else ()
         if not parts:
-            return self.transport.output() if self.transport.tls else b""
-        return self.transport.encode(b"".join(parts) if len(parts) > 1 else parts[0])
+            return self.transport.output() if self.tls else b""
+        data = b"".join(parts) if len(parts) > 1 else parts[0]
+        return self.transport.encode(data) if self.tls else data
 
     def _write_some(self, blocking):
         """Under the write lock: writes the leftover and what is pending. Not blocking: what the socket does
@@ -282,24 +289,24 @@ class Link:
             _READING.on = False
 
     def await_reply(self, done, deadline):
-        """Reads this link on the calling thread until ``done`` (an Event) is set or ``deadline`` passes: a
+        """Reads this link on the calling thread until ``done.done`` is true or ``deadline`` passes: a
         caller that waits for a reply reads it itself rather than being handed it by the reader thread, which
         saves two thread switches a round trip. Whatever else arrives meanwhile is handled here as the reader
         thread would have (handlers included). Returns when done, at the deadline, or if the link closes."""
-        with self._rcond:
+        with self._wait_lock:
             self._waiting += 1
         try:
-            while not done.is_set() and not self._closed:
+            while not done.done and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
                 if not self._rlock.acquire(timeout=min(left, 0.05)):
                     continue
                 try:
-                    if done.is_set() or self._closed:
+                    if done.done or self._closed:
                         return
                     try:
-                        ready = select.select((self.sock,), (), (), min(left, 0.05))[0]
+                        ready = self._poll.poll(min(left, 0.05) * 1000)
                     except (OSError, ValueError):
                         return
                     if ready and not self.read_once():
@@ -307,7 +314,7 @@ class Link:
                 finally:
                     self._rlock.release()
         finally:
-            with self._rcond:
+            with self._wait_lock:
                 self._waiting -= 1
                 self._waited_until = time.monotonic()
 

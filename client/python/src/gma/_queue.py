@@ -111,7 +111,9 @@ class SendQueue:
         self.peer = peer
         self.max_bytes = max_bytes
         self.max_messages = max_messages
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)  # for BLOCK: waits for room
+        self._blocked = 0
         self._resend = collections.deque()
         self._control = collections.deque()
         self._data = collections.deque()
@@ -136,7 +138,7 @@ class SendQueue:
                            % (size, self.max_bytes))
         dropped = []
         queued = True
-        with self._cond:
+        with self._lock:
             self._check_open()
             if not self._fits(size):
                 if policy == FAIL:
@@ -160,7 +162,11 @@ class SendQueue:
                             raise GmaError(ErrorCode.QUEUE_FULL, "the send queue for %s stayed full for %s s"
                                            " (maxQueuedBytes %d, maxQueuedMessages %d)"
                                            % (self.peer, block_seconds, self.max_bytes, self.max_messages))
-                        self._cond.wait(left)
+                        self._blocked += 1
+                        try:
+                            self._cond.wait(left)
+                        finally:
+                            self._blocked -= 1
                         self._check_open()
             if queued:
                 self._data.append((packed, sent, True))
@@ -175,7 +181,7 @@ class SendQueue:
 
     def offer_control(self, packed):
         """Queues a control message: never bounded."""
-        with self._cond:
+        with self._lock:
             self._check_open()
             self._control.append((packed, None, False))
 
@@ -196,26 +202,26 @@ class SendQueue:
     def take(self, link):
         """What ``link`` writes next, if it carries this queue: resend, control, then data, as a list of
         byte strings; they move to inflight in that order."""
-        with self._cond:
+        with self._lock:
             if link is not self.carrier or self._closed is not None:
                 return []
             out = []
             inflight = self._inflight
             for lane in (self._resend, self._control, self._data):
-                while lane:
-                    item = lane.popleft()
-                    inflight.append(item)
-                    out.append(item[0])
+                if lane:
+                    inflight.extend(lane)
+                    out.extend([item[0] for item in lane])
+                    lane.clear()
             return out
 
     def pending(self, link):
-        with self._cond:
+        with self._lock:
             return link is self.carrier and bool(self._resend or self._control or self._data)
 
     def acknowledge(self, link, delta):
         """The carrier's peer acknowledged ``delta`` more messages."""
         done = []
-        with self._cond:
+        with self._lock:
             if link is not self.carrier:
                 return
             inflight = self._inflight
@@ -227,20 +233,21 @@ class SendQueue:
                     self._count -= 1
                 if sent is not None:
                     done.append(sent)
-            self._cond.notify_all()
+            if self._blocked:
+                self._cond.notify_all()
         for s in done:
             s._complete()
 
     def attach(self, link):
         """``link`` carries the queue from now on, unless another does."""
-        with self._cond:
+        with self._lock:
             if self.carrier is None:
                 self.carrier = link
             return self.carrier is link
 
     def detach(self, link):
         """``link`` closed: what it wrote and was not acknowledged goes out first on the next link."""
-        with self._cond:
+        with self._lock:
             if self.carrier is not link:
                 return False
             self.carrier = None
@@ -251,16 +258,16 @@ class SendQueue:
             return True
 
     def is_empty(self):
-        with self._cond:
+        with self._lock:
             return not (self._resend or self._control or self._data or self._inflight)
 
     def size(self):
-        with self._cond:
+        with self._lock:
             return self._count, self._bytes
 
     def close(self, error):
         """Fails everything queued with ``error``; later offers raise it."""
-        with self._cond:
+        with self._lock:
             if self._closed is None:
                 self._closed = error
             items = []
@@ -275,5 +282,5 @@ class SendQueue:
 
     def reopen(self):
         """A closed queue takes messages again (a refused peer: a later send tries again)."""
-        with self._cond:
+        with self._lock:
             self._closed = None
