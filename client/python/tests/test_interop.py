@@ -141,3 +141,28 @@ def test_python_pong_command_answers_java_ping(world):
                                  "-c", "1", "-W", "1")
     assert status == 1
     assert "1 transmitted, 0 received, 100% loss" in out, out
+
+
+def test_java_sub_receives_the_python_agent(world):
+    from gma.agent import Agent
+    with Agent(world.registry, "east", host="pyhost", interval=0.2) as agent:
+        status, out = run_gma(["sub", agent.name, "--registry", world.registry, "--domain", "east",
+                               "--duration", "4"])
+        assert status == 0, out
+        lines = [l for l in out.splitlines() if l.startswith("host=pyhost metric=")]
+        assert any(" metric=load1 " in l for l in lines), out
+        assert any(" metric=memory.used " in l and " unit=% " in l for l in lines), out
+        rows = agent.producer.query("SELECT key, value FROM attributes WHERE name = '%s' ORDER BY key"
+                                    % agent.name).rows
+        assert rows == [["host", "pyhost"], ["role", "agent"]]
+
+
+def test_agent_samples_this_machine():
+    from gma.agent import HostMetrics
+    h = HostMetrics()
+    h.sample()
+    import time
+    time.sleep(0.05)
+    got = {m: (v, u) for m, v, u in h.sample()}
+    assert "cpu" in got and 0 <= got["cpu"][0] <= 100 and got["cpu"][1] == "%"
+    assert "net.in" in got and got["net.in"][1] == "B/s"
