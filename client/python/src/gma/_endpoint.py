@@ -665,6 +665,16 @@ class EndpointCore:
             self.add_subscriber(m.sender, m.text())
         elif c == Command.UNSUBSCRIBE:
             self.remove_subscriber(m.sender)
+        elif Command.TABLE_ROW <= c <= Command.TABLE_LATEST:
+            # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's: this
+            # client does not serve them yet, and says so to a query rather than leave it to time out
+            if c in (Command.TABLE_QUERY, Command.TABLE_LATEST):
+                self._error(m.sender, m.sequence, ErrorCode.INTERNAL, "%s is a Python endpoint, which does not"
+                            " serve monitoring tables (docs/python.md)" % self.name)
+            else:
+                LOG.info("%s: ignored %s from %s: monitoring tables are not served here", self.name,
+                         Command.name(c), m.sender)
+            return
         else:
             self._deliver(m)
             return
