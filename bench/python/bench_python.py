@@ -88,24 +88,17 @@ def round_trips(c, address, target, size, n, warm, block=200):
     return rtt_stats(g), rtt_stats(w)
 
 
-def gma_stream(registry, target, size, n):
-    done = threading.Event()
-    count = [0]
+STREAM_COMMAND = 0x44  # an application command: the pong takes it (counts and acknowledges it), echoes nothing
 
-    def on_message(m):
-        count[0] += 1
-        if count[0] == n:
-            done.set()
 
-    with gma.Consumer(registry=registry, domain="bench", label="stream", on_message=on_message) as c:
-        data = bytes(size)
-        c.request(target, data)  # the link is up
-        t = time.perf_counter()
-        for _ in range(n):
-            c.send(target, data)
-        if not done.wait(120):
-            raise RuntimeError("only %d of %d echoes" % (count[0], n))
-        return n / (time.perf_counter() - t)
+def gma_stream(c, target, size, n):
+    """Messages/s from the first send until the pong acknowledged the last (one way: Python to Java)."""
+    data = bytes(size)
+    t = time.perf_counter()
+    for _ in range(n - 1):
+        c.send(target, data, command=STREAM_COMMAND)
+    c.send(target, data, command=STREAM_COMMAND).acknowledged(120)
+    return n / (time.perf_counter() - t)
 
 
 class RawGma:
@@ -186,6 +179,8 @@ def raw_round_trip(address, target, size, n, warm):
 
 
 def raw_stream(address, target, size, n):
+    """As gma_stream, by hand: a writer thread sends the frames, this thread reads the pong's ACKs until one
+    covers the last."""
     r = RawGma(address, _raw_name("stream"), target)
     data = bytes(size)
     r.s.sendall(r.frame(Command.REQUEST, 1, data, 1))
@@ -193,15 +188,27 @@ def raw_stream(address, target, size, n):
 
     def writer():
         for seq in range(2, n + 2):
-            f = r.frame(Command.DATA, seq, data)
+            f = r.frame(STREAM_COMMAND, seq, data)
             with r.lock:
                 r.s.sendall(f)
 
     t = time.perf_counter()
     w = threading.Thread(target=writer)
     w.start()
-    for _ in range(n):
-        r.read()
+    acked = 0
+    while acked < n + 1:  # the request, then the n messages
+        while len(r.buf) < 28:
+            chunk = r.s.recv(262144)
+            if not chunk:
+                raise EOFError()
+            r.buf += chunk
+        _, _, cmd, _, f, tl, _, _, d = r.HEADER.unpack_from(r.buf)
+        total = 20 + f + tl + d
+        while len(r.buf) < total:
+            r.buf += r.s.recv(262144)
+        if cmd == Command.ACK:
+            acked = struct.unpack_from(">Q", r.buf, 20 + f + tl)[0]
+        del r.buf[:total]
     rate = n / (time.perf_counter() - t)
     w.join()
     r.close()
@@ -290,8 +297,7 @@ def main():
             for size in sizes:
                 g, raw = round_trips(c, address, target, size, n_rtt, warm)
                 s_raw = max(raw_stream(address, target, size, n_stream), raw_stream(address, target, size, n_stream))
-                s_gma = max(gma_stream(registry, target, size, n_stream), gma_stream(registry, target, size,
-                                                                                       n_stream))
+                s_gma = max(gma_stream(c, target, size, n_stream), gma_stream(c, target, size, n_stream))
                 results[size] = (g, raw, s_gma, s_raw)
                 print("size %d: rtt gma %s raw %s; stream gma %.0f raw %.0f msgs/s" % (size, g, raw, s_gma, s_raw),
                       flush=True)
@@ -352,10 +358,12 @@ def render(results, nats, args, n_rtt, n_stream):
              " warm-up, %d messages streamed (each the better of two runs)."
              % (" --quick" if args.quick else "", platform.python_version(), platform.platform(), os.cpu_count(),
                 load, n_rtt, n_stream), "",
-             "- GMA: `gma.Consumer.request` to the Java pong; streaming: `send` of DATA, the pong's DATA echoes"
-             " counted back (so each message crosses twice).",
-             "- raw socket: the same GMA frames by hand (struct, `sendall`, one read loop that ACKs every 64), to"
-             " the same pong, in the same run.",
+             "- GMA: `gma.Consumer.request` to the Java pong; streaming: `send` of an application command"
+             " (0x44, which the pong takes and does not answer), timed from the first send until the pong's ACK"
+             " of the last.",
+             "- raw socket: the same GMA frames by hand (struct, `sendall` of each; a read loop that ACKs every"
+             " 64), to the same pong, interleaved with GMA's in blocks of 200 round trips; streaming from a writer"
+             " thread, timed until the pong's ACK covers the last.",
              "- nats-py: `request` and `publish` through nats-server, a nats-py responder in another process"
              " (no Java there).", "",
              "| bytes | round trip p50 / p99 (us): GMA | raw socket | GMA / raw (goal <= 1.5) | nats-py |"

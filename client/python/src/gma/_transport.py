@@ -15,6 +15,8 @@ import time
 from ._errors import ErrorCode, GmaError
 
 READ_BYTES = 256 * 1024
+#: One read into a buffer of the link's own: no allocation of READ_BYTES a read (past malloc's mmap threshold,
+#: CPython's recv(n) maps and unmaps n bytes each call).
 _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 
 
@@ -25,10 +27,17 @@ class Plain:
 
     def __init__(self, sock):
         self.sock = sock
+        self._buffer = None
+        self._view = None
 
     def recv(self):
-        """Bytes read (b'' at the end of the stream)."""
-        return self.sock.recv(READ_BYTES)
+        """What was read, as a memoryview of the link's buffer valid until the next read (b'' at the end of
+        the stream). One thread reads at a time (the link's read role)."""
+        if self._buffer is None:
+            self._buffer = bytearray(READ_BYTES)
+            self._view = memoryview(self._buffer)
+        n = self.sock.recv_into(self._buffer)
+        return self._view[:n] if n else b""
 
     def encode(self, plaintext):
         return plaintext
