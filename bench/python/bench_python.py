@@ -113,6 +113,7 @@ class RawGma:
         self.name = name.encode()
         self.pong = pong.encode()
         self.buf = bytearray()
+        self.chunk = bytearray(262144)  # read into, as the GMA client does: no allocation a read
         self.received = 0
         self.lock = threading.Lock()
         self.s.sendall(_wire.pack(0, Command.HELLO, name, "", b""))
@@ -140,10 +141,10 @@ class RawGma:
                         with self.lock:  # the writer thread writes too: whole frames only
                             self.s.sendall(self.frame(Command.ACK, 0, struct.pack(">Q", self.received)))
                 return cmd, seq, d
-            chunk = self.s.recv(262144)
-            if not chunk:
+            n = self.s.recv_into(self.chunk)
+            if not n:
                 raise EOFError()
-            self.buf += chunk
+            self.buf += memoryview(self.chunk)[:n]
 
     def close(self):
         try:
@@ -198,14 +199,15 @@ def raw_stream(address, target, size, n):
     acked = 0
     while acked < n + 1:  # the request, then the n messages
         while len(r.buf) < 28:
-            chunk = r.s.recv(262144)
-            if not chunk:
+            k = r.s.recv_into(r.chunk)
+            if not k:
                 raise EOFError()
-            r.buf += chunk
+            r.buf += memoryview(r.chunk)[:k]
         _, _, cmd, _, f, tl, _, _, d = r.HEADER.unpack_from(r.buf)
         total = 20 + f + tl + d
         while len(r.buf) < total:
-            r.buf += r.s.recv(262144)
+            k = r.s.recv_into(r.chunk)
+            r.buf += memoryview(r.chunk)[:k]
         if cmd == Command.ACK:
             acked = struct.unpack_from(">Q", r.buf, 20 + f + tl)[0]
         del r.buf[:total]

@@ -24,7 +24,7 @@ import time
 
 from . import _wire
 from ._errors import ErrorCode, GmaError, ProtocolError, parse_error_text
-from ._transport import Plain, PlaintextPeer, Tls, send_nowait
+from ._transport import _DONTWAIT, Plain, PlaintextPeer, Tls
 from ._wire import Command
 
 HANDSHAKE_SECONDS = 5.0
@@ -177,7 +177,10 @@ class Link:
                 self.last_write = time.monotonic()
                 data = self._gather()
                 continue
-            n = send_nowait(self.sock, data)
+            try:
+                n = self.sock.send(data, _DONTWAIT) if _DONTWAIT else 0
+            except (BlockingIOError, InterruptedError):
+                n = 0
             if n:
                 self.last_write = time.monotonic()
             if n < len(data):

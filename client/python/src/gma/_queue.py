@@ -205,9 +205,19 @@ class SendQueue:
         with self._lock:
             if link is not self.carrier or self._closed is not None:
                 return []
-            out = []
             inflight = self._inflight
-            for lane in (self._resend, self._control, self._data):
+            data = self._data
+            if not self._resend and not self._control:  # the common case: data alone
+                if len(data) == 1:
+                    item = data.popleft()
+                    inflight.append(item)
+                    return [item[0]]
+                inflight.extend(data)
+                out = [item[0] for item in data]
+                data.clear()
+                return out
+            out = []
+            for lane in (self._resend, self._control, data):
                 if lane:
                     inflight.extend(lane)
                     out.extend([item[0] for item in lane])

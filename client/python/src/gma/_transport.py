@@ -142,13 +142,3 @@ class Tls(Plain):
 
 class PlaintextPeer(Exception):
     """Plaintext GMA arrived where a TLS record was due."""
-
-
-def send_nowait(sock, data):
-    """Writes what the socket takes now without waiting: how many bytes (0 when it would block)."""
-    if not _DONTWAIT:
-        return 0
-    try:
-        return sock.send(data, _DONTWAIT)
-    except (BlockingIOError, InterruptedError):
-        return 0
