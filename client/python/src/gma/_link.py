@@ -267,12 +267,13 @@ class Link:
                 finally:
                     rlock.release()
 
-    def read_once(self):
-        """Reads what the socket has (it is readable) and handles it, on this thread: whether the link goes on.
-        The caller holds the read role (``_rlock``)."""
+    def read_once(self, chunk=None):
+        """Reads what the socket has (it is readable; or handles ``chunk``, read already) on this thread:
+        whether the link goes on. The caller holds the read role (``_rlock``)."""
         _READING.on = True
         try:
-            chunk = self.transport.recv()
+            if chunk is None:
+                chunk = self.transport.recv()
             if not chunk:
                 if not self._closed:
                     self._close(GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe()), False)
@@ -298,6 +299,7 @@ class Link:
         thread would have (handlers included). Returns when done, at the deadline, or if the link closes."""
         with self._wait_lock:
             self._waiting += 1
+        nowait = None if self.tls else self.transport.recv_nowait
         try:
             while not done.done and not self._closed:
                 left = deadline - time.monotonic()
@@ -308,6 +310,18 @@ class Link:
                 try:
                     if done.done or self._closed:
                         return
+                    if nowait is not None:
+                        # the answer is often there already, after the work since the request was written:
+                        # one system call instead of poll and recv
+                        try:
+                            chunk = nowait()
+                        except OSError:
+                            chunk = b""
+                        nowait = None  # once: after that, poll says when
+                        if chunk is not None:
+                            if not self.read_once(chunk):
+                                return
+                            continue
                     try:
                         ready = self._poll.poll(min(left, 0.05) * 1000)
                     except (OSError, ValueError):

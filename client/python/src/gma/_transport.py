@@ -39,6 +39,17 @@ class Plain:
         n = self.sock.recv_into(self._buffer)
         return self._view[:n] if n else b""
 
+    def recv_nowait(self):
+        """As :meth:`recv` without waiting: None when nothing is there yet (a plaintext socket only)."""
+        if self._buffer is None:
+            self._buffer = bytearray(READ_BYTES)
+            self._view = memoryview(self._buffer)
+        try:
+            n = self.sock.recv_into(self._buffer, 0, _DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return None
+        return self._view[:n] if n else b""
+
     def encode(self, plaintext):
         return plaintext
 
