@@ -30,6 +30,9 @@ from ._registry import RegistryClient, RegistryError
 from ._wire import Command
 
 _HEADER_PACK = _wire._HEADER.pack
+#: A sender that finds this much unwritten writes it itself, rather than wait for the writer thread to get
+#: the GIL (which a busy sender holds for up to the interpreter's switch interval, 5 ms).
+_WRITE_HERE_BYTES = 64 * 1024
 
 LOG = logging.getLogger("gma")
 REMEMBERED = 65536
@@ -347,12 +350,12 @@ class EndpointCore:
         seq = next(self._seq) if sequence is None else sequence
         packed = self._pack(peer, seq, command, to, bytes(data))
         sent = Sent(seq)
-        peer.queue.offer_data(packed, sent, self._policy(), self.block_timeout)
+        unsent = peer.queue.offer_data(packed, sent, self._policy(), self.block_timeout)
         self.counters.sent += 1
         link = peer.queue.carrier
         if link is None:
             self._connect(peer)
-        elif sequence is None:
+        elif sequence is None and unsent < _WRITE_HERE_BYTES:
             link.kick()  # streaming: the link's writer thread writes in batches
         else:
             link.flush()  # a request: written now, on this thread

@@ -119,6 +119,7 @@ class SendQueue:
         self._data = collections.deque()
         self._inflight = collections.deque()
         self._bytes = 0  # data queued and not acknowledged
+        self._unsent = 0  # data queued and not taken by a link
         self._count = 0
         self._closed = None
         self.carrier = None
@@ -131,13 +132,15 @@ class SendQueue:
         """Queues a data message under the policy: True when queued. Raises GmaError QUEUE_FULL (FAIL, or
         BLOCK after ``block_seconds``), or the reason the queue was closed. Under DROP_OLDEST it drops the
         oldest unsent data to make room, or this message when everything queued is in flight already (False:
-        ``sent`` failed with QUEUE_FULL), as Java's SendQueue does."""
+        ``sent`` failed with QUEUE_FULL), as Java's SendQueue does. Returns the data bytes queued and not
+        taken by a link yet, this message's included; -1 when it was dropped."""
         size = len(packed)
         if size > self.max_bytes:
             raise GmaError(ErrorCode.QUEUE_FULL, "message of %d bytes exceeds maxQueuedBytes %d"
                            % (size, self.max_bytes))
         dropped = []
         queued = True
+        unsent = 0
         with self._lock:
             self._check_open()
             if not self._fits(size):
@@ -172,12 +175,14 @@ class SendQueue:
                 self._data.append((packed, sent, True))
                 self._bytes += size
                 self._count += 1
+                self._unsent += size
+                unsent = self._unsent
         if dropped:
             err = GmaError(ErrorCode.QUEUE_FULL, "dropped under DROP_OLDEST: the send queue for %s was full"
                            % self.peer)
             for s in dropped:
                 s._complete(err)
-        return queued
+        return unsent if queued else -1
 
     def offer_control(self, packed):
         """Queues a control message: never bounded."""
@@ -207,6 +212,7 @@ class SendQueue:
                 return []
             inflight = self._inflight
             data = self._data
+            self._unsent = 0
             if not self._resend and not self._control:  # the common case: data alone
                 if len(data) == 1:
                     item = data.popleft()
