@@ -236,7 +236,7 @@ def test_table_query_is_answered_with_an_error_not_left_to_time_out(sink):
     peer.send(0x41, PEER, sink.name, 11, b"\x01SELECT * FROM host_cpu", flags=1)
     m = peer.next()
     assert m.sequence == 11
-    assert _error(m) == "INTERNAL %s is a Python endpoint, which does not serve monitoring tables" \
+    assert _error(m) == "INTERNAL %s is a Python endpoint, which does not publish monitoring tables" \
                         " (docs/python.md)" % sink.name
     peer.send(0x44, PEER, sink.name, 12, b"app")
     assert sink.got.get(timeout=5).command == 0x44

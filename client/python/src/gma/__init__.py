@@ -23,10 +23,11 @@ from ._endpoint import EndpointCore, Incoming
 from ._errors import ErrorCode, GmaError, ProtocolError
 from ._queue import BLOCK, DROP_OLDEST, FAIL, Sent
 from ._registry import QueryResult
+from ._tables import ContinuousQuery, TableRow
 from ._wire import Command, Message
 
 __all__ = ["Producer", "Consumer", "GmaError", "ProtocolError", "ErrorCode", "Command", "Message", "Incoming",
-           "Sent", "QueryResult", "BLOCK", "FAIL", "DROP_OLDEST", "Security"]
+           "Sent", "QueryResult", "ContinuousQuery", "TableRow", "BLOCK", "FAIL", "DROP_OLDEST", "Security"]
 __version__ = "0.1.0"
 
 
@@ -144,6 +145,24 @@ class Consumer(_Endpoint):
     def unsubscribe(self, producer):
         """Ends a subscription (UNSUBSCRIBE, a control message: it never waits behind data)."""
         self._core.send_control(producer, Command.UNSUBSCRIBE, self._core.next_sequence(), b"")
+
+    def continuous(self, sql, handler):
+        """Starts a continuous query over a monitoring table (docs/tables.md, "Queries"): from now on each row
+        a producer of the table inserts that the WHERE accepts arrives at ``handler`` as a :class:`TableRow`
+        (producer, inserted_micros, row: a dict of the selected columns), on a link's reader thread. It asks
+        every producer that publishes the table (waiting for their answers), and every 5 s those that came.
+
+        Returns a :class:`ContinuousQuery` (``close()``, or a context manager). Raises GmaError NO_ROUTE when
+        no table is declared by that name, MALFORMED for a query refused here (a column the table does not
+        have) or by a producer (its sentence)."""
+        return self._core.tables.continuous(sql, handler)
+
+    def latest(self, sql):
+        """Runs a latest query: each producer of the table answers its latest row per primary key within its
+        latest retention, and the newest of each key among them is kept. A list of :class:`TableRow`, in no
+        order; producers that do not answer within ``request_timeout`` are skipped. Raises as
+        :meth:`continuous`, and TOO_LARGE when a producer's matching rows exceed its answer limit."""
+        return self._core.tables.latest(sql)
 
 
 def __getattr__(name):

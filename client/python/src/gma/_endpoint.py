@@ -22,7 +22,7 @@ import threading
 import time
 from _thread import allocate_lock as _allocate_lock
 
-from . import _link, _wire
+from . import _link, _tables, _wire
 from ._errors import ErrorCode, GmaError, parse_error_text
 from ._queue import BLOCK, DROP_OLDEST, FAIL, SendQueue, Sent
 from ._queue import failed as _failed_sent
@@ -245,6 +245,7 @@ class EndpointCore:
         self._lost_lease_at = None
         self._pc_address = _host_port(pc) if pc else None
         self._uplink = None
+        self.tables = _tables.Mediator(self)
         self._registry = RegistryClient(
             registry, ssl_context=security.client_context() if security else None,
             authorization=(lambda: security.bearer("registry")) if security and security.authenticates else None)
@@ -668,12 +669,15 @@ class EndpointCore:
             self.add_subscriber(m.sender, m.text())
         elif c == Command.UNSUBSCRIBE:
             self.remove_subscriber(m.sender)
-        elif Command.TABLE_ROW <= c <= Command.TABLE_LATEST:
+        elif c == Command.TABLE_ROW:
+            self.tables.receive(m)  # a row for one of this consumer's continuous queries
+        elif Command.TABLE_QUERY <= c <= Command.TABLE_LATEST:
             # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's: this
-            # client does not serve them yet, and says so to a query rather than leave it to time out
+            # client does not serve them as a producer yet, and says so to a query rather than leave it to time
+            # out
             if c in (Command.TABLE_QUERY, Command.TABLE_LATEST):
                 self._error(m.sender, m.sequence, ErrorCode.INTERNAL, "%s is a Python endpoint, which does not"
-                            " serve monitoring tables (docs/python.md)" % self.name)
+                            " publish monitoring tables (docs/python.md)" % self.name)
             else:
                 LOG.info("%s: ignored %s from %s: monitoring tables are not served here", self.name,
                          Command.name(c), m.sender)
@@ -715,6 +719,8 @@ class EndpointCore:
         if aw is None:
             if m.command == Command.ERROR:
                 code, _ = parse_error_text(m.text())
+                if code == ErrorCode.NO_ROUTE:
+                    self.tables.dropped(m.sender)
                 if code == ErrorCode.NO_ROUTE and self.remove_subscriber(m.sender):
                     LOG.info("%s: dropped subscriber %s: %s", self.name, m.sender, m.text())
                 else:
@@ -828,6 +834,8 @@ class EndpointCore:
 
     def close(self):
         """Unregisters, says BYE on every link, fails what is still queued with SHUTTING_DOWN."""
+        if not self._closed:
+            self.tables.close()  # its TABLE_CANCELs go out before the BYEs
         with self._lock:
             if self._closed:
                 return

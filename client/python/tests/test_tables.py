@@ -1,0 +1,97 @@
+"""Monitoring tables from a Python consumer: continuous and latest queries over Java producers of host_cpu
+(tests/java/TableProducer.java, run with java on the examples jar), rows decoded and projected."""
+
+import os
+import queue
+import subprocess
+import threading
+import time
+
+import pytest
+
+import gma
+from conftest import JARS, JAVA_OPTS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class JavaTableProducer:
+    def __init__(self, world, site):
+        self.p = subprocess.Popen(["java"] + JAVA_OPTS + ["-cp", JARS["gma"],
+                                                          os.path.join(HERE, "java", "TableProducer.java"),
+                                                          world.registry, "east", site],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  text=True, bufsize=1)
+        line = self.p.stdout.readline()
+        assert line.startswith("producer is "), line
+        self.name = line.split()[-1]
+
+    def insert(self, host, load1):
+        self.p.stdin.write("%s %s\n" % (host, load1))
+        self.p.stdin.flush()
+        assert self.p.stdout.readline().strip() == "inserted " + host
+
+    def stop(self):
+        self.p.stdin.close()
+        try:
+            self.p.wait(15)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+@pytest.fixture(scope="module")
+def producers(world):
+    made = []
+    try:
+        for site in ("cardiff", "lyon"):
+            made.append(JavaTableProducer(world, site))
+        yield made
+    finally:
+        for p in made:
+            p.stop()
+
+
+def test_continuous_query_gets_matching_rows_projected(world, producers):
+    got = queue.Queue()
+    cardiff, lyon = producers
+    with gma.Consumer(registry=world.registry, domain="east", label="tq") as c:
+        with c.continuous("SELECT host, load1 FROM host_cpu WHERE load1 > 4", got.put) as q:
+            assert q.producers == {cardiff.name, lyon.name}
+            cardiff.insert("node-1", 5.5)
+            cardiff.insert("node-2", 0.5)   # not > 4
+            lyon.insert("node-9", 7.25)
+            rows = sorted([got.get(timeout=10) for _ in range(2)], key=lambda r: r.row["host"])
+            assert [r.row for r in rows] == [{"host": "node-1", "load1": 5.5}, {"host": "node-9", "load1": 7.25}]
+            assert [r.producer for r in rows] == [cardiff.name, lyon.name]
+            assert all(abs(r.inserted_micros / 1e6 - time.time()) < 60 for r in rows)
+            assert got.empty()
+        lyon.insert("node-8", 9.0)  # after the close: cancelled at the producer
+        time.sleep(0.5)
+        assert got.empty()
+
+
+def test_latest_query_keeps_the_newest_row_of_each_key(world, producers):
+    cardiff, lyon = producers
+    cardiff.insert("node-3", 1.0)
+    cardiff.insert("node-3", 2.0)
+    lyon.insert("node-4", 3.0)
+    with gma.Consumer(registry=world.registry, domain="east", label="tl") as c:
+        rows = c.latest("SELECT * FROM host_cpu WHERE host IN ('node-3', 'node-4')")
+        assert sorted((r.row["host"], r.row["load1"], r.row["site"], r.row["up"]) for r in rows) == [
+            ("node-3", 2.0, "cardiff", True), ("node-4", 3.0, "lyon", True)]
+        assert list(rows[0].row) == ["site", "host", "load1", "up"]
+
+
+def test_queries_are_refused_with_the_sentence(world, producers):
+    with gma.Consumer(registry=world.registry, domain="east", label="tr") as c:
+        with pytest.raises(gma.GmaError) as e:
+            c.latest("SELECT nosuch FROM host_cpu")
+        assert e.value.code == gma.ErrorCode.MALFORMED and "column nosuch is not a column of table host_cpu" in \
+            e.value.sentence
+        with pytest.raises(gma.GmaError) as e:
+            c.latest("SELECT host FROM host_cpu WHERE load1 + 1 > 2")
+        assert e.value.code == gma.ErrorCode.MALFORMED, e.value
+        with pytest.raises(gma.GmaError) as e:
+            c.continuous("SELECT * FROM host_mem", lambda r: None)
+        assert e.value.code == gma.ErrorCode.NO_ROUTE
