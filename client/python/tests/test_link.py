@@ -230,14 +230,13 @@ def test_lost_lease_registers_the_same_name_again(world):
             raise AssertionError("not registered again")
 
 
-def test_table_query_is_answered_with_an_error_not_left_to_time_out(sink):
+def test_table_query_for_a_table_not_published_is_malformed(sink):
     peer = RawPeer.connect(_port(sink))
     peer.hello(PEER)
-    peer.send(0x41, PEER, sink.name, 11, b"\x01SELECT * FROM host_cpu", flags=1)
+    peer.send(0x41, PEER, sink.name, 11, b"\x01SELECT * FROM host_cpu")
     m = peer.next()
     assert m.sequence == 11
-    assert _error(m) == "INTERNAL %s is a Python endpoint, which does not publish monitoring tables" \
-                        " (docs/python.md)" % sink.name
+    assert _error(m) == "MALFORMED table host_cpu is not published by %s" % sink.name
     peer.send(0x44, PEER, sink.name, 12, b"app")
     assert sink.got.get(timeout=5).command == 0x44
     peer.close()

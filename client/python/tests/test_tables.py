@@ -95,3 +95,65 @@ def test_queries_are_refused_with_the_sentence(world, producers):
         with pytest.raises(gma.GmaError) as e:
             c.continuous("SELECT * FROM host_mem", lambda r: None)
         assert e.value.code == gma.ErrorCode.NO_ROUTE
+
+
+HOST_CPU = [("site", "STRING"), ("host", "STRING"), ("load1", "DOUBLE"), ("up", "BOOLEAN")]
+
+
+def test_python_producer_answers_a_java_consumer(world, producers):
+    with gma.Producer(registry=world.registry, domain="east", label="pytables") as p:
+        p.declare("host_cpu", HOST_CPU, ["host"], predicate="site = 'paris'")
+        p.insert("host_cpu", ["paris", "py-1", 1.5, True])
+        java = subprocess.Popen(["java"] + JAVA_OPTS + ["-cp", JARS["gma"], os.path.join(HERE, "java",
+                                                                                          "TableConsumer.java"),
+                                 world.registry, "east", "SELECT host, load1 FROM host_cpu WHERE site = 'paris'"
+                                 " AND load1 >= 2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        try:
+            assert java.stdout.readline().strip() == "query started"
+            deadline = time.monotonic() + 10
+            while p.insert("host_cpu", {"site": "paris", "host": "py-2", "load1": 2.5, "up": False}) == 0:
+                assert time.monotonic() < deadline, "the Java consumer's query never reached this producer"
+                time.sleep(0.1)
+            assert p.insert("host_cpu", ["paris", "py-3", 0.5, True]) == 0  # not >= 2
+            line = java.stdout.readline().strip()
+            assert line == "row %s ['py-2', 2.5]" % p.name, line
+            java.stdin.write("latest SELECT * FROM host_cpu WHERE site = 'paris'\n")
+            java.stdin.flush()
+            assert java.stdout.readline().strip() == "latest 3"
+            got = sorted(java.stdout.readline().strip() for _ in range(3))
+            assert got == ["%s ['paris', 'py-%d', %s, %s]" % (p.name, i, load, up) for i, load, up in
+                           ((1, "1.5", "true"), (2, "2.5", "false"), (3, "0.5", "true"))], got
+            java.stdin.write("latest SELECT nosuch FROM host_cpu\n")
+            java.stdin.flush()
+            assert java.stdout.readline().startswith("failed "), "a bad column is refused"
+        finally:
+            java.stdin.close()
+            java.wait(20)
+        with pytest.raises(ValueError):
+            p.insert("host_cpu", ["lyon", "py-4", 1.0, True])  # outside the predicate
+        with pytest.raises(ValueError):
+            p.insert("host_cpu", ["paris", None, 1.0, True])  # NULL in the key
+
+
+def test_python_producer_and_consumer_together(world, producers):
+    got = queue.Queue()
+    with gma.Producer(registry=world.registry, domain="east", label="pyt2") as p, \
+            gma.Consumer(registry=world.registry, domain="east", label="pyc2") as c:
+        p.declare("host_cpu", HOST_CPU, ["host"], predicate="site = 'oslo'")
+        with c.continuous("SELECT * FROM host_cpu WHERE site = 'oslo' AND host LIKE 'o-%'", got.put) as q:
+            assert p.name in q.producers
+            assert p.insert("host_cpu", ["oslo", "o-1", 3.0, True]) == 1
+            assert p.insert("host_cpu", ["oslo", "x-1", 3.0, True]) == 0
+            r = got.get(timeout=10)
+            assert (r.producer, r.row) == (p.name, {"site": "oslo", "host": "o-1", "load1": 3.0, "up": True})
+        rows = c.latest("SELECT host FROM host_cpu WHERE site = 'oslo'")
+        assert sorted(r.row["host"] for r in rows) == ["o-1", "x-1"]
+
+
+def test_another_declaration_of_a_table_is_forbidden(world, producers):
+    with gma.Producer(registry=world.registry, domain="east", label="pyt3") as p:
+        with pytest.raises(gma.GmaError) as e:
+            p.declare("host_cpu", [("site", "STRING"), ("host", "STRING")], ["host"])
+        assert e.value.code == gma.ErrorCode.FORBIDDEN
+        assert "column load1" in e.value.sentence, e.value.sentence

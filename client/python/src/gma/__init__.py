@@ -130,6 +130,21 @@ class Producer(_Endpoint):
         """The current subscribers and their filter texts."""
         return self._core.subscribers()
 
+    def declare(self, table, columns, primary_key, predicate=None, latest_retention=600, history_retention=0):
+        """Declares a monitoring table at the registry and publishes it as this producer's (docs/tables.md):
+        ``columns`` a list of (name, type), types INTEGER, DOUBLE, STRING, BOOLEAN, TIMESTAMP; ``primary_key``
+        column names; ``predicate`` what every row of this producer satisfies (``"site = 'cardiff'"``);
+        retention periods in seconds. Raises GmaError FORBIDDEN when the registry holds another declaration of
+        the table (its sentence names each difference), MALFORMED for a predicate it does not take."""
+        self._core.published.declare(table, columns, primary_key, predicate, latest_retention, history_retention)
+
+    def insert(self, table, row):
+        """Inserts a row (a list in column order, or a dict by column; TIMESTAMP in microseconds since the
+        epoch): it becomes the latest of its key, and goes to every consumer's continuous query whose WHERE it
+        satisfies. Returns how many queries it was sent to; ValueError naming the table, the column and the
+        value for a row that does not fit (nothing was kept or sent)."""
+        return self._core.published.insert(table, row)
+
 
 class Consumer(_Endpoint):
     """A consumer of monitoring events: it finds producers with SQL, subscribes to them, sends and requests.

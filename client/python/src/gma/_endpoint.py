@@ -246,6 +246,7 @@ class EndpointCore:
         self._pc_address = _host_port(pc) if pc else None
         self._uplink = None
         self.tables = _tables.Mediator(self)
+        self.published = _tables.Publisher(self)
         self._registry = RegistryClient(
             registry, ssl_context=security.client_context() if security else None,
             authorization=(lambda: security.bearer("registry")) if security and security.authenticates else None)
@@ -509,6 +510,7 @@ class EndpointCore:
         subscriber."""
         self._forget(peer)
         self.remove_subscriber(peer.name)
+        self.published.drop_consumer(peer.name)
         peer.queue.close(why)
         for seq, aw in list(self._requests.items()):
             if aw.to == peer.name:
@@ -624,6 +626,7 @@ class EndpointCore:
     def said_bye(self, link):
         if link.peer_name:
             self._dedup.forget(link.peer_name)
+            self.published.drop_consumer(link.peer_name)  # its queries end with it
 
     # ------------------------------------------------------------------ receiving
 
@@ -672,15 +675,8 @@ class EndpointCore:
         elif c == Command.TABLE_ROW:
             self.tables.receive(m)  # a row for one of this consumer's continuous queries
         elif Command.TABLE_QUERY <= c <= Command.TABLE_LATEST:
-            # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's: this
-            # client does not serve them as a producer yet, and says so to a query rather than leave it to time
-            # out
-            if c in (Command.TABLE_QUERY, Command.TABLE_LATEST):
-                self._error(m.sender, m.sequence, ErrorCode.INTERNAL, "%s is a Python endpoint, which does not"
-                            " publish monitoring tables (docs/python.md)" % self.name)
-            else:
-                LOG.info("%s: ignored %s from %s: monitoring tables are not served here", self.name,
-                         Command.name(c), m.sender)
+            # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's
+            self.published.receive(m)
             return
         else:
             self._deliver(m)
@@ -721,6 +717,7 @@ class EndpointCore:
                 code, _ = parse_error_text(m.text())
                 if code == ErrorCode.NO_ROUTE:
                     self.tables.dropped(m.sender)
+                    self.published.drop_consumer(m.sender)
                 if code == ErrorCode.NO_ROUTE and self.remove_subscriber(m.sender):
                     LOG.info("%s: dropped subscriber %s: %s", self.name, m.sender, m.text())
                 else:
@@ -802,6 +799,7 @@ class EndpointCore:
             self._registry.register(self.label, self.kind, self.domain, self.host, self.port, exact=self.exact,
                                     lease_seconds=int(self.lease), attributes=self._attributes, nonce=nonce)
             LOG.info("%s: lease was lost; registered again", self.name)
+            self.published.republish()
         except RegistryError as e:
             LOG.warning("%s: lease lost and registering again failed: %s", self.name, e.sentence)
 

@@ -256,3 +256,147 @@ class Mediator:
             queries = list(self._queries.values())
         for q in queries:
             self._close(q)
+
+
+class _Published:
+    """A table this producer publishes: its schema, predicate, retention, latest rows, and the continuous
+    queries of its consumers."""
+
+    def __init__(self, schema, predicate, predicate_filter, latest_seconds, history_seconds):
+        self.schema = schema
+        self.predicate = predicate
+        self.predicate_filter = predicate_filter
+        self.latest_seconds = latest_seconds
+        self.history_seconds = history_seconds
+        self.latest = {}  # key tuple -> (insert micros, values)
+        self.queries = {}  # (consumer, query id) -> filter
+        self.lock = threading.Lock()
+
+    def purge(self, now_micros):
+        oldest = now_micros - self.latest_seconds * 1000000
+        for k in [k for k, (at, _) in self.latest.items() if at < oldest]:
+            del self.latest[k]
+
+
+class Publisher:
+    """A producer's monitoring tables (docs/tables.md): declared at the registry, rows inserted, and the
+    queries of consumers (TABLE_QUERY, TABLE_CANCEL, TABLE_LATEST) answered, as Java's TablePublisher."""
+
+    def __init__(self, core):
+        self._core = core
+        self._tables = {}
+
+    def declare(self, name, columns, primary_key, predicate=None, latest_retention=600, history_retention=0):
+        from . import _sql
+        schema = _rows.Schema(name, columns, primary_key)
+        for _, t in schema.columns:
+            if t not in _rows.TYPES:
+                raise ValueError("table %s: type %s is not one of %s" % (name, t, ", ".join(_rows.TYPES)))
+        f = _sql.parse_predicate(predicate, schema) if predicate else None
+        registry = self._core._registry
+        try:
+            registry.declare_table(name, schema.columns, schema.primary_key)
+            registry.publish_table(self._core.name, name, predicate, int(latest_retention), int(history_retention))
+        except GmaError as e:
+            raise GmaError(ErrorCode.FORBIDDEN if getattr(e, "status", 0) == 409 else e.code,
+                           "declare table %s: %s" % (name, e.sentence)) from None
+        self._tables[name] = _Published(schema, predicate, f, latest_retention, history_retention)
+
+    def republish(self):
+        """After registering again: the registry forgot this producer's publications."""
+        for name, t in list(self._tables.items()):
+            try:
+                self._core._registry.publish_table(self._core.name, name, t.predicate, int(t.latest_seconds),
+                                                   int(t.history_seconds))
+            except GmaError as e:
+                LOG.warning("%s: publishing table %s again failed: %s", self._core.name, name, e.sentence)
+
+    def insert(self, table, values):
+        """Keeps the row as the latest of its key and sends it to each query it matches: how many."""
+        import time
+        t = self._tables.get(table)
+        if t is None:
+            raise ValueError("table %s is not declared by %s" % (table, self._core.name))
+        if isinstance(values, dict):
+            unknown = set(values) - set(t.schema.index)
+            if unknown:
+                raise ValueError("table %s has no column %s" % (table, ", ".join(sorted(unknown))))
+            values = [values.get(c) for c, _ in t.schema.columns]
+        values = list(values)
+        row = _rows.encode_row(t.schema, values)  # checks the types and the key
+        if t.predicate_filter is not None and not t.predicate_filter(values):
+            raise ValueError("table %s: the row is outside this producer's predicate %s" % (table, t.predicate))
+        at = int(time.time() * 1000000)
+        key = tuple(values[i] for i in t.schema.key_indexes)
+        with t.lock:
+            t.latest[key] = (at, values)
+            targets = [(c, qid) for (c, qid), f in t.queries.items() if f(values)]
+        sent = 0
+        for consumer, qid in targets:
+            try:
+                self._core.send(consumer, Command.TABLE_ROW, _rows.varint(qid) + _rows._I64.pack(at) + row)
+                sent += 1
+            except GmaError as e:  # a consumer whose queue refuses it misses it; the others still get it
+                LOG.info("%s: row of %s not sent to %s: %s", self._core.name, table, consumer, e)
+        return sent
+
+    def receive(self, m):
+        """TABLE_QUERY, TABLE_CANCEL or TABLE_LATEST from a consumer, on the link's thread."""
+        from . import _sql
+        try:
+            if m.command == Command.TABLE_CANCEL:
+                qid, _ = _rows.read_varint(m.data, 0, "TABLE_CANCEL's query id")
+                for t in self._tables.values():
+                    with t.lock:
+                        t.queries.pop((m.sender, qid), None)
+                return
+            if m.command == Command.TABLE_QUERY:
+                qid, pos = _rows.read_varint(m.data, 0, "TABLE_QUERY's query id")
+                sql = self._text(m.data[pos:], "TABLE_QUERY")
+            else:
+                qid, sql = None, self._text(m.data, "TABLE_LATEST")
+            q = _sql.parse(sql)
+            t = self._tables.get(q.table)
+            if t is None:
+                raise GmaError(ErrorCode.MALFORMED, "table %s is not published by %s" % (q.table, self._core.name))
+            f = q.bind(t.schema)
+            if qid is not None:
+                with t.lock:
+                    t.queries[(m.sender, qid)] = f
+                self._core.send_control(m.sender, Command.REPLY, m.sequence, b"")
+                return
+            self._latest(m, t, f)
+        except GmaError as e:
+            if m.command != Command.TABLE_CANCEL:
+                self._core._error(m.sender, m.sequence, e.code, e.sentence)
+
+    @staticmethod
+    def _text(b, what):
+        try:
+            return bytes(b).decode("utf-8")
+        except UnicodeDecodeError:
+            raise GmaError(ErrorCode.MALFORMED, "%s's SQL is not valid UTF-8" % what) from None
+
+    def _latest(self, m, t, f):
+        import time
+        limit = self._core.max_message_bytes - 1024
+        with t.lock:
+            t.purge(int(time.time() * 1000000))
+            rows = [(at, v) for at, v in t.latest.values() if f(v)]
+        out = bytearray()
+        for at, v in rows:
+            row = _rows.encode_row(t.schema, v)
+            out += _rows._I64.pack(at) + _rows.varint(len(row)) + row
+            if len(out) > limit:
+                self._core._error(m.sender, m.sequence, ErrorCode.TOO_LARGE, "the latest rows of %s that match the"
+                                  " query (%d rows) exceed the answer limit of %d bytes of %s; narrow the WHERE"
+                                  % (t.schema.name, len(rows), limit, self._core.name))
+                return
+        self._core.send_control(m.sender, Command.REPLY, m.sequence, bytes(out))
+
+    def drop_consumer(self, consumer):
+        """A consumer said BYE or is gone: its queries end."""
+        for t in self._tables.values():
+            with t.lock:
+                for k in [k for k in t.queries if k[0] == consumer]:
+                    del t.queries[k]
