@@ -80,6 +80,31 @@ class JavaProcess:
                 self.proc.wait()
 
 
+class Lines:
+    """A process's output lines, read by a thread of its own, so that a test waits for one with a bound."""
+
+    def __init__(self, stream):
+        import queue
+        self._q = queue.Queue()
+
+        def pump():
+            for line in stream:
+                self._q.put(line.rstrip("\n"))
+            self._q.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def next(self, timeout=30):
+        import queue
+        try:
+            line = self._q.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("no line of output within %s s" % timeout) from None
+        if line is None:
+            raise AssertionError("the process's output ended")
+        return line
+
+
 def run_gma(args, timeout=60):
     """``gma ARGS`` (the examples jar) to its end: (exit status, output)."""
     p = subprocess.run(["java"] + JAVA_OPTS + ["-jar", JARS["gma"]] + list(args), stdout=subprocess.PIPE,

@@ -4,7 +4,7 @@ import queue
 import threading
 
 import gma
-from conftest import run_gma
+from conftest import Lines, run_gma
 
 
 def test_python_requests_java_pong_in_one_domain(world):
@@ -128,7 +128,7 @@ def test_python_pong_command_answers_java_ping(world):
                              "--label", "pycmd", "--pc", world.pc["east"]], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env)
     try:
-        assert pong.stdout.readline() == "pong is pycmd@east\n"
+        assert Lines(pong.stdout).next(30) == "pong is pycmd@east"
         for args in (["--domain", "east"], ["--domain", "west", "--pc", world.pc["west"], "--nonblocking"]):
             status, out = run_gma(["ping", "pycmd@east", "--registry", world.registry, "-c", "3", "-i", "0"]
                                   + args)
@@ -136,7 +136,12 @@ def test_python_pong_command_answers_java_ping(world):
             assert "3 transmitted, 3 received, 0% loss" in out, out
     finally:
         pong.terminate()
-        assert pong.wait(10) == 0
+        try:
+            assert pong.wait(10) == 0
+        except subprocess.TimeoutExpired:
+            pong.kill()
+            pong.wait()
+            raise
     status, out = _python_module("gma.ping", "pycmd@east", "--registry", world.registry, "--domain", "east",
                                  "-c", "1", "-W", "1")
     assert status == 1

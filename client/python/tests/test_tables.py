@@ -10,7 +10,7 @@ import time
 import pytest
 
 import gma
-from conftest import JARS, JAVA_OPTS
+from conftest import JARS, JAVA_OPTS, Lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -22,14 +22,15 @@ class JavaTableProducer:
                                                           world.registry, "east", site],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   text=True, bufsize=1)
-        line = self.p.stdout.readline()
+        self.out = Lines(self.p.stdout)
+        line = self.out.next(60)
         assert line.startswith("producer is "), line
         self.name = line.split()[-1]
 
     def insert(self, host, load1):
         self.p.stdin.write("%s %s\n" % (host, load1))
         self.p.stdin.flush()
-        assert self.p.stdout.readline().strip() == "inserted " + host
+        assert self.out.next() == "inserted " + host
 
     def stop(self):
         self.p.stdin.close()
@@ -109,27 +110,32 @@ def test_python_producer_answers_a_java_consumer(world, producers):
                                  world.registry, "east", "SELECT host, load1 FROM host_cpu WHERE site = 'paris'"
                                  " AND load1 >= 2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        out = Lines(java.stdout)
         try:
-            assert java.stdout.readline().strip() == "query started"
+            assert out.next(60) == "query started"
             deadline = time.monotonic() + 10
             while p.insert("host_cpu", {"site": "paris", "host": "py-2", "load1": 2.5, "up": False}) == 0:
                 assert time.monotonic() < deadline, "the Java consumer's query never reached this producer"
                 time.sleep(0.1)
             assert p.insert("host_cpu", ["paris", "py-3", 0.5, True]) == 0  # not >= 2
-            line = java.stdout.readline().strip()
+            line = out.next()
             assert line == "row %s ['py-2', 2.5]" % p.name, line
             java.stdin.write("latest SELECT * FROM host_cpu WHERE site = 'paris'\n")
             java.stdin.flush()
-            assert java.stdout.readline().strip() == "latest 3"
-            got = sorted(java.stdout.readline().strip() for _ in range(3))
+            assert out.next() == "latest 3"
+            got = sorted(out.next() for _ in range(3))
             assert got == ["%s ['paris', 'py-%d', %s, %s]" % (p.name, i, load, up) for i, load, up in
                            ((1, "1.5", "true"), (2, "2.5", "false"), (3, "0.5", "true"))], got
             java.stdin.write("latest SELECT nosuch FROM host_cpu\n")
             java.stdin.flush()
-            assert java.stdout.readline().startswith("failed "), "a bad column is refused"
+            assert out.next().startswith("failed "), "a bad column is refused"
         finally:
             java.stdin.close()
-            java.wait(20)
+            try:
+                java.wait(20)
+            except subprocess.TimeoutExpired:
+                java.kill()
+                java.wait()
         with pytest.raises(ValueError):
             p.insert("host_cpu", ["lyon", "py-4", 1.0, True])  # outside the predicate
         with pytest.raises(ValueError):
