@@ -54,3 +54,29 @@ def test_plaintext_registry_url_is_refused_with_security(secure_world):
     with pytest.raises(ValueError) as e:
         gma.Consumer(registry=w.registry.replace("https", "http"), domain="east", label="x", security=_alice(w))
     assert "expected scheme 'https'" in str(e.value)
+
+
+def test_plaintext_to_a_secured_python_endpoint_is_told_to_use_tls(secure_world):
+    from support import RawPeer
+    w = secure_world
+    with gma.Producer(registry=w.registry, domain="east", label="tlsonly", security=_alice(w)) as p:
+        peer = RawPeer.connect(p._core.port)
+        peer.send(gma.Command.HELLO, "x-aaaaaa@east", "")
+        m = peer.next()
+        assert m.command == gma.Command.ERROR
+        assert m.text() == "UNAUTHORIZED this port speaks TLS: connect with TLS"
+        assert peer.closed_within(2)
+        peer.close()
+
+
+def test_a_python_peer_with_a_token_for_another_audience_is_refused(secure_world):
+    w = secure_world
+    from gma import _link
+    alice = _alice(w)
+    with gma.Producer(registry=w.registry, domain="east", label="aud", security=alice) as p:
+        wrong = alice.bearer("someone-else@east").encode()
+        with pytest.raises(gma.GmaError) as e:
+            _link.connect(("127.0.0.1", p._core.port), "x@east", wrong, p._core, 15, 1 << 24,
+                          alice.client_context(), server_hostname="127.0.0.1", expected=p.name)
+        assert e.value.code == gma.ErrorCode.UNAUTHORIZED
+        assert "WRONG_AUDIENCE" in e.value.sentence, e.value.sentence
