@@ -41,10 +41,10 @@ def test_a_peer_without_credentials_is_refused(secure_world):
     w = secure_world
     with gma.Consumer(registry=w.registry, domain="east", label="ping", security=_alice(w)) as c:
         anonymous = Security(_alice(w).ca_file)  # TLS, no identity: HELLO carries no token
-        from gma import _link
+        from gma import _handshake
         pong = c._core._registry.lookup(w.pong)
         with pytest.raises(gma.GmaError) as e:
-            _link.connect((pong["host"], int(pong["port"])), c.name, b"", c._core, 15, 1 << 24,
+            _handshake.connect((pong["host"], int(pong["port"])), c.name, b"", c._core, 15, 1 << 24,
                           anonymous.client_context(), expected=w.pong)
         assert e.value.code == gma.ErrorCode.UNAUTHORIZED, e.value
 
@@ -71,12 +71,12 @@ def test_plaintext_to_a_secured_python_endpoint_is_told_to_use_tls(secure_world)
 
 def test_a_python_peer_with_a_token_for_another_audience_is_refused(secure_world):
     w = secure_world
-    from gma import _link
+    from gma import _handshake
     alice = _alice(w)
     with gma.Producer(registry=w.registry, domain="east", label="aud", security=alice) as p:
         wrong = alice.bearer("someone-else@east").encode()
         with pytest.raises(gma.GmaError) as e:
-            _link.connect(("127.0.0.1", p._core.port), "x@east", wrong, p._core, 15, 1 << 24,
+            _handshake.connect(("127.0.0.1", p._core.port), "x@east", wrong, p._core, 15, 1 << 24,
                           alice.client_context(), server_hostname="127.0.0.1", expected=p.name)
         assert e.value.code == gma.ErrorCode.UNAUTHORIZED
         assert "WRONG_AUDIENCE" in e.value.sentence, e.value.sentence

@@ -16,15 +16,15 @@ import collections
 import heapq
 import itertools
 import logging
-import random
 import socket
 import threading
 import time
-from _thread import allocate_lock as _allocate_lock
 
-from . import _link, _tables, _wire
+from . import _handshake, _link, _tables, _wire
 from ._errors import ErrorCode, GmaError, parse_error_text
-from ._queue import BLOCK, DROP_OLDEST, FAIL, SendQueue, Sent
+from ._inbox import Incoming, _Dedup  # noqa: F401 (Incoming: the package's export)
+from ._peers import _Awaited, _Peer
+from ._queue import BLOCK, DROP_OLDEST, FAIL, Sent
 from ._queue import failed as _failed_sent
 from ._registry import RegistryClient, RegistryError
 from ._wire import Command
@@ -35,157 +35,8 @@ _HEADER_PACK = _wire._HEADER.pack
 _WRITE_HERE_BYTES = 64 * 1024
 
 LOG = logging.getLogger("gma")
-REMEMBERED = 65536
-MAX_SENDERS = 4096
 _NO_DATA = b""
 _PCH = "pc@"
-
-
-class Incoming:
-    """A message delivered to ``on_message``: ``sender``, ``to``, ``command``, ``sequence``, ``data`` (bytes),
-    ``reply_expected`` (a REQUEST), and :meth:`reply` to answer it."""
-
-    __slots__ = ("_core", "_m")
-
-    def __init__(self, core, m):
-        self._core = core
-        self._m = m
-
-    sender = property(lambda self: self._m.sender)
-    to = property(lambda self: self._m.to)
-    command = property(lambda self: self._m.command)
-    sequence = property(lambda self: self._m.sequence)
-    data = property(lambda self: self._m.data)
-
-    @property
-    def reply_expected(self):
-        """True for a REQUEST: its sender awaits a REPLY (:meth:`reply`) or an ERROR."""
-        m = self._m
-        return m.command == Command.REQUEST and bool(m.flags & _wire.REPLY_EXPECTED)
-
-    def text(self):
-        return self._m.data.decode("utf-8", "replace")
-
-    def reply(self, data):
-        """Sends a REPLY with this message's sequence (a control message: never behind data)."""
-        m = self._m
-        self._core.send_control(m.sender, Command.REPLY, m.sequence, bytes(data))
-
-    def __repr__(self):
-        m = self._m
-        return "Incoming(%s from %s #%d, %d bytes)" % (Command.name(m.command), m.sender, m.sequence, len(m.data))
-
-
-class _Seen:
-    """One sender's delivered sequence numbers, the last REMEMBERED of them."""
-
-    __slots__ = ("sender", "numbers", "order", "lock", "forgotten")
-
-    def __init__(self, sender):
-        self.sender = sender
-        self.numbers = set()
-        self.order = collections.deque()
-        self.lock = threading.Lock()
-        self.forgotten = False
-
-    def add(self, seq):
-        if seq == 0:
-            return True
-        if seq in self.numbers:
-            return False
-        self.numbers.add(seq)
-        self.order.append(seq)
-        if len(self.order) > REMEMBERED:
-            self.numbers.discard(self.order.popleft())
-        return True
-
-
-class _Dedup:
-    """Per sender, the numbers delivered; senders in an LRU of MAX_SENDERS; a sender that says BYE is
-    forgotten."""
-
-    def __init__(self):
-        self._senders = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def of(self, sender):
-        with self._lock:
-            s = self._senders.get(sender)
-            if s is None:
-                s = self._senders[sender] = _Seen(sender)
-                if len(self._senders) > MAX_SENDERS:
-                    self._senders.popitem(last=False)[1].forgotten = True
-            else:
-                self._senders.move_to_end(sender)
-            return s
-
-    def forget(self, sender):
-        with self._lock:
-            s = self._senders.pop(sender, None)
-            if s is not None:
-                s.forgotten = True
-
-    def remembers(self, sender):
-        with self._lock:
-            return sender in self._senders
-
-
-class _Peer:
-    """A destination (or the uplink): its send queue, its links, its connection attempts and back-off."""
-
-    def __init__(self, name, max_bytes, max_messages):
-        self.name = name
-        self.queue = SendQueue(name, max_bytes, max_messages)
-        self.links = []
-        self.lock = threading.Lock()
-        self.connecting = False
-        self.failures = 0
-        self.forgotten = False
-        self.to_bytes = {}
-
-    def active(self):
-        return self.queue.carrier
-
-    def backoff(self, worked):
-        """Milliseconds before the next attempt: 0 after a link that worked, else 50 ms doubling to 5 s, with
-        jitter (half to all of it), as Java's Backoff."""
-        if worked:
-            self.failures = 0
-            return 0
-        self.failures = min(self.failures + 1, 16)
-        ceiling = min(5000, 50 << min(self.failures, 10))
-        return ceiling // 2 + random.randint(0, ceiling // 2)
-
-
-class _Awaited:
-    """A request awaiting its answer; also what its send queue tells of the REQUEST's fate (``_complete``), so
-    that a REQUEST that fails on its way (a refused link, a closing endpoint) fails the request at once."""
-
-    __slots__ = ("core", "to", "deadline", "timeout", "latch", "done", "reply", "error", "sequence")
-
-    def __init__(self, core, to, timeout, sequence):
-        self.core = core
-        self.to = to
-        self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
-        self.sequence = sequence
-        self.latch = _allocate_lock()
-        self.latch.acquire()  # released when answered: a waiter blocks on it
-        self.done = False
-        self.reply = None
-        self.error = None
-
-    def finish(self, reply=None, error=None):
-        """Answers the request once; false when it was answered already."""
-        if self.done:
-            return False
-        self.reply, self.error, self.done = reply, error, True
-        self.latch.release()
-        return True
-
-    def _complete(self, error=None):
-        if error is not None:
-            self.core._fail_request(self.sequence, error)
 
 
 class Counters:
@@ -465,7 +316,7 @@ class EndpointCore:
             else:
                 address = self._resolve(peer.name)
             tls = self.security.client_context() if self.security is not None else None
-            link, rest = _link.connect(address, self.name, self._credential(peer), self, self.ping_interval,
+            link, rest = _handshake.connect(address, self.name, self._credential(peer), self, self.ping_interval,
                                        self.max_message_bytes, tls, server_hostname=address[0],
                                        expected=peer.name)
         except GmaError as e:
@@ -560,7 +411,7 @@ class EndpointCore:
             self.counters.links_refused += 1
             sock.close()
             return
-        got = _link.accept(sock, self.name, self, self.ping_interval, self.max_message_bytes, self._admit, tls)
+        got = _handshake.accept(sock, self.name, self, self.ping_interval, self.max_message_bytes, self._admit, tls)
         if got is None:
             self.counters.links_refused += 1
             return

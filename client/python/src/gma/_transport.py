@@ -72,6 +72,7 @@ class Tls(Plain):
         self._obj = context.wrap_bio(self._in, self._out, server_side=server_side,
                                      server_hostname=server_hostname)
         self._lock = threading.Lock()
+        self._early = b""
 
     def handshake(self, deadline):
         """Runs the TLS handshake until it is over or ``deadline`` (time.monotonic()) passes."""
@@ -79,6 +80,9 @@ class Tls(Plain):
             try:
                 self._obj.do_handshake()
                 self._send_out(deadline)
+                # what came with the handshake's last bytes (the peer's HELLO, say) is read from the socket
+                # already: kept here for the first recv, which would otherwise wait for bytes that came
+                self._early = self._decrypt_buffered()
                 return
             except ssl.SSLWantReadError:
                 self._send_out(deadline)
@@ -105,9 +109,23 @@ class Tls(Plain):
             self.sock.settimeout(max(0.001, deadline - time.monotonic()))
             self.sock.sendall(data)
 
+    def _decrypt_buffered(self):
+        chunks = []
+        with self._lock:
+            try:
+                while True:
+                    chunks.append(self._obj.read(READ_BYTES))
+            except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+                pass
+        return b"".join(chunks)
+
     def recv(self):
         """Decrypted bytes; b'' at the end of the stream. Output the TLS engine makes meanwhile (a KeyUpdate
-        answer) waits in the out BIO for the next write, which :meth:`output` takes."""
+        answer) waits in the out BIO for the next write, which :meth:`output` takes. Every read takes all the
+        TLS engine can decrypt, so nothing waits inside it while the socket has nothing more to say."""
+        if self._early:
+            data, self._early = self._early, b""
+            return data
         while True:
             raw = self.sock.recv(READ_BYTES)
             if not raw:
