@@ -6,8 +6,11 @@ import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.cli.SecurityOptions;
 import io.gma.internal.link.IoThreads;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.Name;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -133,6 +136,23 @@ public final class PcCommand implements Callable<Integer> {
             + " cannot deliver it within --drain-seconds.")
     boolean memory;
 
+    @Option(names = "--proxy", paramLabel = "http://HOST:PORT", description = "An HTTP forward proxy for its calls"
+            + " to other PC servlets and the registry (https through it by CONNECT), as a corporate firewall has"
+            + " them. Default: direct.")
+    String proxy;
+
+    @Option(names = "--proxy-user", paramLabel = "NAME", description = "The user --proxy asks for (Basic), with"
+            + " the password in --proxy-password-file.")
+    String proxyUser;
+
+    @Option(names = "--proxy-password-file", paramLabel = "FILE", description = "The file whose first line is"
+            + " --proxy-user's password (kept out of the command line).")
+    Path proxyPasswordFile;
+
+    @Option(names = "--no-proxy", paramLabel = "HOSTS", description = "Hosts called directly rather than through"
+            + " --proxy, comma-separated as NO_PROXY: * for all, a name for itself and its subdomains, an address.")
+    String noProxy;
+
     @Mixin
     SecurityOptions security;
 
@@ -184,6 +204,41 @@ public final class PcCommand implements Callable<Integer> {
     /** This command as the program {@code java -jar gma-pcservlet.jar}, for {@link Cli#run}. */
     static CommandLine standalone() {
         return Cli.standalone(new PcCommand(), JAR);
+    }
+
+    /**
+     * The HTTP proxy of {@code --proxy}, {@code --proxy-user}, {@code --proxy-password-file} and {@code --no-proxy}
+     * (or the init parameters of the same names), or null for none.
+     *
+     * @throws IllegalArgumentException naming the value that is wrong, or the file that cannot be read
+     */
+    static HttpProxy proxy(String url, String user, Path passwordFile, String noProxy) {
+        if (url == null) {
+            if (user != null || passwordFile != null || noProxy != null) {
+                throw new IllegalArgumentException("the proxy's user, password file or no-proxy hosts are given"
+                        + " without the proxy (--proxy http://HOST:PORT)");
+            }
+            return null;
+        }
+        HttpProxy p = HttpProxy.parse(url);
+        if ((user == null) != (passwordFile == null)) {
+            throw new IllegalArgumentException("the proxy's user and password file go together: give both or"
+                    + " neither");
+        }
+        if (user != null) {
+            String password;
+            try {
+                password = Files.readAllLines(passwordFile).stream().findFirst().orElse("");
+            } catch (IOException | java.io.UncheckedIOException e) {
+                throw new IllegalArgumentException("the proxy's password file " + passwordFile + " cannot be read: "
+                        + e.getMessage());
+            }
+            if (password.isEmpty()) {
+                throw new IllegalArgumentException("the proxy's password file " + passwordFile + " is empty");
+            }
+            p = p.credentials(user, password);
+        }
+        return noProxy == null ? p : p.noProxy(noProxy);
     }
 
     /** The spool's options given on the command line, which {@code --memory} refuses. */
@@ -241,6 +296,10 @@ public final class PcCommand implements Callable<Integer> {
             }
             if (!memory) {
                 b.spool(new SpoolOptions(dataDir != null ? dataDir : Path.of(domain), fsync, maxSpoolBytes, maxAge));
+            }
+            HttpProxy through = proxy(proxy, proxyUser, proxyPasswordFile, noProxy);
+            if (through != null) {
+                b.proxy(through);
             }
             return b;
         } catch (IllegalArgumentException bad) {

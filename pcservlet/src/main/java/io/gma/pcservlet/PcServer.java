@@ -8,6 +8,7 @@ import io.gma.internal.link.IoThreads;
 import io.gma.internal.link.LinkLimit;
 import io.gma.registry.DashboardServlet;
 import io.gma.registry.Https;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.Name;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -159,6 +160,7 @@ public final class PcServer implements AutoCloseable {
         private SpoolOptions spool;
         /** Null: the registry's default lease. */
         private Duration registryGrace;
+        private HttpProxy proxy;
 
         private Builder(String domain, String registry) {
             this.domain = Name.requireDomain("domain", domain);
@@ -338,6 +340,15 @@ public final class PcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sends its HTTP calls (POSTs and polls to other PC servlets, calls to the registry) through an HTTP
+         * forward proxy, https by CONNECT, but those to the hosts the proxy bypasses. Default: none, direct.
+         */
+        public Builder proxy(HttpProxy proxy) {
+            this.proxy = Objects.requireNonNull(proxy, "proxy");
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -350,7 +361,7 @@ public final class PcServer implements AutoCloseable {
                     retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
-                    registryGrace);
+                    registryGrace, proxy);
         }
 
         /**

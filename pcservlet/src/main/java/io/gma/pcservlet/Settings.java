@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import java.time.Duration;
 
@@ -29,9 +30,11 @@ import java.time.Duration;
  * @param spool where what it takes is kept until the next hop has it, or null: in memory only
  * @param registryGrace how long the registry's "not registered" is not final after it restarted, or null: its
  *     default lease
+ * @param proxy the HTTP proxy its calls to other PC servlets and the registry go through, or null: direct
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
         int maxBatchBytes, int maxLinks, int ioThreads, Duration linger, Duration retryAfter, Duration drainTimeout,
-        Duration lease, Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace) {
+        Duration lease, Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace,
+        HttpProxy proxy) {
 }

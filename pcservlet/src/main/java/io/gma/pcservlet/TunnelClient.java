@@ -1,6 +1,7 @@
 package io.gma.pcservlet;
 
 import io.gma.security.HttpClients;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import java.io.IOException;
 import java.time.Duration;
@@ -16,20 +17,26 @@ import okhttp3.Response;
 /**
  * The PC servlet's calls to other PC servlets over the HTTP tunnel: a {@link Forwarder}'s POSTs and a
  * {@link Poller}'s long polls, on one OkHttp client (TCP_NODELAY, the PC servlet's TLS trust and certificate),
- * each with the PC servlet's credentials for the domain it calls. The credentials never go to a URL that is not
- * https while security is on: such a call is refused before anything is sent.
+ * each with the PC servlet's credentials for the domain it calls, through its HTTP proxy if it has one. The
+ * credentials never go to a URL that is not https while security is on: such a call is refused before anything
+ * is sent.
  */
 final class TunnelClient {
     private final String domain;
     private final Security security;
     private final OkHttpClient http;
 
-    TunnelClient(String domain, Security security) {
+    /** @param proxy the HTTP proxy calls go through, or null: direct */
+    TunnelClient(String domain, Security security, HttpProxy proxy) {
         this.domain = domain;
         this.security = security;
         Dispatcher dispatcher = new Dispatcher();
         dispatcher.setMaxRequestsPerHost(4);
-        this.http = HttpClients.configure(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
+        OkHttpClient.Builder b = new OkHttpClient.Builder();
+        if (proxy != null) {
+            proxy.applyTo(b);
+        }
+        this.http = HttpClients.configure(b, security).dispatcher(dispatcher)
                 .connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
                 .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
                 .writeTimeout(Duration.ofSeconds(30)).build();

@@ -4,6 +4,7 @@ import io.gma.registry.Https;
 import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.PrometheusText;
@@ -76,6 +77,12 @@ public final class TunnelServlet extends HttpServlet {
             }
             String url = param("url", via == null);
             spool(b);
+            String passwordFile = param("proxyPasswordFile", false);
+            HttpProxy proxy = PcCommand.proxy(param("proxy", false), param("proxyUser", false),
+                    passwordFile == null ? null : Path.of(passwordFile), param("noProxy", false));
+            if (proxy != null) {
+                b.proxy(proxy);
+            }
             node = new PcNode(b.settings());
             node.start(url);
             owned = true;
