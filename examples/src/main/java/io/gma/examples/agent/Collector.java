@@ -40,19 +40,21 @@ public final class Collector implements AutoCloseable {
 
     /** What the collector shows: the whole machine's CPU, memory, every file system and every interface. */
     private static final List<View> VIEWS = List.of(
-            new View("SELECT host, busy, usr, sys, iowait, load1, load5, load15 FROM host_cpu WHERE cpu = -1",
-                    r -> "cpu", r -> "busy " + pct(r, 1) + "  usr " + pct(r, 2) + "  sys " + pct(r, 3) + "  iowait "
-                    + pct(r, 4) + (r.isNull(5) ? "" : "  load " + num(r, 5) + " " + num(r, 6) + " " + num(r, 7))),
-            new View("SELECT host, used_pct, total, swap_used, swap_total FROM host_memory",
-                    r -> "memory", r -> "used " + pct(r, 1) + " of " + bytes(r, 2) + "  swap " + bytes(r, 3)
-                    + " of " + bytes(r, 4)),
-            new View("SELECT host, mount, used_pct, total, free, disk, read_bytes_s, write_bytes_s FROM host_disk",
-                    r -> "disk " + r.getString(1), r -> "used " + pct(r, 2) + " of " + bytes(r, 3) + ", " + bytes(r, 4)
-                    + " free" + (r.isNull(5) ? "" : "  " + r.getString(5) + " read " + bytes(r, 6) + "/s write "
-                    + bytes(r, 7) + "/s")),
-            new View("SELECT host, iface, rx_bytes_s, tx_bytes_s, rx_packets_s, tx_packets_s FROM host_net",
-                    r -> "net " + r.getString(1), r -> "in " + bytes(r, 2) + "/s " + whole(r, 4) + " pkt/s  out "
-                    + bytes(r, 3) + "/s " + whole(r, 5) + " pkt/s"));
+            new View("SELECT host, busy, usr, sys, load1 FROM host_cpu WHERE cpu = -1", r -> "cpu",
+                    r -> "busy " + pct(r, 1) + " (usr " + pct(r, 2) + ", sys " + pct(r, 3) + ")"
+                    + (r.isNull(4) ? "" : ", load " + num(r, 4))),
+            new View("SELECT host, used_pct, total, swap_used, swap_total FROM host_memory", r -> "memory",
+                    r -> "used " + pct(r, 1) + " of " + bytes(r, 2) + (r.isNull(4) || r.getLong(4) == 0 ? ""
+                    : ", swap " + bytes(r, 3) + " of " + bytes(r, 4))),
+            new View("SELECT host, mount, used_pct, total, disk, read_bytes_s, write_bytes_s FROM host_disk",
+                    r -> "disk " + shortened(r.getString(1)), r -> "used " + pct(r, 2) + " of " + bytes(r, 3)
+                    + (r.isNull(4) ? "" : ", " + r.getString(4).replaceFirst("^/dev/", "") + " read " + bytes(r, 5)
+                    + "/s, write " + bytes(r, 6) + "/s")),
+            new View("SELECT host, iface, rx_bytes_s, tx_bytes_s FROM host_net", r -> "net " + r.getString(1),
+                    r -> "in " + bytes(r, 2) + "/s, out " + bytes(r, 3) + "/s"));
+
+    /** The longest mount point shown whole; a longer one keeps its end, where the names differ. */
+    static final int MOUNT_SHOWN = 24;
 
     /** The continuous queries the collector runs over the agents' tables. */
     public static final List<String> QUERIES = VIEWS.stream().map(View::sql).toList();
@@ -208,9 +210,9 @@ public final class Collector implements AutoCloseable {
         return r.isNull(i) ? "-" : String.format(Locale.ROOT, "%.2f", r.getDouble(i));
     }
 
-    /** A rate rounded to a whole number, or {@code -}. */
-    static String whole(Row r, int i) {
-        return r.isNull(i) ? "-" : String.format(Locale.ROOT, "%.0f", r.getDouble(i));
+    /** A mount point of at most {@link #MOUNT_SHOWN} characters: a longer one is {@code ...} and its end. */
+    static String shortened(String mount) {
+        return mount.length() <= MOUNT_SHOWN ? mount : "..." + mount.substring(mount.length() - MOUNT_SHOWN + 3);
     }
 
     /** A count of bytes (INTEGER) or bytes a second (DOUBLE) in B, KiB, MiB, GiB or TiB; or {@code -}. */
