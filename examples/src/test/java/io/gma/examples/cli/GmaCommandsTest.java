@@ -148,7 +148,7 @@ class GmaCommandsTest {
                     labUplink, "--host", "inside", "--interval", "200", "--duration", "8");
             waitFor(agent, url, "@lab");
             Run rows = gma("select", "--continuous", "--registry", url, "--domain", "site", "--pc", siteUplink,
-                    "--duration", "3", "SELECT host, total FROM host_memory");
+                    "--duration", "3", "SELECT host, total FROM host_memory WHERE domain = 'lab'");
             assertEquals(0, rows.status(), rows.err());
             assertTrue(rows.out().matches("(?s).* agent-[a-z2-7]{6}@lab: host=inside total=[0-9]+\n.*"), rows.out());
             assertEquals(0, agent.get(20, TimeUnit.SECONDS).status());
