@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma agent}. */
 @Command(name = "agent", mixinStandardHelpOptions = true,
-        header = "The grid monitoring agent: this machine's metrics as monitoring tables.",
+        header = "The grid monitoring agent: this machine's metrics as tables.",
         description = "The grid monitoring agent: a producer (attributes role=agent, host) that declares the"
                 + " monitoring tables host_cpu (per CPU, and cpu -1 for the whole machine), host_memory, host_disk"
                 + " (per file system) and host_net (per interface), with the predicate domain = '<domain>' AND host"
