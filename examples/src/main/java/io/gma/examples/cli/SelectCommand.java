@@ -101,11 +101,19 @@ final class SelectCommand implements Callable<Integer> {
         BlockingQueue<TableRow> arrived = new ArrayBlockingQueue<>(MAX_WAITING);
         AtomicLong dropped = new AtomicLong();
         return Running.until(duration.seconds(), null, () -> {
-            ContinuousQuery q = consumer.continuous(sql, row -> {
-                if (!arrived.offer(row)) { // the handler must not block its link: count, and go on
-                    dropped.incrementAndGet();
+            ContinuousQuery q;
+            try {
+                q = consumer.continuous(sql, row -> {
+                    if (!arrived.offer(row)) { // the handler must not block its link: count, and go on
+                        dropped.incrementAndGet();
+                    }
+                });
+            } catch (EndpointException e) {
+                if (Thread.interrupted()) { // Ctrl-C while the producers were answering: a clean stop all the same
+                    return;
                 }
-            });
+                throw e;
+            }
             List<Column> columns = columns(consumer, query);
             note(err, "select: following " + query.table() + " at " + q.producers().size() + " producer"
                     + (q.producers().size() == 1 ? "" : "s") + " (and those that start later)");
