@@ -81,6 +81,7 @@ public final class Archiver implements AutoCloseable {
     private final ScheduledExecutorService sweeper;
     private final Map<String, ArchiveTable> archived = new ConcurrentHashMap<>();
     private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private Archiver(Builder b) throws ArchiveException {
         this.retention = b.retention;
@@ -248,6 +249,9 @@ public final class Archiver implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         shutdown(follow);
         shutdown(sweeper);
         follower.close();

@@ -1,35 +1,25 @@
 package io.gma.archiver;
 
-import static org.junit.jupiter.api.Assertions.assertNull;
-
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.HexFormat;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * {@link ArchiveContract} on PostgreSQL: GMA_TEST_POSTGRES_URL names the database (with its user and password), as
  * for the registry's store tests; each test has a schema of its own there, dropped after. Skipped, saying so,
- * without it, unless GMA_REQUIRE_POSTGRES is set (.ci/run sets both: CI has PostgreSQL, so there it must run).
+ * without it; {@link PostgresRequiredTest} fails then if GMA_REQUIRE_POSTGRES is set (.ci/run sets both: CI has
+ * PostgreSQL, so there these must run).
  */
+@EnabledIfEnvironmentVariable(named = "GMA_TEST_POSTGRES_URL", matches = "jdbc:postgresql:.+",
+        disabledReason = "GMA_TEST_POSTGRES_URL is not set: the archive's PostgreSQL tests are skipped")
 class PostgresArchiveTest extends ArchiveContract {
     private static final String DATABASE = System.getenv("GMA_TEST_POSTGRES_URL");
     private String schema;
-
-    @BeforeAll
-    static void requirePostgres() {
-        if (DATABASE == null || !DATABASE.startsWith("jdbc:postgresql:")) {
-            assertNull(System.getenv("GMA_REQUIRE_POSTGRES"), "GMA_REQUIRE_POSTGRES is set, but"
-                    + " GMA_TEST_POSTGRES_URL does not name a PostgreSQL database: the archive's PostgreSQL tests must"
-                    + " run here (source .ci/postgres.sh; gma_postgres_start sets it)");
-            Assumptions.abort("GMA_TEST_POSTGRES_URL is not set: the archive's PostgreSQL tests are skipped");
-        }
-    }
 
     @BeforeEach
     void createSchema() throws Exception {
