@@ -68,7 +68,7 @@ final class ArchiveDatabase implements AutoCloseable {
         config.setMaximumPoolSize(connections);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(5_000);
-        // a database that is down must not stop the archiver from starting its endpoints: it retries
+        // the first connection below says whether the database is there, in a sentence of ours
         config.setInitializationFailTimeout(-1);
         HikariDataSource pool = new HikariDataSource(config);
         ArchiveDatabase db = new ArchiveDatabase(dialect, pool, shown);
