@@ -78,7 +78,12 @@ final class ArchiveDatabase implements AutoCloseable {
                     + " NOT NULL)");
         } catch (SQLException ex) {
             pool.close();
-            String why = ex.getMessage() == null ? ex.toString() : ex.getMessage().lines().findFirst().orElse("");
+            Throwable root = ex;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause(); // HikariCP's "Connection is not available" wraps the database's own sentence
+            }
+            String why = root.getMessage() == null ? root.toString() : root.getMessage().lines().findFirst()
+                    .orElse("");
             throw new ArchiveException("cannot open the archive's database " + shown + ": " + why
                     + (why.contains("already in use") || why.contains("locked") ? " (another archiver holds this data"
                             + " directory; give each its own --data-dir)" : ""), ex);

@@ -57,6 +57,24 @@ class H2ArchiveTest extends ArchiveContract {
     }
 
     @Test
+    void anArchiverOfAnotherProcessOnTheSameDataDirectoryIsRefusedNamingIt() throws Exception {
+        archiver("west", Duration.ofHours(1));
+        // in one process, archivers given one directory share its database, as they may share one PostgreSQL;
+        // another process cannot open it while this one has it
+        try (io.gma.client.ChildJvm other = io.gma.client.ChildJvm.start(List.of("-Xmx128m"),
+                ArchiveCommand.class.getName(), List.of("--registry", domains.registry.url(), "--tables", Rows.TABLE,
+                        "--data-dir", dir.toString()))) {
+            java.util.regex.Matcher m = other.await(java.util.regex.Pattern.compile(
+                    "gma-archive: cannot open the archive's database .*"), 60_000);
+            assertTrue(m != null, other.output());
+            assertTrue(m.group().startsWith("gma-archive: cannot open the archive's database jdbc:h2:file:"
+                    + dir.toAbsolutePath()), m.group());
+            assertTrue(m.group().endsWith("(another archiver holds this data directory; give each its own"
+                    + " --data-dir)"), m.group());
+        }
+    }
+
+    @Test
     void aDatabaseThatFailsGetsAClearErrorAndTheArchiverKeepsServing() throws Exception {
         producer("west", Duration.ZERO);
         Archiver archiver = archiver("west", Duration.ofHours(1));

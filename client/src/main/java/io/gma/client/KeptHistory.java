@@ -16,8 +16,8 @@ import java.util.List;
  * encoded, with its insert time, in insert order, so that the producer answers history queries itself
  * (TABLE_HISTORY; docs/tables.md, "History"). Bounded in time by the retention and in memory by {@link #MAX_ROWS}:
  * past it the oldest rows go first, and the insert time of the newest that went is kept, so that an answer says
- * from when it is complete. Each row costs its encoding and about 60 bytes beside it (its entry, its array's
- * header, its slot): some 13 MB for {@link #MAX_ROWS} rows of the 51-byte {@code host_cpu} row of tables.md.
+ * from when it is complete. Each row costs its encoding and about 55 bytes beside it (its entry, its array's
+ * header, its slot): some 11 MB for {@link #MAX_ROWS} rows of the 51-byte {@code host_cpu} row of tables.md.
  *
  * <p>Not thread-safe: the table's lock in {@link TablePublisher} guards it.
  */
