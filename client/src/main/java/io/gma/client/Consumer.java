@@ -96,6 +96,7 @@ public final class Consumer extends Endpoint {
      *     shorten the period or add a LIMIT), or when they exceed the answering side's message limit; NO_ROUTE when
      *     no table is declared by that name, or no archiver or producer that keeps history back to {@code since}
      *     answered (the sentence names each and why); MALFORMED when one refused the query
+     * @throws IllegalArgumentException when {@code since} is beyond what microseconds since the epoch can count
      */
     public List<TableRow> history(String sql, Instant since) throws EndpointException {
         return core().history().history(sql, since);
