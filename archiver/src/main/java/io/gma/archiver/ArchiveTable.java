@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,41 +170,7 @@ final class ArchiveTable {
     private void bind(PreparedStatement ps, TableRow r) throws SQLException {
         ps.setString(1, r.producer());
         ps.setLong(2, r.insertMicros());
-        Row row = r.row();
-        for (int i = 0; i < schema.columns().size(); i++) {
-            int at = i + 3;
-            boolean isNull = row.isNull(i);
-            switch (schema.columns().get(i).type()) {
-                case INTEGER:
-                case TIMESTAMP:
-                    if (isNull) {
-                        ps.setNull(at, Types.BIGINT);
-                    } else {
-                        ps.setLong(at, row.getLong(i));
-                    }
-                    break;
-                case DOUBLE:
-                    if (isNull) {
-                        ps.setNull(at, Types.DOUBLE);
-                    } else {
-                        ps.setDouble(at, row.getDouble(i));
-                    }
-                    break;
-                case BOOLEAN:
-                    if (isNull) {
-                        ps.setNull(at, Types.BOOLEAN);
-                    } else {
-                        ps.setBoolean(at, row.getBoolean(i));
-                    }
-                    break;
-                default:
-                    if (isNull) {
-                        ps.setNull(at, Types.VARCHAR);
-                    } else {
-                        ps.setString(at, row.getString(i));
-                    }
-            }
-        }
+        JdbcRows.bind(ps, 3, schema, r.row());
     }
 
     /**
@@ -317,45 +282,7 @@ final class ArchiveTable {
     private TableRow row(ResultSet rs) throws SQLException {
         String producer = rs.getString(1);
         long inserted = rs.getLong(2);
-        Row.Builder b = Row.builder(schema.columns().size());
-        for (int i = 0; i < schema.columns().size(); i++) {
-            int at = i + 3;
-            switch (schema.columns().get(i).type()) {
-                case INTEGER:
-                case TIMESTAMP:
-                    long l = rs.getLong(at);
-                    if (rs.wasNull()) {
-                        b.setNull(i);
-                    } else {
-                        b.setLong(i, l);
-                    }
-                    break;
-                case DOUBLE:
-                    double d = rs.getDouble(at);
-                    if (rs.wasNull()) {
-                        b.setNull(i);
-                    } else {
-                        b.setDouble(i, d);
-                    }
-                    break;
-                case BOOLEAN:
-                    boolean z = rs.getBoolean(at);
-                    if (rs.wasNull()) {
-                        b.setNull(i);
-                    } else {
-                        b.setBoolean(i, z);
-                    }
-                    break;
-                default:
-                    String s = rs.getString(at);
-                    if (s == null) {
-                        b.setNull(i);
-                    } else {
-                        b.setString(i, s);
-                    }
-            }
-        }
-        return new TableRow(Objects.requireNonNull(producer, PRODUCER), inserted, b.build());
+        return new TableRow(Objects.requireNonNull(producer, PRODUCER), inserted, JdbcRows.read(rs, 3, schema));
     }
 
     /**
