@@ -14,9 +14,7 @@ import io.gma.tables.RowEnvelope;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
-import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
-import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.ProtocolException;
 import java.io.ByteArrayOutputStream;
@@ -36,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * primary key within the table's latest retention, and the continuous queries of its consumers. An insert is
  * checked against the schema, kept as the latest of its key, and sent as TABLE_ROW to each subscription whose
  * WHERE it satisfies: only matching rows cross the network. TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST come from
- * the {@link Inbox} ({@link TableWire}).
+ * the {@link Inbox} ({@link TableWire}), and TABLE_HISTORY ({@link HistoryWire}): answered from the rows a table
+ * with a history retention keeps ({@link KeptHistory}), or for a table this producer archives, by its
+ * {@link TableArchive}.
  *
  * <p>Threads: inserts on the application's threads, queries on the links' event loops. Each table's state is
  * guarded by its own lock, held only to update or copy the maps; rows are sent after it is released.
@@ -48,12 +48,14 @@ final class TablePublisher {
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
-    private final Outbox control;
     private final int maxAnswerBytes;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
     /** The most insert texts kept parsed. */
     static final int MAX_INSERTS = 256;
     private final Map<String, InsertStatement> inserts = new ConcurrentHashMap<>();
+    private final TableAnswers answers;
+    /** The tables this producer archives (an archiver's). */
+    private final ArchivedTables archives;
 
     /** A consumer's query, as it subscribed it. */
     private record Subscription(String consumer, long queryId, BoundQuery query) {
@@ -68,10 +70,13 @@ final class TablePublisher {
         final TableSchema schema;
         final Map<List<Object>, Kept> latest = new HashMap<>();
         final List<Subscription> subscriptions = new ArrayList<>();
+        /** The rows kept for history queries, or null when the table keeps none. */
+        final KeptHistory history;
         long insertsSincePurge;
 
         TableState(TableSchema schema) {
             this.schema = schema;
+            this.history = schema.historyRetention().isZero() ? null : new KeptHistory(schema, KeptHistory.MAX_ROWS);
         }
     }
 
@@ -84,8 +89,9 @@ final class TablePublisher {
         this.name = name;
         this.registry = registry;
         this.outbox = outbox;
-        this.control = control;
         this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
+        this.answers = new TableAnswers(name, control, maxAnswerBytes);
+        this.archives = new ArchivedTables(name, registry, answers);
     }
 
     /**
@@ -122,6 +128,10 @@ final class TablePublisher {
 
     /** Declares {@code schema} at the registry and publishes it for this producer; then rows may be inserted. */
     void declare(TableSchema schema) throws EndpointException {
+        if (archives.contains(schema.name())) {
+            throw new TableException("table " + schema.name() + " is archived by " + name + "; a producer archives a"
+                    + " table or inserts into it, not both");
+        }
         List<ColumnDeclaration> columns = new ArrayList<>();
         for (Column c : schema.columns()) {
             columns.add(new ColumnDeclaration(c.name(), io.gma.registry.api.ColumnType.valueOf(c.type().name())));
@@ -140,8 +150,21 @@ final class TablePublisher {
         }
     }
 
+    /**
+     * Publishes {@code schema}'s table (declared already, as the registry holds it) as an archive of this producer:
+     * its TABLE_HISTORY go to {@code archive}, with the schema's retention periods.
+     */
+    void archive(TableSchema schema, TableArchive archive) throws EndpointException {
+        if (tables.containsKey(schema.name())) {
+            throw new TableException("table " + schema.name() + " is declared by " + name + ", which inserts into it;"
+                    + " a producer archives a table or inserts into it, not both");
+        }
+        archives.archive(schema, archive);
+    }
+
     /** Publishes again what was declared: the registry forgets a producer's publications with its lease. */
     void republish() throws EndpointException {
+        archives.republish();
         for (TableState t : tables.values()) {
             TableSchema s = t.schema;
             try {
@@ -170,8 +193,12 @@ final class TablePublisher {
         long now = nowMicros();
         List<Object> key = key(schema, row);
         List<Subscription> matching = new ArrayList<>();
+        byte[] kept = t.history == null ? null : RowCodec.encode(schema, row);
         synchronized (t) {
             t.latest.put(key, new Kept(now, row));
+            if (kept != null) {
+                t.history.add(now, kept);
+            }
             if (++t.insertsSincePurge >= 1024) {
                 t.insertsSincePurge = 0;
                 purge(t, now);
@@ -234,6 +261,8 @@ final class TablePublisher {
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
                 latest(m);
+            } else if (m.command() == TableWire.TABLE_HISTORY) {
+                history(m);
             } else {
                 error(m, ErrorCode.MALFORMED, name + " is a producer and takes no TABLE_ROW");
             }
@@ -288,18 +317,75 @@ final class TablePublisher {
         reply(m, out.toByteArray());
     }
 
+    /**
+     * TABLE_HISTORY: history or latest rows since a time, from the rows this producer keeps (its history, or its
+     * latest rows when the table keeps no history), or from the archive of an archived table.
+     */
+    private void history(Message m) throws ProtocolException {
+        HistoryWire.Ask ask = HistoryWire.readAsk(ByteBuffer.wrap(m.data()));
+        TableQuery parsed = TableQuery.parseHistory(ask.sql());
+        int maxRows = (int) Math.min(ask.maxRows(), Integer.MAX_VALUE - 1);
+        if (archives.contains(parsed.table())) {
+            archives.answer(m, ask, parsed, maxRows);
+            return;
+        }
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
+        long now = nowMicros();
+        List<KeptHistory.Entry> history = null;
+        List<Kept> latest = new ArrayList<>();
+        long complete;
+        synchronized (t) {
+            purge(t, now);
+            if (t.history != null && !ask.latest()) {
+                history = t.history.since(ask.sinceMicros());
+                complete = t.history.completeSince(now);
+            } else {
+                for (Kept k : t.latest.values()) {
+                    if (k.insertMicros() >= ask.sinceMicros()) {
+                        latest.add(k);
+                    }
+                }
+                // the latest rows are complete for no period of history; as latest, since the retention's start
+                complete = ask.latest() ? now - t.schema.latestRetention().toNanos() / 1000 : now;
+            }
+        }
+        List<TableRow> rows;
+        if (history != null) {
+            rows = KeptHistory.answer(name, t.schema, q, history);
+        } else {
+            rows = new ArrayList<>();
+            for (Kept k : latest) {
+                if (q.filter().test(k.row())) {
+                    rows.add(new TableRow(name, k.insertMicros(), k.row()));
+                }
+            }
+            if (!ask.latest()) {
+                rows = KeptHistory.ordered(rows, q);
+            }
+        }
+        answers.history(m, t.schema, ask, maxRows, new TableHistory(rows, complete));
+    }
+
     private TableState stateFor(String table) {
         TableState t = tables.get(table);
         if (t == null) {
+            if (archives.contains(table)) {
+                throw new TableException("table " + table + " is archived by " + name + ", which answers history and"
+                        + " latest queries (TABLE_HISTORY), not continuous ones or TABLE_LATEST: ask its producers");
+            }
             throw new TableException("table " + table + " is not published by " + name);
         }
         return t;
     }
 
-    /** Removes the rows older than the table's latest retention; under the table's lock. */
+    /** Removes the rows older than the table's latest and history retention; under the table's lock. */
     private static void purge(TableState t, long nowMicros) {
         long oldest = nowMicros - t.schema.latestRetention().toNanos() / 1000;
         t.latest.values().removeIf(k -> k.insertMicros() < oldest);
+        if (t.history != null) {
+            t.history.purge(nowMicros);
+        }
     }
 
     private static List<Object> key(TableSchema schema, Row row) {
@@ -316,19 +402,10 @@ final class TablePublisher {
     }
 
     private void reply(Message m, byte[] data) {
-        try {
-            control.sendControl(m.from(), Command.REPLY, m.sequence(), data);
-        } catch (EndpointException | IllegalArgumentException ex) {
-            LOG.debug("{}: could not answer {} of {}: {}", name, m.command(), m.from(), ex.getMessage());
-        }
+        answers.reply(m, data);
     }
 
     private void error(Message m, ErrorCode code, String sentence) {
-        try {
-            control.sendControl(m.from(), Command.ERROR, m.sequence(),
-                    new ErrorText(code, sentence).toBytes());
-        } catch (EndpointException | IllegalArgumentException ex) {
-            LOG.debug("{}: could not report {} to {}: {}", name, code, m.from(), ex.getMessage());
-        }
+        answers.error(m, code, sentence);
     }
 }

@@ -18,8 +18,8 @@ import picocli.CommandLine.Spec;
         description = "GMA: monitoring events between producers and consumers, across domains.",
         subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, RegistryCommand.class, PcCommand.class,
             QueryCommand.class, SelectCommand.class, PingCommand.class, PongCommand.class, AgentCommand.class,
-            TailCommand.class, PubCommand.class, SubCommand.class, RequestCommand.class, TopCommand.class,
-            KeysCommand.class})
+            TailCommand.class, io.gma.archiver.ArchiveCommand.class, PubCommand.class, SubCommand.class,
+            RequestCommand.class, TopCommand.class, KeysCommand.class})
 public final class Gma implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
