@@ -34,6 +34,11 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class PcServer implements AutoCloseable {
     private final Settings settings;
     private PcNode node;
+
+    /** The node, for tests. */
+    PcNode node() {
+        return node;
+    }
     private Server server;
     private String url;
     private int httpPort;
