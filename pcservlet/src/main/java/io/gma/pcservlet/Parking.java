@@ -38,11 +38,6 @@ final class Parking {
         this.maxParkedBytes = maxParkedBytes;
     }
 
-    /** Uplinks with messages parked now, and the bytes parked (for tests and status). */
-    String describe() {
-        return paused.size() + " uplinks, " + parkedBytes.get() + " bytes parked";
-    }
-
     /** Whether {@code link} has messages parked: then every later one of it is parked too. */
     boolean isParked(Link link) {
         return paused.containsKey(link);

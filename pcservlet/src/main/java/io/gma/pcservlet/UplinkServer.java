@@ -139,11 +139,6 @@ final class UplinkServer implements AutoCloseable {
     private final HandshakeAdmission admission;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final Parking parking;
-
-    /** What is parked now. */
-    String parked() {
-        return parking.describe();
-    }
     private final Spooling spooling;
     private final RoomSignal room;
     private final IoThreads ioThreads;
