@@ -87,6 +87,11 @@ public final class PcCommand implements Callable<Integer> {
             description = "Largest POST body sent or accepted (default ${DEFAULT-VALUE}).")
     int maxBatchBytes;
 
+    @Option(names = "--max-batches-in-flight", paramLabel = "N", defaultValue = "1",
+            description = "The most batches posted to one domain at once, 1..16, each waiting for its answer while"
+                    + " the next go; the destination takes them in order (default ${DEFAULT-VALUE}: one at a time).")
+    int maxBatchesInFlight;
+
     @Option(names = "--max-links", paramLabel = "N", defaultValue = "10000",
             description = "The most uplinks open at once; past it, an endpoint's uplink is refused with ERROR"
                     + " QUEUE_FULL and tries again after its back-off (default ${DEFAULT-VALUE}). The open-file limit"
@@ -285,6 +290,7 @@ public final class PcCommand implements Callable<Integer> {
             PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
+                    .maxBatchesInFlight(maxBatchesInFlight)
                     .maxLinks(maxLinks).ioThreads(ioThreads != null ? ioThreads : IoThreads.defaultLoops())
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))
                     .security(secure);

@@ -43,6 +43,12 @@ public final class PcServer implements AutoCloseable {
     }
 
     /**
+     * How many batches a PC servlet posts to one domain at once unless told otherwise: one, as before several
+     * could be, until a quiet machine has measured what more costs and gains (docs/pcservlet.md).
+     */
+    public static final int DEFAULT_BATCHES_IN_FLIGHT = 1;
+
+    /**
      * @param domain the domain it serves
      * @param registryUrl the registry's base URL, or the URLs of several registries that share one database,
      *     separated by commas (calls go on to the next when one does not answer: docs/registry.md)
@@ -147,6 +153,7 @@ public final class PcServer implements AutoCloseable {
         private long maxTotalBytes = 64L << 20;
         private long maxEndpointBytes = 8L << 20;
         private int maxBatchBytes = 16 << 20;
+        private int maxBatchesInFlight = DEFAULT_BATCHES_IN_FLIGHT;
         private int maxLinks = LinkLimit.DEFAULT_MAX;
         private int ioThreads = IoThreads.defaultLoops();
         private Duration linger = Duration.ZERO;
@@ -227,6 +234,21 @@ public final class PcServer implements AutoCloseable {
         /** Each endpoint's queue of messages from other domains, in bytes; default 8 MiB. */
         public Builder maxEndpointBytes(long bytes) {
             this.maxEndpointBytes = atLeast(bytes, 1024, "maxEndpointBytes");
+            return this;
+        }
+
+        /**
+         * The most batches posted to one destination domain at once, 1..16, each waiting for its answer while the
+         * next go (docs/pcservlet.md, "Several batches in flight"); default
+         * {@value PcServer#DEFAULT_BATCHES_IN_FLIGHT}. The destination takes them in order; one that does not say
+         * it can has one at a time.
+         */
+        public Builder maxBatchesInFlight(int batches) {
+            if (batches < 1 || batches > StreamOrder.MAX_WINDOW) {
+                throw new IllegalArgumentException("maxBatchesInFlight " + batches + " is outside 1.."
+                        + StreamOrder.MAX_WINDOW);
+            }
+            this.maxBatchesInFlight = batches;
             return this;
         }
 
@@ -357,7 +379,8 @@ public final class PcServer implements AutoCloseable {
 
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
-                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxLinks, ioThreads, linger,
+                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxBatchesInFlight, maxLinks,
+                    ioThreads, linger,
                     retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,

@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param maxTotalBytes all those queues together
  * @param maxEndpointBytes each endpoint's queue at the gateway
  * @param maxBatchBytes the largest POST body sent or accepted
+ * @param maxBatchesInFlight the most batches posted to one domain at once, waiting for their answers
  * @param maxLinks the most uplinks open at once
  * @param ioThreads how many event loops serve the uplinks
  * @param linger how long a forwarder waits for more messages before it posts a batch
@@ -34,7 +35,7 @@ import java.time.Duration;
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
-        int maxBatchBytes, int maxLinks, int ioThreads, Duration linger, Duration retryAfter, Duration drainTimeout,
-        Duration lease, Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace,
-        HttpProxy proxy) {
+        int maxBatchBytes, int maxBatchesInFlight, int maxLinks, int ioThreads, Duration linger, Duration retryAfter,
+        Duration drainTimeout, Duration lease, Duration idleQueue, Security security, SpoolOptions spool,
+        Duration registryGrace, HttpProxy proxy) {
 }

@@ -218,8 +218,13 @@ public final class TunnelServlet extends HttpServlet {
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
                 // the header as sent: the container's getContentType() fails on a charset the JVM does not know
+                String stream = req.getHeader(Tunnel.STREAM_HEADER);
                 answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
-                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream());
+                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream(),
+                        stream);
+                if (stream != null) {
+                    resp.setHeader(Tunnel.WINDOW_HEADER, Integer.toString(StreamOrder.MAX_WINDOW));
+                }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
                         req.getParameter("ack"));
