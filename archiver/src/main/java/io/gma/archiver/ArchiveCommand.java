@@ -1,5 +1,6 @@
 package io.gma.archiver;
 
+import io.gma.cli.AgeConverter;
 import io.gma.cli.Cli;
 import io.gma.cli.ClientSecurityOptions;
 import io.gma.cli.DurationOption;
@@ -11,8 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,27 +76,6 @@ public final class ArchiveCommand implements Callable<Integer> {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
-
-    /** Seconds, or a number with s, m, h or d after it. */
-    static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern AGE = Pattern.compile("(\\d{1,9})([smhd]?)");
-
-        @Override
-        public Duration convert(String value) {
-            Matcher m = AGE.matcher(value.trim());
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException("\"" + value + "\" is not an age: seconds, or a"
-                        + " number with s, m, h or d after it (90s, 15m, 24h, 7d)");
-            }
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                case "d" -> Duration.ofDays(n);
-                default -> Duration.ofSeconds(n);
-            };
-        }
-    }
 
     /** {@code gma-archive [options]}: the command as a program of its own. */
     public static void main(String[] args) {

@@ -1,6 +1,5 @@
 package io.gma.client;
 
-import io.gma.internal.link.IoThreads;
 import io.gma.tables.BoundQuery;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
@@ -18,9 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +48,7 @@ final class HistoryQueries {
 
     /** The rows of a history query since {@code since}, from an archiver or the primaries, in the query's order. */
     List<TableRow> history(String sql, Instant since) throws EndpointException {
-        notOnEventLoop("history");
+        Answers.notOnEventLoop("history");
         TableQuery q = parse(sql);
         TableSchema schema = publishers.schemaOf(q.table());
         BoundQuery bound = q.bind(schema);
@@ -95,7 +91,7 @@ final class HistoryQueries {
         List<TableRow> rows = new ArrayList<>();
         for (Map.Entry<String, CompletableFuture<byte[]>> a : asked.entrySet()) {
             try {
-                rows.addAll(read(a.getKey(), await(a.getValue()), q, bound));
+                rows.addAll(read(a.getKey(), Answers.await(a.getValue(), timeout), q, bound));
             } catch (EndpointException ex) {
                 if (fatal(ex)) {
                     throw ex;
@@ -120,7 +116,7 @@ final class HistoryQueries {
 
     /** The answer of one producer or archiver to a history query, as it gave it (each row projected). */
     TableHistory historyFrom(String producer, String sql, Instant since) throws EndpointException {
-        notOnEventLoop("historyFrom");
+        Answers.notOnEventLoop("historyFrom");
         TableQuery q = parse(sql);
         BoundQuery bound = q.bind(publishers.schemaOf(q.table()));
         TableHistory h = ask(producer, q, bound, false, micros(since));
@@ -185,7 +181,7 @@ final class HistoryQueries {
 
     private TableHistory ask(String to, TableQuery q, BoundQuery bound, boolean latest, long since)
             throws EndpointException {
-        byte[] answer = await(send(to, q, latest, since));
+        byte[] answer = Answers.await(send(to, q, latest, since), timeout);
         List<TableRow> rows = read(to, answer, q, bound); // checked that the answer's 8 bytes of time are there
         return new TableHistory(rows, ByteBuffer.wrap(answer).getLong(0));
     }
@@ -232,29 +228,6 @@ final class HistoryQueries {
         } catch (ArithmeticException ex) {
             throw new IllegalArgumentException("since " + t + " is out of the range of microseconds since the epoch"
                     + " (a signed 64-bit count)", ex);
-        }
-    }
-
-    private static void notOnEventLoop(String call) {
-        if (IoThreads.isCurrent()) {
-            throw new IllegalStateException(call + "() would block this link's event loop, which must read the"
-                    + " answers: call it from another thread");
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> f) throws EndpointException {
-        try {
-            return f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new EndpointException(ErrorCode.TIMEOUT, "interrupted", ex);
-        } catch (TimeoutException ex) {
-            throw new EndpointException(ErrorCode.TIMEOUT, "no answer within " + timeout.toMillis() + " ms", ex);
-        } catch (ExecutionException ex) {
-            if (ex.getCause() instanceof EndpointException e) {
-                throw e;
-            }
-            throw new EndpointException(ErrorCode.INTERNAL, ex.getCause().toString(), ex);
         }
     }
 }

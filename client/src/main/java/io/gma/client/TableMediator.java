@@ -1,6 +1,5 @@
 package io.gma.client;
 
-import io.gma.internal.link.IoThreads;
 import io.gma.tables.BoundQuery;
 import io.gma.tables.Row;
 import io.gma.tables.RowCodec;
@@ -22,13 +21,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,7 +83,7 @@ final class TableMediator {
      *     the query (its sentence)
      */
     ContinuousQuery continuous(String sql, RowHandler handler) throws EndpointException {
-        notOnEventLoop("continuous");
+        Answers.notOnEventLoop("continuous");
         TableQuery q = TableQuery.parse(sql);
         BoundQuery bound = q.bind(publishers.schemaOf(q.table()));
         ContinuousQuery cq = new ContinuousQuery(this, ids.incrementAndGet(), bound, handler);
@@ -94,7 +91,7 @@ final class TableMediator {
         try {
             List<CompletableFuture<Void>> subscribing = refresh(cq);
             for (CompletableFuture<Void> f : subscribing) {
-                await(f);
+                Answers.await(f, timeout);
             }
         } catch (EndpointException | RuntimeException ex) {
             cq.close();
@@ -112,7 +109,7 @@ final class TableMediator {
      *     or its answer was too large (its sentence); producers that left or do not answer in time are skipped
      */
     List<TableRow> latest(String sql) throws EndpointException {
-        notOnEventLoop("latest");
+        Answers.notOnEventLoop("latest");
         TableQuery q = TableQuery.parse(sql);
         TableSchema schema = publishers.schemaOf(q.table());
         BoundQuery bound = q.bind(schema);
@@ -131,7 +128,7 @@ final class TableMediator {
         for (Map.Entry<String, CompletableFuture<byte[]>> a : asked.entrySet()) {
             byte[] answer;
             try {
-                answer = await(a.getValue());
+                answer = Answers.await(a.getValue(), timeout);
             } catch (EndpointException ex) {
                 if (ex.code() == ErrorCode.MALFORMED || ex.code() == ErrorCode.TOO_LARGE
                         || ex.code() == ErrorCode.FORBIDDEN) {
@@ -328,29 +325,6 @@ final class TableMediator {
             outbox.send(producer, TableWire.TABLE_CANCEL, TableWire.cancel(queryId));
         } catch (EndpointException | IllegalArgumentException ex) {
             LOG.debug("{}: could not cancel query {} at {}: {}", name, queryId, producer, ex.getMessage());
-        }
-    }
-
-    private static void notOnEventLoop(String call) {
-        if (IoThreads.isCurrent()) {
-            throw new IllegalStateException(call + "() would block this link's event loop, which must read the"
-                    + " producers' answers: call it from another thread");
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> f) throws EndpointException {
-        try {
-            return f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new EndpointException(ErrorCode.TIMEOUT, "interrupted", ex);
-        } catch (TimeoutException ex) {
-            throw new EndpointException(ErrorCode.TIMEOUT, "no answer within " + timeout.toMillis() + " ms", ex);
-        } catch (ExecutionException ex) {
-            if (ex.getCause() instanceof EndpointException e) {
-                throw e;
-            }
-            throw new EndpointException(ErrorCode.INTERNAL, ex.getCause().toString(), ex);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.cli.AgeConverter;
 import io.gma.cli.Cli;
 import io.gma.cli.DurationOption;
 import io.gma.cli.RegistryOption;
@@ -15,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -176,27 +175,6 @@ public final class PcCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException("\"" + value + "\" is not always, batch or never");
             }
-        }
-    }
-
-    /** Seconds, or a number with s, m, h or d after it; not negative. */
-    static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern AGE = Pattern.compile("(\\d{1,9})([smhd]?)");
-
-        @Override
-        public Duration convert(String value) {
-            Matcher m = AGE.matcher(value.trim());
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException("\"" + value + "\" is not an age: seconds, or a"
-                        + " number with s, m, h or d after it (90s, 15m, 24h, 7d)");
-            }
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                case "d" -> Duration.ofDays(n);
-                default -> Duration.ofSeconds(n);
-            };
         }
     }
 

@@ -113,7 +113,7 @@ public final class TunnelServlet extends HttpServlet {
             b.spool(new SpoolOptions(Path.of(dir != null ? dir : param("domain", true)),
                     fsync == null ? SpoolOptions.Fsync.BATCH : new PcCommand.FsyncConverter().convert(fsync),
                     maxBytes == null ? SpoolOptions.DEFAULT_MAX_BYTES : Long.parseLong(maxBytes.trim()),
-                    maxAge == null ? Duration.ZERO : new PcCommand.AgeConverter().convert(maxAge)));
+                    maxAge == null ? Duration.ZERO : new io.gma.cli.AgeConverter().convert(maxAge)));
         } catch (RuntimeException e) {
             throw new ServletException("the spool's init parameters (dataDir " + dir + ", fsync " + fsync
                     + ", maxSpoolBytes " + maxBytes + ", maxAge " + maxAge + "): " + e.getMessage(), e);
