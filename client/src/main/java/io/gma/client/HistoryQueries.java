@@ -155,10 +155,17 @@ final class HistoryQueries {
         return q;
     }
 
-    /** Whether {@code p} keeps its own rows back to {@code since}. */
+    /**
+     * Whether {@code p} keeps its own rows back to {@code since}, within {@link #COVER_SLACK_MICROS}: "the last
+     * hour" of a table kept for an hour is covered, though the question's clock ran on a little before it is asked.
+     */
     private static boolean covers(Publishers.Publisher p, long since, long now) {
-        return !p.historyRetention().isZero() && now - p.historyRetention().toNanos() / 1000 <= since;
+        return !p.historyRetention().isZero() && now - p.historyRetention().toNanos() / 1000 <= since
+                + COVER_SLACK_MICROS;
     }
+
+    /** How far past a retention a period may reach and count as covered: the time a question takes to ask. */
+    static final long COVER_SLACK_MICROS = 5_000_000;
 
     /** Archivers whose retention covers the period first, in random order; then the others, longest first. */
     private static List<Publishers.Publisher> byCover(List<Publishers.Publisher> archivers, long since, long now) {

@@ -42,6 +42,11 @@ final class RowPrinter {
      * sorted by their values in the order selected, then by producer; then a count.
      */
     static String table(List<Column> columns, List<TableRow> rows) {
+        return inOrder(columns, sorted(rows));
+    }
+
+    /** As {@link #table}, the rows in the order given (a history's, oldest first). */
+    static String inOrder(List<Column> columns, List<TableRow> rows) {
         List<String[]> lines = new ArrayList<>();
         String[] head = new String[columns.size() + 2];
         for (int i = 0; i < columns.size(); i++) {
@@ -50,12 +55,12 @@ final class RowPrinter {
         head[columns.size()] = "producer";
         head[columns.size() + 1] = "inserted";
         lines.add(head);
-        for (TableRow r : sorted(rows)) {
+        for (TableRow r : rows) {
             String[] line = new String[head.length];
             for (int i = 0; i < columns.size(); i++) {
                 line[i] = r.row().isNull(i) ? "" : text(columns.get(i).type(), r.row().get(i));
             }
-            line[columns.size()] = r.producer();
+            line[columns.size()] = r.archived() ? r.producer() + " via " + r.archiver() : r.producer();
             line[columns.size() + 1] = time(r.insertMicros());
             lines.add(line);
         }
@@ -107,8 +112,11 @@ final class RowPrinter {
      * "row":{"host":"node-1","busy":12.5}}}.
      */
     static String json(List<Column> columns, TableRow r) throws JsonProcessingException {
-        ObjectNode line = MAPPER.createObjectNode().put("producer", r.producer())
-                .put("inserted", instant(r.insertMicros()));
+        ObjectNode line = MAPPER.createObjectNode().put("producer", r.producer());
+        if (r.archived()) {
+            line.put("archiver", r.archiver());
+        }
+        line.put("inserted", instant(r.insertMicros()));
         ObjectNode values = line.putObject("row");
         for (int i = 0; i < columns.size(); i++) {
             String name = columns.get(i).name();

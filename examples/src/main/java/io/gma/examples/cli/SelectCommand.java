@@ -1,5 +1,6 @@
 package io.gma.examples.cli;
 
+import io.gma.cli.AgeConverter;
 import io.gma.cli.Cli;
 import io.gma.cli.DurationOption;
 import io.gma.cli.Running;
@@ -15,6 +16,7 @@ import io.gma.tables.TableSchema;
 import io.gma.wire.ErrorCode;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -37,8 +39,10 @@ import picocli.CommandLine.Spec;
                 + " key that matches, from every producer whose share may hold some, printed as an aligned table"
                 + " with the producer and insert time of each (or JSON lines). With --continuous, each new row that"
                 + " matches, a line each as it arrives, from producers that start later too, until Ctrl-C (or"
-                + " --duration). A query the parser refuses is a usage error (exit 2); a table that is not declared,"
-                + " a column it does not have, or a producer that refuses the query is a failure (exit 1).")
+                + " --duration). With --history 1h, every row inserted in the last hour, oldest first, from the"
+                + " table's archivers or the producers that keep history. A query the parser refuses is a usage"
+                + " error (exit 2); a table that is not declared, a column it does not have, or a producer that"
+                + " refuses the query is a failure (exit 1).")
 final class SelectCommand implements Callable<Integer> {
     /** Rows received and not yet printed, at most; past it they are counted and dropped (a slow terminal). */
     static final int MAX_WAITING = 10_000;
@@ -57,6 +61,12 @@ final class SelectCommand implements Callable<Integer> {
     @Option(names = "--continuous", description = "Follow the rows inserted from now on, instead of the latest.")
     boolean continuous;
 
+    @Option(names = "--history", paramLabel = "AGE", converter = AgeConverter.class, description = "Every row"
+            + " inserted within AGE (90s, 15m, 1h, 7d), oldest first, from the table's archivers or the producers"
+            + " that keep history, instead of the latest; the query may end in ORDER BY insert_time [DESC] and"
+            + " LIMIT n.")
+    Duration history;
+
     @Mixin
     DurationOption duration;
 
@@ -68,9 +78,12 @@ final class SelectCommand implements Callable<Integer> {
         Cli.check(spec, continuous || duration.seconds() == 0, "--duration " + duration.seconds() + " needs"
                 + " --continuous: a latest query ends as soon as it has its rows");
         Cli.check(spec, duration.seconds() >= 0, "--duration " + duration.seconds() + " is negative");
+        Cli.check(spec, history == null || !continuous, "--history and --continuous go apart: the one asks what was"
+                + " kept, the other follows what comes");
+        Cli.check(spec, history == null || !history.isZero(), "--history 0 asks for nothing; give an age such as 1h");
         TableQuery query;
         try {
-            query = TableQuery.parse(sql);
+            query = history != null ? TableQuery.parseHistory(sql) : TableQuery.parse(sql);
         } catch (TableException refused) {
             throw new CommandLine.ParameterException(spec.commandLine(), refused.getMessage());
         }
@@ -79,15 +92,16 @@ final class SelectCommand implements Callable<Integer> {
             return follow(consumer, query);
         }
         try (consumer) {
-            List<TableRow> rows = consumer.latest(sql);
+            List<TableRow> rows = history != null ? consumer.history(sql, Instant.now().minus(history))
+                    : RowPrinter.sorted(consumer.latest(sql));
             List<Column> columns = columns(consumer, query);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
-                for (TableRow r : RowPrinter.sorted(rows)) {
+                for (TableRow r : rows) {
                     out.print(RowPrinter.json(columns, r));
                 }
             } else {
-                out.print(RowPrinter.table(columns, rows));
+                out.print(RowPrinter.inOrder(columns, rows));
             }
             out.flush();
         }

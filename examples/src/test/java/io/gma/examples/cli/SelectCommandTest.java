@@ -80,6 +80,43 @@ class SelectCommandTest {
     }
 
     @Test
+    void historyPrintsTheRowsKeptInTimeOrder() throws Exception {
+        try (Producer kept = Producer.builder().registry(registry.url()).domain("lan").label("kept").exactLabel(true)
+                .build()) {
+            kept.declare(TableSchema.builder("hist").column("host", ColumnType.STRING).column("busy",
+                    ColumnType.DOUBLE).primaryKey("host").historyRetention(java.time.Duration.ofHours(1)).build());
+            for (int i = 1; i <= 4; i++) { // one key: latest has one row, history all four
+                kept.insert("hist", Row.of("node-1", i * 10.0));
+                Thread.sleep(2); // a deliberate pause, not a wait: distinct insert times
+            }
+            Run all = select("--history", "1h", "SELECT busy FROM hist");
+            assertEquals(0, all.status(), all.err());
+            assertEquals(List.of("busy  producer  inserted", "----  --------  ------------",
+                    "  10  kept@lan  HH:MM:SS.mmm", "  20  kept@lan  HH:MM:SS.mmm",
+                    "  30  kept@lan  HH:MM:SS.mmm", "  40  kept@lan  HH:MM:SS.mmm", "4 rows"),
+                    all.out().replaceAll(TIME, "HH:MM:SS.mmm").lines().toList());
+            Run last = select("--history", "1h", "--json",
+                    "SELECT busy FROM hist ORDER BY insert_time DESC LIMIT 2");
+            assertEquals(0, last.status(), last.err());
+            ObjectMapper mapper = new ObjectMapper();
+            assertEquals(List.of(40.0, 30.0), last.out().lines().map(l -> {
+                try {
+                    return mapper.readTree(l).get("row").get("busy").asDouble();
+                } catch (Exception e) {
+                    throw new IllegalStateException(l, e);
+                }
+            }).toList());
+            Run latest = select("SELECT busy FROM hist");
+            assertTrue(latest.out().contains("1 row"), latest.out());
+        }
+        Run both = select("--history", "1h", "--continuous", "SELECT busy FROM hist");
+        assertEquals(2, both.status(), both.err());
+        assertTrue(both.err().contains("--history and --continuous go apart"), both.err());
+        Run order = select("SELECT busy FROM hist ORDER BY insert_time");
+        assertEquals(2, order.status(), order.err());
+    }
+
+    @Test
     void jsonPrintsALineOfJsonPerRowWithEveryValueExact() throws Exception {
         Run r = select("--json", "SELECT host, cpu, busy, up, sampled FROM probe WHERE host = 'node-1' AND cpu < 2");
         assertEquals(0, r.status(), r.err());
