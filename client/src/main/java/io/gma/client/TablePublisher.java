@@ -153,11 +153,10 @@ final class TablePublisher {
         for (Subscription s : matching) {
             byte[] data = RowEnvelope.encode(s.queryId(), now, schema, row);
             try {
-                outbox.send(s.consumer(), TableWire.TABLE_ROW, data).acknowledged().whenComplete((ok, ex) -> {
-                    if (ex instanceof EndpointException e && e.code() == ErrorCode.NO_ROUTE) {
-                        dropConsumer(s.consumer());
-                    }
-                });
+                // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
+                // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
+                // the link's ACK handling more than the row itself
+                outbox.send(s.consumer(), TableWire.TABLE_ROW, data);
             } catch (EndpointException ex) {
                 LOG.debug("{}: row of {} not sent to {}: {}", name, table, s.consumer(), ex.getMessage());
                 if (ex.code() == ErrorCode.NO_ROUTE) {
