@@ -44,6 +44,8 @@ final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     /** Bytes the answer's envelope may take within a message, beside its rows. */
     private static final int ENVELOPE_MARGIN = 1024;
+    /** How often inserts sweep a table's latest rows for those past its retention, at most. */
+    private static final long PURGE_MICROS = 1_000_000;
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
@@ -64,7 +66,8 @@ final class TablePublisher {
         final TableSchema schema;
         final Map<List<Object>, Kept> latest = new HashMap<>();
         final List<Subscription> subscriptions = new ArrayList<>();
-        long insertsSincePurge;
+        /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
+        long nextPurgeMicros;
 
         TableState(TableSchema schema) {
             this.schema = schema;
@@ -140,8 +143,10 @@ final class TablePublisher {
         List<Subscription> matching = new ArrayList<>();
         synchronized (t) {
             t.latest.put(key, new Kept(now, row));
-            if (++t.insertsSincePurge >= 1024) {
-                t.insertsSincePurge = 0;
+            if (now >= t.nextPurgeMicros) {
+                // a sweep visits every key: once a second at most, not once per so many inserts, which with many
+                // keys cost more than the inserts (a latest answer sweeps first anyway: this only bounds memory)
+                t.nextPurgeMicros = now + PURGE_MICROS;
                 purge(t, now);
             }
             for (Subscription s : t.subscriptions) {
