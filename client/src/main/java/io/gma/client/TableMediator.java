@@ -175,7 +175,7 @@ final class TableMediator {
     void receive(Message m) {
         RowEnvelope env;
         try {
-            env = RowEnvelope.decode(m.data());
+            env = RowEnvelope.decode(m.dataBuffer()); // a view: the row is copied once, as it is decoded
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;

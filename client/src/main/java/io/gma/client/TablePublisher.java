@@ -21,7 +21,6 @@ import io.gma.wire.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -64,6 +63,8 @@ final class TablePublisher {
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
     private static final class TableState {
         final TableSchema schema;
+        /** The primary key's column indexes, in the key's order. */
+        final int[] keyColumns;
         final Map<List<Object>, Kept> latest = new HashMap<>();
         final List<Subscription> subscriptions = new ArrayList<>();
         /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
@@ -71,6 +72,7 @@ final class TablePublisher {
 
         TableState(TableSchema schema) {
             this.schema = schema;
+            this.keyColumns = schema.primaryKey().stream().mapToInt(schema::indexOf).toArray();
         }
     }
 
@@ -139,7 +141,7 @@ final class TablePublisher {
             throw new TableException("table " + table + ": " + ex.getMessage());
         }
         long now = nowMicros();
-        List<Object> key = key(schema, row);
+        List<Object> key = key(t.keyColumns, row);
         List<Subscription> matching = new ArrayList<>();
         synchronized (t) {
             t.latest.put(key, new Kept(now, row));
@@ -274,17 +276,17 @@ final class TablePublisher {
         t.latest.values().removeIf(k -> k.insertMicros() < oldest);
     }
 
-    private static List<Object> key(TableSchema schema, Row row) {
-        List<String> pk = schema.primaryKey();
-        List<Object> key = new ArrayList<>(pk.size());
-        for (String c : pk) {
-            key.add(row.get(schema.indexOf(c)));
+    private static List<Object> key(int[] columns, Row row) {
+        List<Object> key = new ArrayList<>(columns.length);
+        for (int c : columns) {
+            key.add(row.get(c));
         }
         return key;
     }
 
     static long nowMicros() {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
     private void reply(Message m, byte[] data) {

@@ -12,12 +12,19 @@ public final class BoundQuery {
     private final TableSchema schema;
     private final Filters.Compiled filter;
     private final int[] projection;
+    /** Whether the query selects every column in the table's order ({@code SELECT *}). */
+    private final boolean everyColumn;
 
     BoundQuery(TableQuery query, TableSchema schema, Filters.Node where, int[] projection) {
         this.query = query;
         this.schema = schema;
         this.filter = new Filters.Compiled(where);
         this.projection = projection;
+        boolean identity = projection.length == schema.columns().size();
+        for (int k = 0; identity && k < projection.length; k++) {
+            identity = projection[k] == k;
+        }
+        this.everyColumn = identity;
     }
 
     /** The query. */
@@ -49,8 +56,14 @@ public final class BoundQuery {
         return List.copyOf(out);
     }
 
-    /** The selected values of a row of the schema, in the order selected. */
+    /**
+     * The selected values of a row of the schema, in the order selected: the row itself when the query selects
+     * every column in order (a row is immutable).
+     */
     public Row project(Row row) {
+        if (everyColumn && row.size() == projection.length) {
+            return row;
+        }
         Row.Builder b = new Row.Builder(projection.length);
         for (int k = 0; k < projection.length; k++) {
             b.copy(k, row, projection[k]);
