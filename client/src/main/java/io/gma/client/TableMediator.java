@@ -209,6 +209,7 @@ final class TableMediator {
             sendCancel(p, cq.id());
         }
         cq.producers.clear();
+        cq.subscribed.clear();
     }
 
     /** Stops refreshing; the queries end with the endpoint (its BYE tells producers). */
@@ -258,6 +259,7 @@ final class TableMediator {
                 LOG.info("{}: query {} drops {}, which publishes {} no more", name, cq.sql(), gone, q.table());
             }
         }
+        cq.subscribed.retainAll(cq.producers); // also one whose answer came as it was dropped
         for (String p : names) {
             if (cq.closed() || !cq.producers.add(p)) {
                 continue;
@@ -265,6 +267,9 @@ final class TableMediator {
             CompletableFuture<Void> subscribed = requests.requestAsync(p, TableWire.TABLE_QUERY,
                     TableWire.query(cq.id(), q.sql()), timeout).handle((reply, ex) -> {
                         if (ex == null) {
+                            if (cq.producers.contains(p)) { // not dropped meanwhile
+                                cq.subscribed.add(p);
+                            }
                             return null;
                         }
                         cq.producers.remove(p); // tried again at the next refresh
