@@ -45,12 +45,20 @@ final class TablePublisher {
     private static final int ENVELOPE_MARGIN = 1024;
     /** How often inserts sweep a table's latest rows for those past its retention, at most. */
     private static final long PURGE_MICROS = 1_000_000;
+    /** The most queries kept parsed. */
+    private static final int PARSED = 256;
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
     private final Outbox control;
     private final int maxAnswerBytes;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
+    /**
+     * Consumers' queries as parsed, by their text: parsing runs the SQL parser (a fraction of a millisecond warm,
+     * milliseconds cold), and consumers ask the same few queries again and again (a latest query at each refresh
+     * of a dashboard). At most {@link #PARSED} kept: emptied when full.
+     */
+    private final Map<String, TableQuery> parsedQueries = new ConcurrentHashMap<>();
 
     /** A consumer's query, as it subscribed it. */
     private record Subscription(String consumer, long queryId, BoundQuery query) {
@@ -222,8 +230,9 @@ final class TablePublisher {
         ByteBuffer in = ByteBuffer.wrap(m.data());
         long id = TableWire.readVarint(in, "TABLE_QUERY");
         String sql = TableWire.readText(in, "TABLE_QUERY");
-        TableState t = stateFor(TableQuery.parse(sql).table());
-        BoundQuery q = TableQuery.parse(sql).bind(t.schema);
+        TableQuery parsed = parse(sql);
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
             t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
             t.subscriptions.add(new Subscription(m.from(), id, q));
@@ -233,7 +242,7 @@ final class TablePublisher {
 
     private void latest(Message m) throws ProtocolException {
         String sql = TableWire.readText(ByteBuffer.wrap(m.data()), "TABLE_LATEST");
-        TableQuery parsed = TableQuery.parse(sql);
+        TableQuery parsed = parse(sql);
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         List<Kept> rows = new ArrayList<>();
@@ -260,6 +269,19 @@ final class TablePublisher {
             }
         }
         reply(m, out.toByteArray());
+    }
+
+    /** The query parsed, from those parsed before when it was; refused ones are parsed again each time. */
+    private TableQuery parse(String sql) {
+        TableQuery q = parsedQueries.get(sql);
+        if (q == null) {
+            q = TableQuery.parse(sql);
+            if (parsedQueries.size() >= PARSED) {
+                parsedQueries.clear();
+            }
+            parsedQueries.put(sql, q);
+        }
+        return q;
     }
 
     private TableState stateFor(String table) {
