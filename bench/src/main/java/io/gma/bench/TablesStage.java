@@ -129,12 +129,14 @@ final class TablesStage {
                 + " (`EndpointStats`: what the producer's links wrote to their sockets, its only link being the one"
                 + " to the consumer; what the consumer's read): plain %.1f and %.1f, match all %.1f and %.1f, 1 in 10"
                 + " %.1f and %.1f. CPU a row by thread (ns; every measured pass added up; the inserting thread is"
-                + " `main`): plain: %s; match all: %s; 1 in 10: %s.",
-                median(plain, p -> p.producerBytes() / (double) p.sent()),
+                + " `main`), and the process's read and write system calls a row (`/proc/self/io`: the sockets'"
+                + " reads and writes, and the event loops' wake-ups): plain: %s; %s. Match all: %s; %s. 1 in 10: %s;"
+                + " %s.", median(plain, p -> p.producerBytes() / (double) p.sent()),
                 median(plain, p -> p.consumerBytes() / (double) p.sent()), allBytes,
                 median(all, p -> p.consumerBytes() / (double) p.sent()), tenthBytes,
                 median(tenth, p -> p.consumerBytes() / (double) p.sent()), TableBench.cpuPerRow(plain),
-                TableBench.cpuPerRow(all), TableBench.cpuPerRow(tenth)));
+                TableBench.syscallsPerRow(plain), TableBench.cpuPerRow(all), TableBench.syscallsPerRow(all),
+                TableBench.cpuPerRow(tenth), TableBench.syscallsPerRow(tenth)));
         StringBuilder rounds = new StringBuilder();
         for (double r : allRatio) {
             rounds.append(rounds.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", r));

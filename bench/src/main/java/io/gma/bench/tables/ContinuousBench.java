@@ -6,6 +6,9 @@ import io.gma.client.ContinuousQuery;
 import io.gma.client.Producer;
 import io.gma.tables.Row;
 import io.gma.tables.TableSchema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -46,9 +49,11 @@ public final class ContinuousBench implements AutoCloseable {
      * @param producerBytes bytes the producer's links wrote meanwhile
      * @param consumerBytes bytes the consumer's links read meanwhile
      * @param cpu the CPU each group of threads used meanwhile, nanoseconds ({@link ThreadCpu#used})
+     * @param syscalls this process's read and write system calls meanwhile (Linux's {@code /proc/self/io}
+     *     {@code syscr} and {@code syscw}: the sockets' reads and writes, mostly), or -1 where unknown
      */
     public record Pass(Kind kind, int sent, long delivered, double seconds, long producerBytes, long consumerBytes,
-            Map<String, Long> cpu) {
+            Map<String, Long> cpu, long[] syscalls) {
         /** Rows sent or inserted per second, first send to last arrival. */
         public double rowsPerSecond() {
             return sent / seconds;
@@ -139,6 +144,7 @@ public final class ContinuousBench implements AutoCloseable {
         expect(want);
         long producerBefore = producer.stats().bytesOut();
         long consumerBefore = consumer.stats().bytesIn();
+        long[] syscallsBefore = syscalls();
         ThreadCpu cpu = new ThreadCpu();
         long start = System.nanoTime();
         long sent = sends.run();
@@ -152,13 +158,34 @@ public final class ContinuousBench implements AutoCloseable {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Map<String, Long> used = cpu.used();
+        long[] syscalls = syscalls();
+        for (int i = 0; i < syscalls.length; i++) {
+            syscalls[i] = syscalls[i] < 0 || syscallsBefore[i] < 0 ? -1 : syscalls[i] - syscallsBefore[i];
+        }
         long producerBytes = producer.stats().bytesOut() - producerBefore;
         long consumerBytes = consumer.stats().bytesIn() - consumerBefore;
         Thread.sleep(50); // a row too many would arrive now
         if (received.get() != want) {
             throw new IllegalStateException(kind + ": " + received.get() + " rows arrived, expected " + want);
         }
-        return new Pass(kind, n, want, seconds, producerBytes, consumerBytes, used);
+        return new Pass(kind, n, want, seconds, producerBytes, consumerBytes, used, syscalls);
+    }
+
+    /** This process's read and write system calls so far; -1 each where /proc/self/io cannot be read. */
+    private static long[] syscalls() {
+        long[] calls = {-1, -1};
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+                if (line.startsWith("syscr:")) {
+                    calls[0] = Long.parseLong(line.substring(6).strip());
+                } else if (line.startsWith("syscw:")) {
+                    calls[1] = Long.parseLong(line.substring(6).strip());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return new long[] {-1, -1};
+        }
+        return calls;
     }
 
     /** Sends one untimed message and waits for it. */

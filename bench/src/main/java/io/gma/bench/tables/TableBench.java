@@ -70,6 +70,23 @@ public final class TableBench {
         return ThreadCpu.perMessage(used, rows, wall);
     }
 
+    /** The reads and writes (system calls) a row, every pass added up, as "0.12 reads and 0.05 writes a row". */
+    public static String syscallsPerRow(List<ContinuousBench.Pass> passes) {
+        long reads = 0;
+        long writes = 0;
+        long rows = 0;
+        for (ContinuousBench.Pass p : passes) {
+            if (p.syscalls()[0] < 0) {
+                return "system calls not counted (no /proc/self/io)";
+            }
+            reads += p.syscalls()[0];
+            writes += p.syscalls()[1];
+            rows += p.sent();
+        }
+        return String.format(Locale.ROOT, "%.3f reads and %.3f writes a row", reads / (double) rows,
+                writes / (double) rows);
+    }
+
     /** The median of the values (the upper one of an even count). */
     public static double median(double[] values) {
         double[] sorted = values.clone();
@@ -115,7 +132,8 @@ public final class TableBench {
                         / (double) plain.sent());
             }
             System.out.println();
-            passes.forEach((k, list) -> System.out.println(k + " CPU ns a row by thread: " + cpuPerRow(list)));
+            passes.forEach((k, list) -> System.out.println(k + " CPU ns a row by thread: " + cpuPerRow(list) + "; "
+                    + syscallsPerRow(list)));
             System.out.println();
         }
     }
