@@ -158,9 +158,10 @@ final class TablesStage {
                 + " query at a time: each producer is asked (TABLE_LATEST) and the answers are merged, the newest row"
                 + " per key. The first query after a step opens the consumer's links to the producers it added (a"
                 + " registry look-up, a connection and a handshake each) and is each new producer's first parse of"
-                + " the query; p50 and p99 are of the queries after it. All producers share this JVM's 2 cores:"
+                + " the query; p50 and p99 are of the queries after it. All producers share this JVM's %d cores:"
                 + " their CPU below, which on a grid each producer spends on its own machine, is in the latency.",
-                BenchTable.LATEST, LatestBench.ROWS_PER_PRODUCER, LatestBench.QUERY));
+                BenchTable.LATEST, LatestBench.ROWS_PER_PRODUCER, LatestBench.QUERY,
+                Runtime.getRuntime().availableProcessors()));
         StringBuilder t = new StringBuilder("| producers | first query (ms) | p50 (ms) | p99 (ms) | max (ms) | queries"
                 + " | rows an answer had | expected |\n|---|---|---|---|---|---|---|---|\n");
         for (LatestBench.Step s : steps) {
@@ -172,7 +173,7 @@ final class TablesStage {
         }
         f.notes.add(t.toString());
         for (LatestBench.Step s : steps) {
-            f.notes.add(String.format(Locale.ROOT, "CPU by thread, %,d producers (ns; `agent-link`: the producers'"
+            f.notes.add(String.format(Locale.ROOT, "CPU by thread, %,d producers (`agent-link`: the producers'"
                     + " event loops; `agent-accept`: their accepting threads; `latest-reader-link`: the consumer's"
                     + " event loops; `latest-reader-connect`: its connecting threads, which look each producer up in"
                     + " the registry; `main`: the querying thread): the first query %s; a later query %s.",

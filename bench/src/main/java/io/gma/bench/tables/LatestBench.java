@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,8 +46,8 @@ public final class LatestBench implements AutoCloseable {
      * @param millis each later query's time, in the order run
      * @param rows each later answer's row count, in the same order
      * @param firstRows the first answer's row count
-     * @param firstCpu the CPU each thread spent on the first query ({@link ThreadCpu#perMessage})
-     * @param cpu the CPU each thread spent per later query
+     * @param firstCpu the CPU each group of threads spent on the first query, as {@link #millis} says it
+     * @param cpu the CPU each group of threads spent a later query
      */
     public record Step(int producers, double firstMillis, int firstRows, double[] millis, int[] rows,
             String firstCpu, String cpu) {
@@ -148,10 +150,11 @@ public final class LatestBench implements AutoCloseable {
         long start = System.nanoTime();
         int firstRows = consumer.latest(QUERY).size();
         double firstMillis = (System.nanoTime() - start) / 1e6;
-        String firstCpu = first.perMessage(1);
+        String firstCpu = millis(first.used(), 1, System.nanoTime() - start);
         double[] millis = new double[queries];
         int[] rows = new int[queries];
         ThreadCpu cpu = new ThreadCpu();
+        long later = System.nanoTime();
         for (int q = 0; q < queries; q++) {
             long t = System.nanoTime();
             List<TableRow> answer = consumer.latest(QUERY);
@@ -159,7 +162,25 @@ public final class LatestBench implements AutoCloseable {
             rows[q] = answer.size();
         }
         return new Step(producers.size(), firstMillis, firstRows, millis, rows, firstCpu,
-                cpu.perMessage(Math.max(1, queries)));
+                millis(cpu.used(), Math.max(1, queries), System.nanoTime() - later));
+    }
+
+    /**
+     * The CPU of each group of threads that used 1% of the wall time or more, a query, in milliseconds:
+     * {@code gma-agent-link 58.6, main 16.1; total 78.2, wall 78.5 ms}.
+     */
+    static String millis(Map<String, Long> used, int queries, long wallNanos) {
+        StringBuilder s = new StringBuilder();
+        long total = 0;
+        for (Map.Entry<String, Long> e : used.entrySet()) {
+            if (e.getValue() >= wallNanos / 100) {
+                s.append(s.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%s %.1f", e.getKey(),
+                        e.getValue() / 1e6 / queries));
+                total += e.getValue();
+            }
+        }
+        return s + String.format(Locale.ROOT, "; total %.1f, wall %.1f ms", total / 1e6 / queries,
+                wallNanos / 1e6 / queries);
     }
 
     /** Closes the consumer, then the producers, several at once (each unregisters and says BYE). */

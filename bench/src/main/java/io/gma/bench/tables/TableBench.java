@@ -148,7 +148,7 @@ public final class TableBench {
                 LatestBench.Step s = latest.measure(queries);
                 System.out.printf(Locale.ROOT, "| %,d | %.1f | %.2f | %.2f | %,d to %,d |%n", k, s.firstMillis(),
                         s.percentile(0.5), s.percentile(0.99), s.minRows(), s.maxRows());
-                cpu.add(k + " producers, CPU ns by thread, the first query: " + s.firstCpu() + "; a later one: "
+                cpu.add(k + " producers, CPU by thread, the first query: " + s.firstCpu() + "; a later one: "
                         + s.cpu());
             }
             System.out.println();
