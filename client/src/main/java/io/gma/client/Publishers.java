@@ -12,7 +12,10 @@ import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,11 @@ final class Publishers {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     private final String name;
     private final RegistryClient registry;
+    /**
+     * Per table, each predicate of its producers compiled as a schema (its overlap test): a predicate is parsed
+     * once, not at every query; what the registry no longer lists is forgotten at the next look.
+     */
+    private final Map<String, Map<String, TableSchema>> predicates = new ConcurrentHashMap<>();
 
     /**
      * A producer of a table.
@@ -55,13 +63,23 @@ final class Publishers {
             throw Failures.fromRegistry("finding the producers of " + q.table(), ex);
         }
         List<Publisher> found = new ArrayList<>();
+        Map<String, TableSchema> before = predicates.getOrDefault(schema.name(), Map.of());
+        Map<String, TableSchema> now = new HashMap<>();
         for (List<Object> row : r.rows()) {
             String producer = (String) row.get(0);
             String predicate = (String) row.get(1);
             if (predicate != null) {
                 try {
-                    TableSchema theirs = new TableSchema(schema.name(), schema.columns(), schema.primaryKey(),
-                            predicate, TableSchema.DEFAULT_LATEST_RETENTION, Duration.ZERO);
+                    TableSchema theirs = now.get(predicate);
+                    if (theirs == null) {
+                        theirs = before.get(predicate);
+                        if (theirs == null || !theirs.columns().equals(schema.columns())
+                                || !theirs.primaryKey().equals(schema.primaryKey())) {
+                            theirs = new TableSchema(schema.name(), schema.columns(), schema.primaryKey(), predicate,
+                                    TableSchema.DEFAULT_LATEST_RETENTION, Duration.ZERO);
+                        }
+                        now.put(predicate, theirs);
+                    }
                     if (!q.mayOverlap(theirs)) {
                         continue;
                     }
@@ -73,6 +91,7 @@ final class Publishers {
             found.add(new Publisher(producer, predicate, seconds(row.get(2)), seconds(row.get(3)),
                     Boolean.TRUE.equals(row.get(4))));
         }
+        predicates.put(schema.name(), now); // the predicates of the producers there are now, no more
         return found;
     }
 

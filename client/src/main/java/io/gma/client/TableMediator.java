@@ -193,7 +193,7 @@ final class TableMediator {
     void receive(Message m) {
         RowEnvelope env;
         try {
-            env = RowEnvelope.decode(m.data());
+            env = RowEnvelope.decode(m.dataBuffer()); // a view: the row is copied once, as it is decoded
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
@@ -240,6 +240,7 @@ final class TableMediator {
             sendCancel(p, cq.id());
         }
         cq.producers.clear();
+        cq.subscribed.clear();
     }
 
     /** Stops refreshing; the queries end with the endpoint (its BYE tells producers). */
@@ -290,6 +291,7 @@ final class TableMediator {
                 LOG.info("{}: query {} drops {}, which publishes {} no more", name, cq.sql(), gone, q.table());
             }
         }
+        cq.subscribed.retainAll(cq.producers); // also one whose answer came as it was dropped
         for (String p : names) {
             if (cq.closed() || !cq.producers.add(p)) {
                 continue;
@@ -297,6 +299,9 @@ final class TableMediator {
             CompletableFuture<Void> subscribed = requests.requestAsync(p, TableWire.TABLE_QUERY,
                     TableWire.query(cq.id(), q.sql()), timeout).handle((reply, ex) -> {
                         if (ex == null) {
+                            if (cq.producers.contains(p)) { // not dropped meanwhile
+                                cq.subscribed.add(p);
+                            }
                             return null;
                         }
                         cq.producers.remove(p); // tried again at the next refresh

@@ -20,7 +20,6 @@ import io.gma.wire.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -45,6 +44,10 @@ final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     /** Bytes the answer's envelope may take within a message, beside its rows. */
     private static final int ENVELOPE_MARGIN = 1024;
+    /** How often inserts sweep a table's latest rows for those past its retention, at most. */
+    private static final long PURGE_MICROS = 1_000_000;
+    /** The most queries kept parsed. */
+    private static final int PARSED = 256;
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
@@ -56,6 +59,12 @@ final class TablePublisher {
     private final TableAnswers answers;
     /** The tables this producer archives (an archiver's). */
     private final ArchivedTables archives;
+    /**
+     * Consumers' queries as parsed, by their text: parsing runs the SQL parser (a fraction of a millisecond warm,
+     * milliseconds cold), and consumers ask the same few queries again and again (a latest query at each refresh
+     * of a dashboard). At most {@link #PARSED} kept: emptied when full.
+     */
+    private final Map<String, TableQuery> parsedQueries = new ConcurrentHashMap<>();
 
     /** A consumer's query, as it subscribed it. */
     private record Subscription(String consumer, long queryId, BoundQuery query) {
@@ -68,15 +77,19 @@ final class TablePublisher {
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
     private static final class TableState {
         final TableSchema schema;
+        /** The primary key's column indexes, in the key's order. */
+        final int[] keyColumns;
         final Map<List<Object>, Kept> latest = new HashMap<>();
         final List<Subscription> subscriptions = new ArrayList<>();
         /** The rows kept for history queries, or null when the table keeps none. */
         final KeptHistory history;
-        long insertsSincePurge;
+        /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
+        long nextPurgeMicros;
 
         TableState(TableSchema schema) {
             this.schema = schema;
             this.history = schema.historyRetention().isZero() ? null : new KeptHistory(schema, KeptHistory.MAX_ROWS);
+            this.keyColumns = schema.primaryKey().stream().mapToInt(schema::indexOf).toArray();
         }
     }
 
@@ -191,7 +204,7 @@ final class TablePublisher {
             throw new TableException("table " + table + ": " + ex.getMessage());
         }
         long now = nowMicros();
-        List<Object> key = key(schema, row);
+        List<Object> key = key(t.keyColumns, row);
         List<Subscription> matching = new ArrayList<>();
         byte[] kept = t.history == null ? null : RowCodec.encode(schema, row);
         synchronized (t) {
@@ -199,8 +212,10 @@ final class TablePublisher {
             if (kept != null) {
                 t.history.add(now, kept);
             }
-            if (++t.insertsSincePurge >= 1024) {
-                t.insertsSincePurge = 0;
+            if (now >= t.nextPurgeMicros) {
+                // a sweep visits every key: once a second at most, not once per so many inserts, which with many
+                // keys cost more than the inserts (a latest answer sweeps first anyway: this only bounds memory)
+                t.nextPurgeMicros = now + PURGE_MICROS;
                 purge(t, now);
             }
             for (Subscription s : t.subscriptions) {
@@ -212,11 +227,10 @@ final class TablePublisher {
         for (Subscription s : matching) {
             byte[] data = RowEnvelope.encode(s.queryId(), now, schema, row);
             try {
-                outbox.send(s.consumer(), TableWire.TABLE_ROW, data).acknowledged().whenComplete((ok, ex) -> {
-                    if (ex instanceof EndpointException e && e.code() == ErrorCode.NO_ROUTE) {
-                        dropConsumer(s.consumer());
-                    }
-                });
+                // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
+                // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
+                // the link's ACK handling more than the row itself
+                outbox.send(s.consumer(), TableWire.TABLE_ROW, data);
             } catch (EndpointException ex) {
                 LOG.debug("{}: row of {} not sent to {}: {}", name, table, s.consumer(), ex.getMessage());
                 if (ex.code() == ErrorCode.NO_ROUTE) {
@@ -277,8 +291,9 @@ final class TablePublisher {
         ByteBuffer in = ByteBuffer.wrap(m.data());
         long id = TableWire.readVarint(in, "TABLE_QUERY");
         String sql = TableWire.readText(in, "TABLE_QUERY");
-        TableState t = stateFor(TableQuery.parse(sql).table());
-        BoundQuery q = TableQuery.parse(sql).bind(t.schema);
+        TableQuery parsed = parse(sql);
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
             t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
             t.subscriptions.add(new Subscription(m.from(), id, q));
@@ -288,7 +303,7 @@ final class TablePublisher {
 
     private void latest(Message m) throws ProtocolException {
         String sql = TableWire.readText(ByteBuffer.wrap(m.data()), "TABLE_LATEST");
-        TableQuery parsed = TableQuery.parse(sql);
+        TableQuery parsed = parse(sql);
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         List<Kept> rows = new ArrayList<>();
@@ -367,6 +382,19 @@ final class TablePublisher {
         answers.history(m, t.schema, ask, maxRows, new TableHistory(rows, complete));
     }
 
+    /** The query parsed, from those parsed before when it was; refused ones are parsed again each time. */
+    private TableQuery parse(String sql) {
+        TableQuery q = parsedQueries.get(sql);
+        if (q == null) {
+            q = TableQuery.parse(sql);
+            if (parsedQueries.size() >= PARSED) {
+                parsedQueries.clear();
+            }
+            parsedQueries.put(sql, q);
+        }
+        return q;
+    }
+
     private TableState stateFor(String table) {
         TableState t = tables.get(table);
         if (t == null) {
@@ -388,17 +416,17 @@ final class TablePublisher {
         }
     }
 
-    private static List<Object> key(TableSchema schema, Row row) {
-        List<String> pk = schema.primaryKey();
-        List<Object> key = new ArrayList<>(pk.size());
-        for (String c : pk) {
-            key.add(row.get(schema.indexOf(c)));
+    private static List<Object> key(int[] columns, Row row) {
+        List<Object> key = new ArrayList<>(columns.length);
+        for (int c : columns) {
+            key.add(row.get(c));
         }
         return key;
     }
 
     static long nowMicros() {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
     private void reply(Message m, byte[] data) {

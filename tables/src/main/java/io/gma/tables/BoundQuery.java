@@ -14,6 +14,8 @@ public final class BoundQuery {
     private final Filters.Compiled filter;
     private final int[] projection;
     private final Map<String, List<Object>> required;
+    /** Whether the query selects every column in the table's order ({@code SELECT *}). */
+    private final boolean everyColumn;
 
     BoundQuery(TableQuery query, TableSchema schema, Filters.Node where, int[] projection,
             Map<String, List<Object>> required) {
@@ -22,6 +24,11 @@ public final class BoundQuery {
         this.filter = new Filters.Compiled(where);
         this.projection = projection;
         this.required = required;
+        boolean identity = projection.length == schema.columns().size();
+        for (int k = 0; identity && k < projection.length; k++) {
+            identity = projection[k] == k;
+        }
+        this.everyColumn = identity;
     }
 
     /** The query. */
@@ -65,8 +72,14 @@ public final class BoundQuery {
         return List.copyOf(out);
     }
 
-    /** The selected values of a row of the schema, in the order selected. */
+    /**
+     * The selected values of a row of the schema, in the order selected: the row itself when the query selects
+     * every column in order (a row is immutable).
+     */
     public Row project(Row row) {
+        if (everyColumn && row.size() == projection.length) {
+            return row;
+        }
         Row.Builder b = new Row.Builder(projection.length);
         for (int k = 0; k < projection.length; k++) {
             b.copy(k, row, projection[k]);
