@@ -88,7 +88,7 @@ def round_trips(c, address, target, size, n, warm, block=200):
     return rtt_stats(g), rtt_stats(w)
 
 
-STREAM_COMMAND = 0x44  # an application command: the pong takes it (counts and acknowledges it), echoes nothing
+STREAM_COMMAND = 0x50  # an application command: the pong takes it (counts and acknowledges it), echoes nothing
 
 
 def gma_stream(c, target, size, n):
@@ -361,7 +361,7 @@ def render(results, nats, args, n_rtt, n_stream):
              % (" --quick" if args.quick else "", platform.python_version(), platform.platform(), os.cpu_count(),
                 load, n_rtt, n_stream), "",
              "- GMA: `gma.Consumer.request` to the Java pong; streaming: `send` of an application command"
-             " (0x44, which the pong takes and does not answer), timed from the first send until the pong's ACK"
+             " (0x50, which the pong takes and does not answer), timed from the first send until the pong's ACK"
              " of the last.",
              "- raw socket: the same GMA frames by hand (struct, `sendall` of each; a read loop that ACKs every"
              " 64), to the same pong, interleaved with GMA's in blocks of 200 round trips; streaming from a writer"

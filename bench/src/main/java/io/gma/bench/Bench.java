@@ -1,6 +1,7 @@
 package io.gma.bench;
 
 import io.gma.bench.crash.CrashCommand;
+import io.gma.bench.tables.LatestBench;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -28,7 +29,9 @@ import picocli.CommandLine.Spec;
                 + " JGroups.",
         description = {"Stages, in order: pingpong (figures 4 and 5), streaming (benchmarks 3 and 4), fanin (figure"
                 + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
-                + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip);"
+                + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip),"
+                + " tables (monitoring tables: continuous queries against plain streaming, push-down, and latest"
+                + " queries over 1,000 producers);"
                 + " with --only, registry (look-ups with 100,000 endpoints in the PostgreSQL that "
                 + RegistryStage.DATABASE + " names, beside a plain servlet), scale (many thin links: 1,000, 5,000"
                 + " and 10,000 idle uplinks to one PC servlet, its threads, memory and CPU, then each agent"
@@ -47,8 +50,8 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, registry, scale (comma-separated; default all but registry and"
-            + " scale).")
+            + " streaming, fanin, tunnel, spool, tokens, tables, registry, scale (comma-separated; default all but"
+            + " registry and scale).")
     List<String> only;
 
     @Option(names = "--scale-agents", paramLabel = "K", split = ",", description = "The scale stage's steps:"
@@ -152,14 +155,21 @@ public final class Bench implements Callable<Integer> {
         }
     }
 
-    /** The registry, Jetty and JGroups stay quiet under the progress bars; warnings still show. */
+    /**
+     * The registry, Jetty and JGroups stay quiet under the progress bars; warnings still show, but for the
+     * endpoints': each says in a WARN line that it runs plaintext, and the tables stage starts 1,000 (a stage checks
+     * what it measured arrived). And the caps on connections not yet authenticated are those of many processes
+     * ({@link LatestBench#oneProcessOfMany}).
+     */
     private static void quietLogging() {
         String[][] defaults = {{"org.slf4j.simpleLogger.defaultLogLevel", "warn"},
-            {"org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore", "error"}, {"java.awt.headless", "true"}};
+            {"org.slf4j.simpleLogger.log.io.gma.registry.RegistryCore", "error"},
+            {"org.slf4j.simpleLogger.log.io.gma.client.Endpoint", "error"}, {"java.awt.headless", "true"}};
         for (String[] d : defaults) {
             if (System.getProperty(d[0]) == null) {
                 System.setProperty(d[0], d[1]);
             }
         }
+        LatestBench.oneProcessOfMany();
     }
 }

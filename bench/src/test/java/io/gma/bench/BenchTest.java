@@ -11,6 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BenchTest {
     private static final List<String> LATENCY = List.of("series", "bytes", "p50_us", "p90_us", "p99_us", "rounds");
+    private static final List<String> TABLES_CONTINUOUS = List.of("series", "round", "rows_per_s", "delivered_per_s",
+            "producer_bytes_per_row", "consumer_bytes_per_row", "rows", "delivered");
+    private static final List<String> TABLES_LATEST = List.of("series", "producers", "p50_ms", "p99_ms", "first_ms",
+            "max_ms", "queries", "rows_per_answer");
 
     @TempDir
     Path out;
@@ -63,35 +70,41 @@ class BenchTest {
             pingPong.add(Peers.NATS_REQUEST);
             streaming.add(Peers.NATS_PUBSUB);
         }
-        Map<String, List<String>> columns = Map.of(
-                "fig4-pingpong-latency", LATENCY,
-                "fig5-pingpong-bandwidth", List.of("series", "bytes", "mib_per_s"),
-                "bench3-4-streaming", List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages"),
-                "fig6-fanin", List.of("series", "producers", "msgs_per_s", "mib_per_s", "max_queue_bytes",
-                        "queue_bound_bytes"),
-                "fig7-sockets-vs-http", LATENCY,
-                "tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages"),
-                "tokens-verify", List.of("series", "messages_per_check", "ns_per_message", "ns_per_check",
-                        "ns_per_check_fastest_pass", "ns_per_check_slowest_pass", "checks"),
-                "tokens-roundtrip", LATENCY,
-                SpoolStage.STREAM, List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages"),
-                SpoolStage.ROUND_TRIP, LATENCY);
+        Map<String, List<String>> columns = Map.ofEntries(
+                Map.entry("fig4-pingpong-latency", LATENCY),
+                Map.entry("fig5-pingpong-bandwidth", List.of("series", "bytes", "mib_per_s")),
+                Map.entry("bench3-4-streaming", List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages")),
+                Map.entry("fig6-fanin", List.of("series", "producers", "msgs_per_s", "mib_per_s", "max_queue_bytes",
+                        "queue_bound_bytes")),
+                Map.entry("fig7-sockets-vs-http", LATENCY),
+                Map.entry("tunnel-streaming", List.of("series", "bytes", "mib_per_s", "msgs_per_s", "messages")),
+                Map.entry("tokens-verify", List.of("series", "messages_per_check", "ns_per_message", "ns_per_check",
+                        "ns_per_check_fastest_pass", "ns_per_check_slowest_pass", "checks")),
+                Map.entry("tokens-roundtrip", LATENCY),
+                Map.entry(SpoolStage.STREAM, List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages")),
+                Map.entry(SpoolStage.ROUND_TRIP, LATENCY),
+                Map.entry(TablesStage.CONTINUOUS, TABLES_CONTINUOUS),
+                Map.entry(TablesStage.LATEST, TABLES_LATEST));
         Set<String> spool = Set.of(SpoolStage.MEMORY, SpoolStage.BATCH, SpoolStage.ALWAYS);
-        Map<String, Set<String>> series = Map.of(
-                "fig4-pingpong-latency", pingPong,
-                "fig5-pingpong-bandwidth", pingPong,
-                "bench3-4-streaming", streaming,
-                "fig6-fanin", Set.of("GMA, 8 KB", "raw sockets, 8 KB"),
-                "fig7-sockets-vs-http", Set.of(Peers.RAW, Peers.GMA_DIRECT, Peers.RAW_POST, Peers.GMA_CROSS),
-                "tunnel-streaming", Set.of(Peers.RAW_POST_BODIES, Peers.GMA_CROSS),
-                "tokens-verify", Set.of(VerifyCost.HMAC_VERIFY, VerifyCost.HMAC_AUTHENTICATE, VerifyCost.HMAC_BEARER,
-                        VerifyCost.SIGNED_VERIFY_UNCACHED, VerifyCost.SIGNED_AUTHENTICATE_UNCACHED,
-                        VerifyCost.SIGNED_VERIFY_CACHED, VerifyCost.SIGNED_AUTHENTICATE_CACHED,
-                        VerifyCost.SIGNED_BEARER),
-                "tokens-roundtrip", Set.of(TokenBench.RAW_POST, TokenBench.PLAINTEXT, TokenBench.HMAC,
-                        TokenBench.SIGNED),
-                SpoolStage.STREAM, spool,
-                SpoolStage.ROUND_TRIP, spool);
+        Map<String, Set<String>> series = Map.ofEntries(
+                Map.entry("fig4-pingpong-latency", pingPong),
+                Map.entry("fig5-pingpong-bandwidth", pingPong),
+                Map.entry("bench3-4-streaming", streaming),
+                Map.entry("fig6-fanin", Set.of("GMA, 8 KB", "raw sockets, 8 KB")),
+                Map.entry("fig7-sockets-vs-http", Set.of(Peers.RAW, Peers.GMA_DIRECT, Peers.RAW_POST,
+                        Peers.GMA_CROSS)),
+                Map.entry("tunnel-streaming", Set.of(Peers.RAW_POST_BODIES, Peers.GMA_CROSS)),
+                Map.entry("tokens-verify", Set.of(VerifyCost.HMAC_VERIFY, VerifyCost.HMAC_AUTHENTICATE,
+                        VerifyCost.HMAC_BEARER, VerifyCost.SIGNED_VERIFY_UNCACHED,
+                        VerifyCost.SIGNED_AUTHENTICATE_UNCACHED, VerifyCost.SIGNED_VERIFY_CACHED,
+                        VerifyCost.SIGNED_AUTHENTICATE_CACHED, VerifyCost.SIGNED_BEARER)),
+                Map.entry("tokens-roundtrip", Set.of(TokenBench.RAW_POST, TokenBench.PLAINTEXT, TokenBench.HMAC,
+                        TokenBench.SIGNED)),
+                Map.entry(SpoolStage.STREAM, spool),
+                Map.entry(SpoolStage.ROUND_TRIP, spool),
+                Map.entry(TablesStage.CONTINUOUS, Set.of(TablesStage.PLAIN, TablesStage.MATCH_ALL,
+                        TablesStage.ONE_IN_TEN)),
+                Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)));
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -122,6 +135,55 @@ class BenchTest {
                 + " memory, 64 B: "), summary);
         assertTrue(summary.contains("- " + SpoolStage.BATCH + ", 1,024 B: "), summary);
         assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
+        assertTrue(summary.contains("- Monitoring tables: Goal: a continuous query that matches every row delivers at"
+                + " least 50% of plain streaming's rows/s: "), summary);
+    }
+
+    @Test
+    void tablesStageSeesPushDownAndWholeLatestAnswers() throws Exception {
+        assertEquals(0, smoke("--only", "tables", "--out", out.toString()), "exit status; stderr: " + err);
+
+        // round, rows/s, delivered/s, producer bytes a row, consumer bytes a row, rows, delivered
+        Map<String, List<double[]>> continuous = points(out.resolve(TablesStage.CONTINUOUS + ".csv"));
+        int rows = Plan.SMOKE.tablesRows();
+        double[] plain = continuous.get(TablesStage.PLAIN).get(0);
+        double[] all = continuous.get(TablesStage.MATCH_ALL).get(0);
+        double[] tenth = continuous.get(TablesStage.ONE_IN_TEN).get(0);
+        assertEquals(Plan.SMOKE.tablesRounds(), continuous.get(TablesStage.MATCH_ALL).size());
+        assertEquals(List.of((double) rows, (double) rows, (double) rows, (double) rows, rows / 10.0),
+                List.of(plain[5], plain[6], all[6], tenth[5], tenth[6]), "rows sent and delivered");
+        // the producer evaluates the WHERE: a tenth of the rows, so a tenth of the bytes, cross its link; a row
+        // carries 9 bytes more than its encoding sent as DATA (the query id and the insert time)
+        assertTrue(Math.abs(all[3] / tenth[3] - 10) < 0.5, "bytes a row, all " + all[3] + ", 1 in 10 " + tenth[3]);
+        assertTrue(Math.abs(all[3] - plain[3] - 9) < 1, "bytes a row, all " + all[3] + ", plain " + plain[3]);
+
+        // producers, p50, p99, first, max, queries, rows an answer
+        List<double[]> latest = points(out.resolve(TablesStage.LATEST + ".csv")).get(TablesStage.LATEST_SERIES);
+        assertEquals(Plan.SMOKE.tablesProducers().length, latest.size());
+        for (int i = 0; i < latest.size(); i++) {
+            double[] step = latest.get(i);
+            assertEquals(Plan.SMOKE.tablesProducers()[i], (int) step[0]);
+            assertEquals(Plan.SMOKE.tablesQueries(), (int) step[5]);
+            assertEquals(step[0] * 4, step[6], "every row of every producer, step " + i);
+            assertTrue(step[1] > 0 && step[2] >= step[1] && step[3] > 0, "times of step " + i);
+        }
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertTrue(summary.contains("- Monitoring tables: Goal: the 1-in-10 query moves 10x fewer bytes than the"
+                + " match-all one on the producer's link (within 1%): "), summary);
+        assertTrue(summary.contains("- Monitoring tables: Latest query with 6 producers of one table: p50 "), summary);
+    }
+
+    /** A figure's CSV: each series' points, in order. */
+    private static Map<String, List<double[]>> points(Path csv) throws Exception {
+        Map<String, List<double[]>> points = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(csv);
+        for (String row : lines.subList(1, lines.size())) {
+            int close = row.lastIndexOf('"');
+            double[] values = Arrays.stream(row.substring(close + 2).split(","))
+                    .mapToDouble(Double::parseDouble).toArray();
+            points.computeIfAbsent(row.substring(1, close), k -> new ArrayList<>()).add(values);
+        }
+        return points;
     }
 
     @Test
@@ -165,7 +227,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test

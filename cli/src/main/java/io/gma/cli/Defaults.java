@@ -37,8 +37,8 @@ public final class Defaults implements CommandLine.IDefaultValueProvider {
 
     /** Variables GMA reads that are no command's option: never taken for misspelt ones. */
     static final Set<String> OTHER_VARIABLES = Set.of("GMA_CONFIG", "GMA_JDBC_PASSWORD", "GMA_KEYS_STOREPASS",
-            "GMA_BENCH_JVM", "GMA_REQUIRE_TMPFS", "GMA_REQUIRE_NATS", "GMA_REQUIRE_BROWSER", "GMA_TEST_POSTGRES_URL",
-            "GMA_PG_DIR", "GMA_PG_RUN", "GMA_PG_BIN");
+            "GMA_BENCH_JVM", "GMA_REQUIRE_TMPFS", "GMA_REQUIRE_NATS", "GMA_REQUIRE_BROWSER", "GMA_REQUIRE_POSTGRES",
+            "GMA_TEST_POSTGRES_URL", "GMA_PG_DIR", "GMA_PG_RUN", "GMA_PG_BIN");
 
     private final Map<String, String> env;
     private final Properties file;

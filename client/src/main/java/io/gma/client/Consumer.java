@@ -4,6 +4,7 @@ import io.gma.registry.api.Kind;
 import io.gma.wire.Command;
 import io.gma.tables.TableException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -19,6 +20,9 @@ import java.util.List;
  * }</pre>
  */
 public final class Consumer extends Endpoint {
+    /** The most rows a history query answers with: past it, the query fails with TOO_LARGE, naming it. */
+    public static final int MAX_HISTORY_ROWS = HistoryQueries.MAX_ROWS;
+
     private Consumer(EndpointCore core) {
         super(core);
     }
@@ -76,5 +80,37 @@ public final class Consumer extends Endpoint {
      */
     public List<TableRow> latest(String sql) throws EndpointException {
         return core().mediator().latest(sql);
+    }
+
+    /**
+     * Runs a history query (docs/tables.md, "History"): every row of the table inserted at or after {@code since}
+     * that the WHERE accepts, oldest first ({@code ORDER BY insert_time DESC} for newest first; {@code LIMIT n} for
+     * the first n in that order). It is answered by one archiver of the table (another if that one fails or does not
+     * answer within the request timeout; those whose retention covers the period first), or, when none answers,
+     * by each producer whose own history retention reaches back to {@code since}, merged.
+     *
+     * @return at most {@link #MAX_HISTORY_ROWS} rows, projected to the selected columns, each with its producer, its
+     *     insert time and, when an archiver answered, the archiver
+     * @throws TableException the query is refused (a construct, an unknown column, a LIMIT over the bound)
+     * @throws EndpointException TOO_LARGE when more than {@link #MAX_HISTORY_ROWS} rows match (narrow the WHERE,
+     *     shorten the period or add a LIMIT), or when they exceed the answering side's message limit; NO_ROUTE when
+     *     no table is declared by that name, or no archiver or producer that keeps history back to {@code since}
+     *     answered (the sentence names each and why); MALFORMED when one refused the query
+     * @throws IllegalArgumentException when {@code since} is beyond what microseconds since the epoch can count
+     */
+    public List<TableRow> history(String sql, Instant since) throws EndpointException {
+        return core().history().history(sql, since);
+    }
+
+    /**
+     * Runs a history query at one producer or archiver, as it answers (the archiver uses it to catch up with a
+     * producer). The same query and bound as {@link #history}; a producer whose table keeps no history answers
+     * with its latest rows.
+     *
+     * @return the rows, projected, and the time from which they are complete
+     * @throws EndpointException as {@link #history}; TIMEOUT or NO_ROUTE when that producer does not answer
+     */
+    public TableHistory historyFrom(String producer, String sql, Instant since) throws EndpointException {
+        return core().history().historyFrom(producer, sql, since);
     }
 }

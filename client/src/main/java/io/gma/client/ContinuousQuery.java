@@ -14,8 +14,10 @@ public final class ContinuousQuery implements AutoCloseable {
     private final long id;
     private final BoundQuery query;
     private final RowHandler handler;
-    /** The producers subscribed to, or being subscribed to. */
+    /** The producers subscribed to, or being subscribed to: each is asked once. */
     final Set<String> producers = ConcurrentHashMap.newKeySet();
+    /** Those of them that acknowledged the subscription: rows they insert from then on arrive. */
+    final Set<String> subscribed = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     ContinuousQuery(TableMediator mediator, long id, BoundQuery query, RowHandler handler) {
@@ -46,9 +48,12 @@ public final class ContinuousQuery implements AutoCloseable {
         return query.query().sql();
     }
 
-    /** The producers it is subscribed to now (a copy). */
+    /**
+     * The producers it is subscribed to now, each of which acknowledged the query: every row they insert from now on
+     * that the WHERE accepts arrives (a copy). A producer being subscribed to is not among them until it answers.
+     */
     public Set<String> producers() {
-        return Set.copyOf(producers);
+        return Set.copyOf(subscribed);
     }
 
     /**

@@ -70,6 +70,7 @@ final class EndpointCore implements AutoCloseable {
     private final Subscribers subscribers;
     private final TablePublisher tables;
     private final TableMediator mediator;
+    private final HistoryQueries history;
     private final Inbox inbox;
     /** The outbox on disk, or null: none. */
     private final OutboxSpool spool;
@@ -101,7 +102,9 @@ final class EndpointCore implements AutoCloseable {
         this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
         this.subscribers = new Subscribers(receipts);
         this.tables = new TablePublisher(name, registry, receipts, outbox, config.maxMessageBytes);
-        this.mediator = new TableMediator(name, registry, requests, outbox, config.requestTimeout, timer,
+        Publishers publishers = new Publishers(name, registry);
+        this.history = new HistoryQueries(name, publishers, requests, config.requestTimeout);
+        this.mediator = new TableMediator(name, publishers, history, requests, outbox, config.requestTimeout, timer,
                 connecting, config.executor);
         this.inbox = new Inbox(name, config, peers.uplink(), outbox, requests, receipts, subscribers, tables, mediator,
                 counters);
@@ -266,6 +269,10 @@ final class EndpointCore implements AutoCloseable {
 
     TableMediator mediator() {
         return mediator;
+    }
+
+    HistoryQueries history() {
+        return history;
     }
 
     // ---------------------------------------------------------------- the rest

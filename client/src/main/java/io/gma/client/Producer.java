@@ -106,4 +106,19 @@ public final class Producer extends Endpoint {
     public int insert(String sql, Object... args) {
         return core().tables().insert(sql, args);
     }
+
+    /**
+     * Publishes a declared table as archived by this producer (R-GMA's secondary producer; docs/tables.md, "The
+     * archiver"): at the registry, with {@code schema}'s retention periods and {@code archive} set, so that
+     * consumers send it history queries, and latest queries that the table's own producers do not answer; each
+     * goes to {@code archive}. Continuous queries never come to it. A producer archives a table or inserts into
+     * it, not both.
+     *
+     * @param schema the table as the registry declares it, with the archive's retention periods
+     * @throws TableException when this producer declared the table (to insert into it)
+     * @throws EndpointException as {@link #declare}, for publishing
+     */
+    public void archive(TableSchema schema, TableArchive archive) throws EndpointException {
+        core().tables().archive(schema, java.util.Objects.requireNonNull(archive, "archive"));
+    }
 }

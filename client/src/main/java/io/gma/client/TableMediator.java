@@ -1,14 +1,6 @@
 package io.gma.client;
 
-import io.gma.internal.link.IoThreads;
-import io.gma.registry.api.ColumnDeclaration;
-import io.gma.registry.api.QueryResult;
-import io.gma.registry.api.RegistryClient;
-import io.gma.registry.api.RegistryException;
-import io.gma.registry.api.TableInfo;
 import io.gma.tables.BoundQuery;
-import io.gma.tables.Column;
-import io.gma.tables.ColumnType;
 import io.gma.tables.Row;
 import io.gma.tables.RowCodec;
 import io.gma.tables.RowEnvelope;
@@ -22,18 +14,18 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * ({@code publishers}), keeps those whose predicate may overlap the query's WHERE, and asks each. A continuous
  * query subscribes to each (TABLE_QUERY) and is refreshed every {@link #REFRESH}: producers that started
  * publishing the table are subscribed to, those that stopped are dropped. A latest query asks
- * each (TABLE_LATEST) and merges the answers, the newest row per primary key.
+ * each (TABLE_LATEST) and merges the answers, the newest row per primary key; when a producer does not answer (or
+ * none but archivers publish the table), an archiver answers for it ({@link HistoryQueries#latestFromArchives}).
+ * Archivers (publishers with {@code archive}) are never subscribed to: they keep other producers' rows.
  *
  * <p>Threads: calls on the application's threads, rows on the links' event loops, refreshes on the endpoint's
  * connecting pool (they call the registry). No lock: concurrent maps and sets.
@@ -53,7 +47,8 @@ final class TableMediator {
     /** How often continuous queries look for producers that came or went. */
     static final Duration REFRESH = Duration.ofSeconds(3);
     private final String name;
-    private final RegistryClient registry;
+    private final Publishers publishers;
+    private final HistoryQueries history;
     private final Requests requests;
     private final Outbox outbox;
     private final Duration timeout;
@@ -66,14 +61,11 @@ final class TableMediator {
     private ScheduledFuture<?> refreshing;
     private volatile boolean closed;
 
-    /** A producer of a table, and its predicate (null: every row). */
-    private record Publisher(String name, String predicate) {
-    }
-
-    TableMediator(String name, RegistryClient registry, Requests requests, Outbox outbox, Duration timeout,
-            ScheduledExecutorService timer, Executor calls, Executor handlers) {
+    TableMediator(String name, Publishers publishers, HistoryQueries history, Requests requests, Outbox outbox,
+            Duration timeout, ScheduledExecutorService timer, Executor calls, Executor handlers) {
         this.name = name;
-        this.registry = registry;
+        this.publishers = publishers;
+        this.history = history;
         this.requests = requests;
         this.outbox = outbox;
         this.timeout = timeout;
@@ -91,15 +83,15 @@ final class TableMediator {
      *     the query (its sentence)
      */
     ContinuousQuery continuous(String sql, RowHandler handler) throws EndpointException {
-        notOnEventLoop("continuous");
+        Answers.notOnEventLoop("continuous");
         TableQuery q = TableQuery.parse(sql);
-        BoundQuery bound = q.bind(schemaOf(q.table()));
+        BoundQuery bound = q.bind(publishers.schemaOf(q.table()));
         ContinuousQuery cq = new ContinuousQuery(this, ids.incrementAndGet(), bound, handler);
         queries.put(cq.id(), cq);
         try {
             List<CompletableFuture<Void>> subscribing = refresh(cq);
             for (CompletableFuture<Void> f : subscribing) {
-                await(f);
+                Answers.await(f, timeout);
             }
         } catch (EndpointException | RuntimeException ex) {
             cq.close();
@@ -117,26 +109,33 @@ final class TableMediator {
      *     or its answer was too large (its sentence); producers that left or do not answer in time are skipped
      */
     List<TableRow> latest(String sql) throws EndpointException {
-        notOnEventLoop("latest");
+        Answers.notOnEventLoop("latest");
         TableQuery q = TableQuery.parse(sql);
-        TableSchema schema = schemaOf(q.table());
+        TableSchema schema = publishers.schemaOf(q.table());
         BoundQuery bound = q.bind(schema);
         Map<String, CompletableFuture<byte[]>> asked = new LinkedHashMap<>();
-        for (Publisher p : publishers(q, schema)) {
+        List<Publishers.Publisher> archivers = new ArrayList<>();
+        for (Publishers.Publisher p : publishers.of(q, schema)) {
+            if (p.archive()) {
+                archivers.add(p);
+                continue;
+            }
             asked.put(p.name(), requests.requestAsync(p.name(), TableWire.TABLE_LATEST, q.sql().getBytes(
                     StandardCharsets.UTF_8), timeout));
         }
+        Set<String> answered = new HashSet<>(asked.keySet());
         Map<List<Object>, TableRow> newest = new LinkedHashMap<>();
         for (Map.Entry<String, CompletableFuture<byte[]>> a : asked.entrySet()) {
             byte[] answer;
             try {
-                answer = await(a.getValue());
+                answer = Answers.await(a.getValue(), timeout);
             } catch (EndpointException ex) {
                 if (ex.code() == ErrorCode.MALFORMED || ex.code() == ErrorCode.TOO_LARGE
                         || ex.code() == ErrorCode.FORBIDDEN) {
                     throw ex;
                 }
                 LOG.info("{}: latest of {} skips {}: {}", name, q.table(), a.getKey(), ex.getMessage());
+                answered.remove(a.getKey());
                 continue;
             }
             try {
@@ -168,9 +167,24 @@ final class TableMediator {
                         + q.table() + " with bytes that are not rows: " + ex.getMessage(), ex);
             }
         }
+        boolean someoneSilent = answered.size() < asked.size() || asked.isEmpty();
+        if (!archivers.isEmpty() && someoneSilent) {
+            // some producer did not answer (a site behind a dead link), or none publishes but archivers: their
+            // rows from an archive, where no answer of their own is newer
+            TableHistory archived = history.latestFromArchives(q, bound, archivers);
+            for (TableRow r : archived == null ? List.<TableRow>of() : archived.rows()) {
+                if (!answered.contains(r.producer())) {
+                    List<Object> key = key(schema, r.row());
+                    TableRow before = newest.get(key);
+                    if (before == null || before.insertMicros() < r.insertMicros()) {
+                        newest.put(key, r);
+                    }
+                }
+            }
+        }
         List<TableRow> rows = new ArrayList<>(newest.size());
         for (TableRow r : newest.values()) {
-            rows.add(new TableRow(r.producer(), r.insertMicros(), bound.project(r.row())));
+            rows.add(new TableRow(r.producer(), r.insertMicros(), bound.project(r.row()), r.archiver()));
         }
         return rows;
     }
@@ -179,7 +193,7 @@ final class TableMediator {
     void receive(Message m) {
         RowEnvelope env;
         try {
-            env = RowEnvelope.decode(m.data());
+            env = RowEnvelope.decode(m.dataBuffer()); // a view: the row is copied once, as it is decoded
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
@@ -226,6 +240,7 @@ final class TableMediator {
             sendCancel(p, cq.id());
         }
         cq.producers.clear();
+        cq.subscribed.clear();
     }
 
     /** Stops refreshing; the queries end with the endpoint (its BYE tells producers). */
@@ -265,9 +280,10 @@ final class TableMediator {
      */
     private List<CompletableFuture<Void>> refresh(ContinuousQuery cq) throws EndpointException {
         TableQuery q = cq.bound().query();
-        List<Publisher> now = publishers(q, cq.bound().schema());
+        List<Publishers.Publisher> now = publishers.of(q, cq.bound().schema());
         List<CompletableFuture<Void>> sent = new ArrayList<>();
-        List<String> names = now.stream().map(Publisher::name).toList();
+        // archivers keep other producers' rows: subscribing to them would bring each row twice
+        List<String> names = now.stream().filter(p -> !p.archive()).map(Publishers.Publisher::name).toList();
         for (String gone : List.copyOf(cq.producers)) {
             if (!names.contains(gone) && cq.producers.remove(gone)) {
                 // no TABLE_CANCEL: a producer leaves the publishers with its registration, so it is gone (and
@@ -275,6 +291,7 @@ final class TableMediator {
                 LOG.info("{}: query {} drops {}, which publishes {} no more", name, cq.sql(), gone, q.table());
             }
         }
+        cq.subscribed.retainAll(cq.producers); // also one whose answer came as it was dropped
         for (String p : names) {
             if (cq.closed() || !cq.producers.add(p)) {
                 continue;
@@ -282,6 +299,9 @@ final class TableMediator {
             CompletableFuture<Void> subscribed = requests.requestAsync(p, TableWire.TABLE_QUERY,
                     TableWire.query(cq.id(), q.sql()), timeout).handle((reply, ex) -> {
                         if (ex == null) {
+                            if (cq.producers.contains(p)) { // not dropped meanwhile
+                                cq.subscribed.add(p);
+                            }
                             return null;
                         }
                         cq.producers.remove(p); // tried again at the next refresh
@@ -297,52 +317,6 @@ final class TableMediator {
         return sent;
     }
 
-    /** The producers of the query's table whose predicate may overlap its WHERE. */
-    private List<Publisher> publishers(TableQuery q, TableSchema schema) throws EndpointException {
-        QueryResult r;
-        try {
-            // the name is an identifier (TableQuery checked it): nothing to quote
-            r = registry.query("SELECT name, predicate FROM publishers WHERE table_name = '" + q.table() + "'");
-        } catch (RegistryException ex) {
-            throw Failures.fromRegistry("finding the producers of " + q.table(), ex);
-        }
-        List<Publisher> found = new ArrayList<>();
-        for (List<Object> row : r.rows()) {
-            String producer = (String) row.get(0);
-            String predicate = (String) row.get(1);
-            if (predicate != null) {
-                try {
-                    TableSchema theirs = new TableSchema(schema.name(), schema.columns(), schema.primaryKey(),
-                            predicate, TableSchema.DEFAULT_LATEST_RETENTION, Duration.ZERO);
-                    if (!q.mayOverlap(theirs)) {
-                        continue;
-                    }
-                } catch (TableException ex) {
-                    LOG.debug("{}: predicate of {} not understood, asked anyway: {}", name, producer,
-                            ex.getMessage());
-                }
-            }
-            found.add(new Publisher(producer, predicate));
-        }
-        return found;
-    }
-
-    /** The table as the registry declares it, without a predicate. */
-    private TableSchema schemaOf(String table) throws EndpointException {
-        TableInfo info;
-        try {
-            info = registry.table(table);
-        } catch (RegistryException ex) {
-            throw Failures.fromRegistry("table " + table, ex);
-        }
-        List<Column> columns = new ArrayList<>();
-        for (ColumnDeclaration c : info.declaration().columns()) {
-            columns.add(new Column(c.name(), ColumnType.valueOf(c.type().name())));
-        }
-        return new TableSchema(table, columns, info.declaration().primaryKey(), null,
-                TableSchema.DEFAULT_LATEST_RETENTION, Duration.ZERO);
-    }
-
     private static List<Object> key(TableSchema schema, Row row) {
         List<Object> key = new ArrayList<>();
         for (String c : schema.primaryKey()) {
@@ -356,29 +330,6 @@ final class TableMediator {
             outbox.send(producer, TableWire.TABLE_CANCEL, TableWire.cancel(queryId));
         } catch (EndpointException | IllegalArgumentException ex) {
             LOG.debug("{}: could not cancel query {} at {}: {}", name, queryId, producer, ex.getMessage());
-        }
-    }
-
-    private static void notOnEventLoop(String call) {
-        if (IoThreads.isCurrent()) {
-            throw new IllegalStateException(call + "() would block this link's event loop, which must read the"
-                    + " producers' answers: call it from another thread");
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> f) throws EndpointException {
-        try {
-            return f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new EndpointException(ErrorCode.TIMEOUT, "interrupted", ex);
-        } catch (TimeoutException ex) {
-            throw new EndpointException(ErrorCode.TIMEOUT, "no answer within " + timeout.toMillis() + " ms", ex);
-        } catch (ExecutionException ex) {
-            if (ex.getCause() instanceof EndpointException e) {
-                throw e;
-            }
-            throw new EndpointException(ErrorCode.INTERNAL, ex.getCause().toString(), ex);
         }
     }
 }

@@ -14,15 +14,12 @@ import io.gma.tables.RowEnvelope;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
-import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
-import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * primary key within the table's latest retention, and the continuous queries of its consumers. An insert is
  * checked against the schema, kept as the latest of its key, and sent as TABLE_ROW to each subscription whose
  * WHERE it satisfies: only matching rows cross the network. TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST come from
- * the {@link Inbox} ({@link TableWire}).
+ * the {@link Inbox} ({@link TableWire}), and TABLE_HISTORY ({@link HistoryWire}): answered from the rows a table
+ * with a history retention keeps ({@link KeptHistory}), or for a table this producer archives, by its
+ * {@link TableArchive}.
  *
  * <p>Threads: inserts on the application's threads, queries on the links' event loops. Each table's state is
  * guarded by its own lock, held only to update or copy the maps; rows are sent after it is released.
@@ -45,15 +44,27 @@ final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     /** Bytes the answer's envelope may take within a message, beside its rows. */
     private static final int ENVELOPE_MARGIN = 1024;
+    /** How often inserts sweep a table's latest rows for those past its retention, at most. */
+    private static final long PURGE_MICROS = 1_000_000;
+    /** The most queries kept parsed. */
+    private static final int PARSED = 256;
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
-    private final Outbox control;
     private final int maxAnswerBytes;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
     /** The most insert texts kept parsed. */
     static final int MAX_INSERTS = 256;
     private final Map<String, InsertStatement> inserts = new ConcurrentHashMap<>();
+    private final TableAnswers answers;
+    /** The tables this producer archives (an archiver's). */
+    private final ArchivedTables archives;
+    /**
+     * Consumers' queries as parsed, by their text: parsing runs the SQL parser (a fraction of a millisecond warm,
+     * milliseconds cold), and consumers ask the same few queries again and again (a latest query at each refresh
+     * of a dashboard). At most {@link #PARSED} kept: emptied when full.
+     */
+    private final Map<String, TableQuery> parsedQueries = new ConcurrentHashMap<>();
 
     /** A consumer's query, as it subscribed it. */
     private record Subscription(String consumer, long queryId, BoundQuery query) {
@@ -66,12 +77,19 @@ final class TablePublisher {
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
     private static final class TableState {
         final TableSchema schema;
+        /** The primary key's column indexes, in the key's order. */
+        final int[] keyColumns;
         final Map<List<Object>, Kept> latest = new HashMap<>();
         final List<Subscription> subscriptions = new ArrayList<>();
-        long insertsSincePurge;
+        /** The rows kept for history queries, or null when the table keeps none. */
+        final KeptHistory history;
+        /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
+        long nextPurgeMicros;
 
         TableState(TableSchema schema) {
             this.schema = schema;
+            this.history = schema.historyRetention().isZero() ? null : new KeptHistory(schema, KeptHistory.MAX_ROWS);
+            this.keyColumns = schema.primaryKey().stream().mapToInt(schema::indexOf).toArray();
         }
     }
 
@@ -84,8 +102,9 @@ final class TablePublisher {
         this.name = name;
         this.registry = registry;
         this.outbox = outbox;
-        this.control = control;
         this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
+        this.answers = new TableAnswers(name, control, maxAnswerBytes);
+        this.archives = new ArchivedTables(name, registry, answers);
     }
 
     /**
@@ -122,6 +141,10 @@ final class TablePublisher {
 
     /** Declares {@code schema} at the registry and publishes it for this producer; then rows may be inserted. */
     void declare(TableSchema schema) throws EndpointException {
+        if (archives.contains(schema.name())) {
+            throw new TableException("table " + schema.name() + " is archived by " + name + "; a producer archives a"
+                    + " table or inserts into it, not both");
+        }
         List<ColumnDeclaration> columns = new ArrayList<>();
         for (Column c : schema.columns()) {
             columns.add(new ColumnDeclaration(c.name(), io.gma.registry.api.ColumnType.valueOf(c.type().name())));
@@ -140,8 +163,21 @@ final class TablePublisher {
         }
     }
 
+    /**
+     * Publishes {@code schema}'s table (declared already, as the registry holds it) as an archive of this producer:
+     * its TABLE_HISTORY go to {@code archive}, with the schema's retention periods.
+     */
+    void archive(TableSchema schema, TableArchive archive) throws EndpointException {
+        if (tables.containsKey(schema.name())) {
+            throw new TableException("table " + schema.name() + " is declared by " + name + ", which inserts into it;"
+                    + " a producer archives a table or inserts into it, not both");
+        }
+        archives.archive(schema, archive);
+    }
+
     /** Publishes again what was declared: the registry forgets a producer's publications with its lease. */
     void republish() throws EndpointException {
+        archives.republish();
         for (TableState t : tables.values()) {
             TableSchema s = t.schema;
             try {
@@ -168,12 +204,18 @@ final class TablePublisher {
             throw new TableException("table " + table + ": " + ex.getMessage());
         }
         long now = nowMicros();
-        List<Object> key = key(schema, row);
+        List<Object> key = key(t.keyColumns, row);
         List<Subscription> matching = new ArrayList<>();
+        byte[] kept = t.history == null ? null : RowCodec.encode(schema, row);
         synchronized (t) {
             t.latest.put(key, new Kept(now, row));
-            if (++t.insertsSincePurge >= 1024) {
-                t.insertsSincePurge = 0;
+            if (kept != null) {
+                t.history.add(now, kept);
+            }
+            if (now >= t.nextPurgeMicros) {
+                // a sweep visits every key: once a second at most, not once per so many inserts, which with many
+                // keys cost more than the inserts (a latest answer sweeps first anyway: this only bounds memory)
+                t.nextPurgeMicros = now + PURGE_MICROS;
                 purge(t, now);
             }
             for (Subscription s : t.subscriptions) {
@@ -185,11 +227,10 @@ final class TablePublisher {
         for (Subscription s : matching) {
             byte[] data = RowEnvelope.encode(s.queryId(), now, schema, row);
             try {
-                outbox.send(s.consumer(), TableWire.TABLE_ROW, data).acknowledged().whenComplete((ok, ex) -> {
-                    if (ex instanceof EndpointException e && e.code() == ErrorCode.NO_ROUTE) {
-                        dropConsumer(s.consumer());
-                    }
-                });
+                // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
+                // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
+                // the link's ACK handling more than the row itself
+                outbox.send(s.consumer(), TableWire.TABLE_ROW, data);
             } catch (EndpointException ex) {
                 LOG.debug("{}: row of {} not sent to {}: {}", name, table, s.consumer(), ex.getMessage());
                 if (ex.code() == ErrorCode.NO_ROUTE) {
@@ -234,6 +275,8 @@ final class TablePublisher {
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
                 latest(m);
+            } else if (m.command() == TableWire.TABLE_HISTORY) {
+                history(m);
             } else {
                 error(m, ErrorCode.MALFORMED, name + " is a producer and takes no TABLE_ROW");
             }
@@ -248,8 +291,9 @@ final class TablePublisher {
         ByteBuffer in = ByteBuffer.wrap(m.data());
         long id = TableWire.readVarint(in, "TABLE_QUERY");
         String sql = TableWire.readText(in, "TABLE_QUERY");
-        TableState t = stateFor(TableQuery.parse(sql).table());
-        BoundQuery q = TableQuery.parse(sql).bind(t.schema);
+        TableQuery parsed = parse(sql);
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
             t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
             t.subscriptions.add(new Subscription(m.from(), id, q));
@@ -259,7 +303,7 @@ final class TablePublisher {
 
     private void latest(Message m) throws ProtocolException {
         String sql = TableWire.readText(ByteBuffer.wrap(m.data()), "TABLE_LATEST");
-        TableQuery parsed = TableQuery.parse(sql);
+        TableQuery parsed = parse(sql);
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         List<Kept> rows = new ArrayList<>();
@@ -288,47 +332,108 @@ final class TablePublisher {
         reply(m, out.toByteArray());
     }
 
+    /**
+     * TABLE_HISTORY: history or latest rows since a time, from the rows this producer keeps (its history, or its
+     * latest rows when the table keeps no history), or from the archive of an archived table.
+     */
+    private void history(Message m) throws ProtocolException {
+        HistoryWire.Ask ask = HistoryWire.readAsk(ByteBuffer.wrap(m.data()));
+        TableQuery parsed = TableQuery.parseHistory(ask.sql());
+        int maxRows = (int) Math.min(ask.maxRows(), Integer.MAX_VALUE - 1);
+        if (archives.contains(parsed.table())) {
+            archives.answer(m, ask, parsed, maxRows);
+            return;
+        }
+        TableState t = stateFor(parsed.table());
+        BoundQuery q = parsed.bind(t.schema);
+        long now = nowMicros();
+        List<KeptHistory.Entry> history = null;
+        List<Kept> latest = new ArrayList<>();
+        long complete;
+        synchronized (t) {
+            purge(t, now);
+            if (t.history != null && !ask.latest()) {
+                history = t.history.since(ask.sinceMicros());
+                complete = t.history.completeSince(now);
+            } else {
+                for (Kept k : t.latest.values()) {
+                    if (k.insertMicros() >= ask.sinceMicros()) {
+                        latest.add(k);
+                    }
+                }
+                // the latest rows are complete for no period of history; as latest, since the retention's start
+                complete = ask.latest() ? now - t.schema.latestRetention().toNanos() / 1000 : now;
+            }
+        }
+        List<TableRow> rows;
+        if (history != null) {
+            rows = KeptHistory.answer(name, t.schema, q, history);
+        } else {
+            rows = new ArrayList<>();
+            for (Kept k : latest) {
+                if (q.filter().test(k.row())) {
+                    rows.add(new TableRow(name, k.insertMicros(), k.row()));
+                }
+            }
+            if (!ask.latest()) {
+                rows = KeptHistory.ordered(rows, q);
+            }
+        }
+        answers.history(m, t.schema, ask, maxRows, new TableHistory(rows, complete));
+    }
+
+    /** The query parsed, from those parsed before when it was; refused ones are parsed again each time. */
+    private TableQuery parse(String sql) {
+        TableQuery q = parsedQueries.get(sql);
+        if (q == null) {
+            q = TableQuery.parse(sql);
+            if (parsedQueries.size() >= PARSED) {
+                parsedQueries.clear();
+            }
+            parsedQueries.put(sql, q);
+        }
+        return q;
+    }
+
     private TableState stateFor(String table) {
         TableState t = tables.get(table);
         if (t == null) {
+            if (archives.contains(table)) {
+                throw new TableException("table " + table + " is archived by " + name + ", which answers history and"
+                        + " latest queries (TABLE_HISTORY), not continuous ones or TABLE_LATEST: ask its producers");
+            }
             throw new TableException("table " + table + " is not published by " + name);
         }
         return t;
     }
 
-    /** Removes the rows older than the table's latest retention; under the table's lock. */
+    /** Removes the rows older than the table's latest and history retention; under the table's lock. */
     private static void purge(TableState t, long nowMicros) {
         long oldest = nowMicros - t.schema.latestRetention().toNanos() / 1000;
         t.latest.values().removeIf(k -> k.insertMicros() < oldest);
+        if (t.history != null) {
+            t.history.purge(nowMicros);
+        }
     }
 
-    private static List<Object> key(TableSchema schema, Row row) {
-        List<String> pk = schema.primaryKey();
-        List<Object> key = new ArrayList<>(pk.size());
-        for (String c : pk) {
-            key.add(row.get(schema.indexOf(c)));
+    private static List<Object> key(int[] columns, Row row) {
+        List<Object> key = new ArrayList<>(columns.length);
+        for (int c : columns) {
+            key.add(row.get(c));
         }
         return key;
     }
 
     static long nowMicros() {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
     private void reply(Message m, byte[] data) {
-        try {
-            control.sendControl(m.from(), Command.REPLY, m.sequence(), data);
-        } catch (EndpointException | IllegalArgumentException ex) {
-            LOG.debug("{}: could not answer {} of {}: {}", name, m.command(), m.from(), ex.getMessage());
-        }
+        answers.reply(m, data);
     }
 
     private void error(Message m, ErrorCode code, String sentence) {
-        try {
-            control.sendControl(m.from(), Command.ERROR, m.sequence(),
-                    new ErrorText(code, sentence).toBytes());
-        } catch (EndpointException | IllegalArgumentException ex) {
-            LOG.debug("{}: could not report {} to {}: {}", name, code, m.from(), ex.getMessage());
-        }
+        answers.error(m, code, sentence);
     }
 }

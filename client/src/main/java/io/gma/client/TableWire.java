@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
  *                                           | insertMicros, 8 B,  | length, LEB128   | the row's |
  *                                           | big-endian, signed  | (bytes of row)   | encoding  |
  *                                           +---------------------+------------------+-----------+
+ * TABLE_HISTORY 0x44 consumer to producer or archiver: {@link HistoryWire}
  * </pre>
  *
  * <p>A LEB128 here is unsigned, 1 to 10 bytes and minimal, as TABLE_ROW's query id.
@@ -34,13 +35,14 @@ final class TableWire {
     static final Command TABLE_QUERY = Command.application(0x41);
     static final Command TABLE_CANCEL = Command.application(0x42);
     static final Command TABLE_LATEST = Command.application(0x43);
+    static final Command TABLE_HISTORY = Command.application(0x44);
 
     private TableWire() {
     }
 
-    /** Whether {@code c} is one of the table commands, 0x40..0x43. */
+    /** Whether {@code c} is one of the table commands, 0x40..0x44. */
     static boolean isTableCommand(Command c) {
-        return c.code() >= TABLE_ROW.code() && c.code() <= TABLE_LATEST.code();
+        return c.code() >= TABLE_ROW.code() && c.code() <= TABLE_HISTORY.code();
     }
 
     /** TABLE_QUERY's data. */

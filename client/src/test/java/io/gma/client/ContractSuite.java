@@ -110,9 +110,9 @@ abstract class ContractSuite {
 
     @Test
     void applicationCommandArrivesAsItself() throws Exception {
-        consumer.send(producer.name(), Command.application(0x44), "stop".getBytes(UTF_8));
+        consumer.send(producer.name(), Command.application(0x50), "stop".getBytes(UTF_8));
         Incoming m = atProducer.poll(10, TimeUnit.SECONDS);
-        assertEquals(Command.application(0x44), m.command());
+        assertEquals(Command.application(0x50), m.command());
         assertEquals("stop", text(m));
     }
 

@@ -106,6 +106,8 @@ public abstract class TableQueriesContract {
             assertEquals(Set.of(), q.producers());
             Producer lyon = producer("lyon", "lyon");
             await().atMost(FOLLOW).until(() -> q.producers().equals(Set.of(lyon.name())));
+            // producers() names it once the subscription is sent; a row inserted before it arrives is not sent
+            await().atMost(FOLLOW).until(() -> lyon.core().tables().subscriptionCounts().get("host_cpu") == 1);
             lyon.insert("host_cpu", Row.of("lyon", "l1", 1.0));
             cardiff.insert("host_cpu", Row.of("cardiff", "c1", 1.0));
             TableRow r = rows.poll(10, TimeUnit.SECONDS);
@@ -160,6 +162,27 @@ public abstract class TableQueriesContract {
             // 1 in 10 crossed (and a few PINGs or answers at most): the producer evaluated the WHERE
             assertTrue(crossed >= 100 && crossed <= 110, crossed + " messages came in");
         }
+    }
+
+    @Test
+    public void historyComesFromAProducerThatKeepsItInTimeOrder() throws Exception {
+        Producer keeper = fixture.producer("keeper").build();
+        closing.add(keeper);
+        keeper.declare(TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+                .column("host", ColumnType.STRING).column("load1", ColumnType.DOUBLE).primaryKey("host")
+                .historyRetention(Duration.ofMinutes(5)).build());
+        java.time.Instant before = java.time.Instant.now();
+        for (int i = 0; i < 30; i++) {
+            keeper.insert("host_cpu", Row.of("cardiff", "n" + (i % 3), (double) i));
+        }
+        List<TableRow> rows = consumer.history("SELECT load1 FROM host_cpu WHERE host <> 'n0'", before);
+        assertEquals(20, rows.size(), rows.toString());
+        for (int i = 1; i < rows.size(); i++) {
+            assertTrue(rows.get(i - 1).row().getDouble(0) < rows.get(i).row().getDouble(0), rows.toString());
+            assertEquals(keeper.name(), rows.get(i).producer());
+        }
+        assertEquals(List.of(Row.of(29.0), Row.of(28.0)), consumer.history("SELECT load1 FROM host_cpu ORDER BY"
+                + " insert_time DESC LIMIT 2", before).stream().map(TableRow::row).toList());
     }
 
     @Test

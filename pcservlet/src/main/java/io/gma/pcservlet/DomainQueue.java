@@ -13,19 +13,23 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The outbound send queue for one destination domain (protocol.md section 6): messages waiting for a POST,
- * and the batch being posted, which stays until the destination accepts or refuses it.
+ * and the batches being posted, oldest first, each staying until the destination accepts or refuses it.
  *
  * <pre>
- *   add -&gt; [ waiting ... ] -&gt; nextBatch -&gt; [ batch in flight ] -&gt; done (200, 4xx)
- *                                                                -&gt; kept  (429, 503, failure)
+ *   add -&gt; [ waiting ... ] -&gt; nextBatch -&gt; [ batches in flight ] -&gt; done, the oldest (200, 4xx)
+ *                 ^                                                    |
+ *                 +------------ goBack: all of them, in order ---------+  (429, 503, 409, failure)
  * </pre>
  *
  * Bounded by bytes and messages of its own, and by a byte total shared by every queue of the PC servlet; the
- * batch in flight counts until it is done. One batch at a time, so that a retry never overtakes the batch
- * after it: each sender's order holds across domains.
+ * batches in flight count until they are done. When one is kept, it and every batch after it go back to the
+ * front, in their order, and are posted again from there (go back N): a retry never overtakes a later message
+ * of its sender, and each sender's order holds across domains; the destination takes batches in flight in the
+ * order they were made ({@link StreamOrder}).
  *
  * <p>Endpoints the destination said are full ({@code X-Gma-Full} on a 429) are held back until its
  * Retry-After: their messages stay, in order, while batches of the others go. From that 429 until a batch with
@@ -57,7 +61,8 @@ final class DomainQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
-    private List<Queued> inFlight = List.of();
+    /** The batches being posted, oldest first. */
+    private final ArrayDeque<List<Queued>> inFlight = new ArrayDeque<>();
     private long bytes;
     private int messages;
     /** Drained for good: nothing more is handed out. */
@@ -198,21 +203,20 @@ final class DomainQueue {
     }
 
     /**
-     * Waits for a message, then lingers up to {@code lingerNanos} for more, and returns the next batch: the
-     * one in flight again if it was kept, else up to {@code maxBatchBytes} of waiting messages (always at
-     * least one). Empty once drained, or when nothing came within {@code idleNanos}.
+     * Waits for a message, then lingers up to {@code lingerNanos} for more, and returns the next batch, now in
+     * flight after the others: up to {@code maxBatchBytes} of waiting messages (always at least one). Empty once
+     * drained, when nothing came within {@code idleNanos}, or as soon as {@code news} holds (checked at each
+     * {@link #wake}).
      */
-    List<Queued> nextBatch(long maxBatchBytes, long lingerNanos, long idleNanos) throws InterruptedException {
+    List<Queued> nextBatch(long maxBatchBytes, long lingerNanos, long idleNanos, BooleanSupplier news)
+            throws InterruptedException {
         lock.lock();
         try {
-            if (!inFlight.isEmpty()) {
-                return inFlight;
-            }
             long left = idleNanos;
             long now = System.nanoTime();
             long wait;
             while ((wait = untilSendable(now)) != 0 && !closed) {
-                if (left <= 0) {
+                if (left <= 0 || news.getAsBoolean()) {
                     return List.of();
                 }
                 long slept = Math.min(left, wait);
@@ -222,7 +226,7 @@ final class DomainQueue {
                 now = after;
             }
             long lingerLeft = lingerNanos;
-            while (!hurry && !closed && waitingBytes() < maxBatchBytes && lingerLeft > 0) {
+            while (!hurry && !closed && waitingBytes() < maxBatchBytes && lingerLeft > 0 && !news.getAsBoolean()) {
                 lingerLeft = arrived.awaitNanos(lingerLeft);
             }
             if (closed) {
@@ -243,8 +247,64 @@ final class DomainQueue {
                 size += m.encodedLength();
                 batch.add(m);
             }
-            inFlight = batch;
+            inFlight.addLast(batch);
             return batch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The oldest batch in flight, or null when none is. */
+    List<Queued> oldestInFlight() {
+        lock.lock();
+        try {
+            return inFlight.peekFirst();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes {@link #nextBatch} to look at its {@code news}. */
+    void wake() {
+        lock.lock();
+        try {
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: every batch in flight back to the front of the waiting messages, in their order. */
+    private void allBack() {
+        for (Iterator<List<Queued>> newest = inFlight.descendingIterator(); newest.hasNext();) {
+            List<Queued> batch = newest.next();
+            for (int i = batch.size() - 1; i >= 0; i--) {
+                waiting.addFirst(batch.get(i));
+            }
+        }
+        inFlight.clear();
+    }
+
+    /** The oldest batch in flight was kept (429, 503, 409, no answer): it and all after it wait again (go back N). */
+    void goBack() {
+        lock.lock();
+        try {
+            allBack();
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The newest batch in flight was not posted: it goes back to the front of the waiting messages. */
+    void giveBackNewest() {
+        lock.lock();
+        try {
+            List<Queued> batch = inFlight.pollLast();
+            for (int i = batch.size() - 1; i >= 0; i--) {
+                waiting.addFirst(batch.get(i));
+            }
+            arrived.signalAll();
         } finally {
             lock.unlock();
         }
@@ -280,8 +340,8 @@ final class DomainQueue {
     }
 
     /**
-     * The destination is full for these endpoints: they are held back for {@code nanos}, and the batch in
-     * flight goes back to the front, in its order, for the next batch to be made of the others.
+     * The destination is full for these endpoints: they are held back for {@code nanos}, and the batches in
+     * flight go back to the front, in their order, for the next batches to be made of the others.
      */
     void holdBack(Collection<String> endpoints, long nanos) {
         lock.lock();
@@ -293,10 +353,7 @@ final class DomainQueue {
                 heldUntil.put(e, until);
                 capped.add(e);
             }
-            for (int i = inFlight.size() - 1; i >= 0; i--) {
-                waiting.addFirst(inFlight.get(i));
-            }
-            inFlight = List.of();
+            allBack();
             arrived.signalAll();
         } finally {
             lock.unlock();
@@ -309,8 +366,10 @@ final class DomainQueue {
 
     private long inFlightBytes() {
         long b = 0;
-        for (Queued m : inFlight) {
-            b += m.encodedLength();
+        for (List<Queued> batch : inFlight) {
+            for (Queued m : batch) {
+                b += m.encodedLength();
+            }
         }
         return b;
     }
@@ -331,15 +390,19 @@ final class DomainQueue {
         }
     }
 
-    /** The batch in flight is done with (accepted, or refused for good): its room is free; the batch. */
+    /** The oldest batch in flight is done with (accepted, or refused for good): its room is free; the batch. */
     List<Queued> done() {
         lock.lock();
         try {
-            long b = inFlightBytes();
+            List<Queued> finished = inFlight.pollFirst();
+            long b = 0;
+            for (Queued m : finished) {
+                b += m.encodedLength();
+            }
             bytes -= b;
-            messages -= inFlight.size();
+            messages -= finished.size();
             total.addAndGet(-b);
-            for (Queued m : inFlight) {
+            for (Queued m : finished) {
                 if (!m.control()) {
                     capped.remove(m.to()); // the destination took (or refused for good) its messages: room again
                 }
@@ -350,8 +413,6 @@ final class DomainQueue {
                     share[1] -= m.encodedLength();
                 }
             }
-            List<Queued> finished = inFlight;
-            inFlight = List.of();
             return finished;
         } finally {
             lock.unlock();
@@ -363,10 +424,11 @@ final class DomainQueue {
         lock.lock();
         try {
             closed = true;
-            List<Queued> all = new ArrayList<>(inFlight);
+            List<Queued> all = new ArrayList<>();
+            inFlight.forEach(all::addAll);
             all.addAll(waiting);
             waiting.clear();
-            inFlight = List.of();
+            inFlight.clear();
             queuedFor.clear();
             capped.clear();
             total.addAndGet(-bytes);

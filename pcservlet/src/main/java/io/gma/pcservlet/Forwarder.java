@@ -8,25 +8,39 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts one destination domain's queue, a batch at a time, and acts on each answer as protocol.md section 6
- * says:
+ * Posts one destination domain's queue, several batches in flight at once, and acts on each answer, oldest
+ * first, as protocol.md section 6 says:
  *
  * <pre>
  *   200                 accepted: the batch is done; ERRORs in the body go back to their senders
  *   400 401 403 413 415 refused for good: each message's sender gets ERROR with that code
  *   429 503             pushed back: the batch is kept, and posted again after Retry-After
+ *   409                 out of turn: kept, and posted again at once after a short back-off
  *   other, or no answer unknown: the batch is kept, and posted again after a capped, jittered back-off
  * </pre>
  *
- * A batch for a domain that polls this one (outbound-only, via this domain) is handed to its relay queue
+ * <p>Several in flight (docs/pcservlet.md, "Several batches in flight"): each POST is numbered
+ * {@code stream/epoch/batch} ({@link Tunnel#STREAM_HEADER}), and the destination takes them in that order
+ * ({@link StreamOrder}). It says how many it lets be in flight ({@link Tunnel#WINDOW_HEADER}); until it has, and
+ * for a destination that never says (one that speaks protocol.md section 6 alone), one batch is in flight at a
+ * time. A kept batch sends every batch after it back to the queue with it (go back N): their calls are
+ * cancelled, and they are posted again, in order, in a new epoch, which the destination takes as superseding
+ * the old one. A batch is made as soon as the window has room: while the window is full, messages gather for
+ * the next one, so batches grow with the load as before.
+ *
+ * <p>A batch for a domain that polls this one (outbound-only, via this domain) is handed to its relay queue
  * instead, once that has room. A retried batch may arrive twice (OkHttp also retries on its own); receivers drop
  * what they delivered already by (from, sequence).
  */
@@ -59,6 +73,14 @@ final class Forwarder implements Runnable {
     private boolean unknownDomain;
     /** The last URL refused for want of TLS, logged once (null: none). */
     private String refusedUrl;
+    /** The batches posted and not settled yet, oldest first. */
+    private final ArrayDeque<Flight> flights = new ArrayDeque<>();
+    /** This forwarder's numbering: its stream, the epoch (one more at each go back) and the last batch's number. */
+    private final long stream = ThreadLocalRandom.current().nextLong();
+    private long epoch = 1;
+    private long numbered;
+    /** How many batches the destination lets be in flight, as it last said; 1 until it says. */
+    private int window = 1;
 
     /**
      * @param queue what it posts
@@ -82,13 +104,103 @@ final class Forwarder implements Runnable {
         this.domain = settings.domain();
     }
 
+    /** One POST in flight: its batch, its call, and, once it came, its answer or its failure. */
+    private final class Flight implements Callback {
+        final List<Queued> batch;
+        final Routes.Target target;
+        final long start = System.nanoTime();
+        private Call call;
+        private Response response;
+        private IOException failure;
+        private boolean settled;
+        /** Given up (go back N, or the forwarder stopped): an answer that still comes is closed unread. */
+        private boolean abandoned;
+
+        Flight(List<Queued> batch, Routes.Target target) {
+            this.batch = batch;
+            this.target = target;
+        }
+
+        void send(Call c) {
+            this.call = c;
+            c.enqueue(this);
+        }
+
+        @Override
+        public void onResponse(Call c, Response r) {
+            boolean keep;
+            synchronized (this) {
+                keep = !abandoned;
+                if (keep) {
+                    response = r;
+                    settled = true;
+                    notifyAll();
+                }
+            }
+            if (keep) {
+                queue.wake(); // not under this flight's monitor: nextBatch asks it under the queue's lock
+            } else {
+                r.close();
+            }
+        }
+
+        @Override
+        public void onFailure(Call c, IOException e) {
+            synchronized (this) {
+                failure = e;
+                settled = true;
+                notifyAll();
+            }
+            queue.wake();
+        }
+
+        synchronized boolean settled() {
+            return settled;
+        }
+
+        synchronized void awaitSettled() throws InterruptedException {
+            while (!settled) {
+                wait();
+            }
+        }
+
+        /** Cancels the call; its answer, if one came or comes, is closed. */
+        void abandon() {
+            Response r;
+            synchronized (this) {
+                abandoned = true;
+                r = response;
+                response = null;
+            }
+            if (call != null) {
+                call.cancel();
+            }
+            if (r != null) {
+                r.close();
+            }
+        }
+    }
+
     @Override
     public void run() {
         long linger = settings.linger().toNanos();
         try {
             while (true) {
-                List<Queued> batch = queue.nextBatch(settings.maxBatchBytes(), linger, TimeUnit.SECONDS.toNanos(1));
+                while (!flights.isEmpty() && flights.peekFirst().settled()) {
+                    pause(settle(flights.pollFirst()));
+                }
+                if (flights.size() >= Math.min(window, settings.maxBatchesInFlight())) {
+                    flights.peekFirst().awaitSettled();
+                    continue;
+                }
+                // while batches are in flight, a new one goes as soon as there is something, and the wait for it
+                // ends when the oldest is answered; with none in flight, it lingers as told
+                List<Queued> batch = queue.nextBatch(settings.maxBatchBytes(), flights.isEmpty() ? linger : 0,
+                        TimeUnit.SECONDS.toNanos(1), () -> !flights.isEmpty() && flights.peekFirst().settled());
                 if (batch.isEmpty()) {
+                    if (!flights.isEmpty()) {
+                        continue;
+                    }
                     if (owner.isClosed()) {
                         return;
                     }
@@ -99,42 +211,63 @@ final class Forwarder implements Runnable {
                     }
                     continue;
                 }
-                long pause = post(batch);
-                if (pause > 0) {
-                    Thread.sleep(pause); // a back-off or a Retry-After: a delay asked for, not a wait for news
-                }
+                pause(post(batch));
             }
         } catch (InterruptedException stopped) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.error("{}: the forwarder to {} failed", domain, queue.domain, e);
+        } finally {
+            flights.forEach(Flight::abandon);
         }
     }
 
-    /** Posts the batch once; returns how long to wait before the next attempt (0: go on at once). */
+    /** A back-off or a Retry-After: a delay asked for, not a wait for news. */
+    private static void pause(long millis) throws InterruptedException {
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+
+    /**
+     * Posts the batch (the newest in flight), or, when it cannot go by POST (no such domain, a relayed one, a URL
+     * refused), settles it once the batches before it are; returns how long to wait before the next attempt
+     * (0: go on at once).
+     */
     private long post(List<Queued> batch) throws InterruptedException {
         Routes.Target target;
         try {
             target = routes.target(queue.domain);
         } catch (Routes.RouteException e) {
+            if (!flights.isEmpty()) {
+                return afterTheOthers();
+            }
             if (e.code == ErrorCode.NO_ROUTE) {
                 unknownDomain = true;
                 finish(batch, e.code, e.getMessage());
                 return 0;
             }
             unknownDomain = false;
+            queue.goBack();
             return backoff("looking up domain " + queue.domain + ": " + e.getMessage());
         }
         unknownDomain = false;
         if (target.relayedHere()) {
+            if (!flights.isEmpty()) {
+                return afterTheOthers();
+            }
             toRelay(batch);
             return 0;
         }
-        long start = System.nanoTime();
-        Response answer;
+        Call call;
         try {
-            answer = tunnel.post(target.domain(), target.url(), BatchCodec.requestBody(batch));
+            call = tunnel.postCall(target.domain(), target.url(), BatchCodec.requestBody(batch),
+                    Long.toHexString(stream) + "/" + epoch + "/" + (++numbered));
         } catch (IllegalArgumentException plaintext) {
+            numbered--;
+            if (!flights.isEmpty()) {
+                return afterTheOthers();
+            }
             // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once
             if (!target.url().equals(refusedUrl)) {
                 refusedUrl = target.url();
@@ -143,22 +276,51 @@ final class Forwarder implements Runnable {
             metrics.refused.increment();
             finish(batch, ErrorCode.UNAUTHORIZED, domain + " did not send to " + plaintext.getMessage());
             return 0;
-        } catch (IOException e) {
-            return unanswered(target, start, e);
         }
-        try (answer) {
-            metrics.postTook(System.nanoTime() - start);
-            return answered(batch, answer);
-        } catch (IOException e) {
-            return unanswered(target, start, e);
-        }
+        Flight f = new Flight(batch, target);
+        flights.addLast(f);
+        f.send(call);
+        return 0;
     }
 
-    /** No answer, or one cut short: the batch is kept, and posted again after the back-off. */
-    private long unanswered(Routes.Target target, long start, IOException e) {
-        metrics.postTook(System.nanoTime() - start);
+    /** The newest batch waits until those in flight before it are settled, then is made again. */
+    private long afterTheOthers() throws InterruptedException {
+        queue.giveBackNewest();
+        flights.peekFirst().awaitSettled();
+        return 0;
+    }
+
+    /** Acts on the oldest flight's answer; how long to wait before the next attempt. */
+    private long settle(Flight f) {
+        IOException failed = f.failure;
+        if (failed == null) {
+            try (Response answer = f.response) {
+                metrics.postTook(System.nanoTime() - f.start);
+                return answered(f.batch, answer);
+            } catch (IOException e) {
+                failed = e;
+            }
+        } else {
+            metrics.postTook(System.nanoTime() - f.start);
+        }
+        goBack();
         routes.forget(queue.domain);
-        return backoff("posting to domain " + queue.domain + " at " + target.url() + ": " + e.getMessage());
+        return backoff("posting to domain " + queue.domain + " at " + f.target.url() + ": " + failed.getMessage());
+    }
+
+    /**
+     * The oldest batch is kept: every batch in flight after it goes back to the queue with it, their calls
+     * cancelled, and numbering starts a new epoch.
+     */
+    private void goBack() {
+        if (!flights.isEmpty()) {
+            metrics.wentBack.increment();
+        }
+        flights.forEach(Flight::abandon);
+        flights.clear();
+        queue.goBack();
+        epoch++;
+        numbered = 0;
     }
 
     /** The domain polls this one: the batch goes to its relay queue once that has room for it. */
@@ -168,13 +330,18 @@ final class Forwarder implements Runnable {
                 Boolean::booleanValue, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RELAY_WAIT_MILLIS))) {
             relay.addAll(queue.domain, batch);
             handedOver();
+        } else {
+            queue.giveBackNewest(); // still full: the batch waits at the front, and is offered again next round
         }
-        // else still full: the batch stays in flight, and is offered again by the next round
     }
 
     /** Acts on a POST's answer; how long to wait before the next attempt. */
     private long answered(List<Queued> batch, Response answer) throws IOException {
         int status = answer.code();
+        String said = answer.header(Tunnel.WINDOW_HEADER);
+        if (said != null) {
+            window = window(said);
+        }
         if (status == 200) {
             metrics.batchesSent.increment();
             metrics.messagesSent.add(batch.size());
@@ -189,12 +356,18 @@ final class Forwarder implements Runnable {
             failures.reset();
             long wait = retryAfterMillis(answer.header("Retry-After"));
             List<String> full = fullEndpoints(answer.header(Tunnel.FULL_HEADER), batch);
+            goBack();
             if (status == 429 && !full.isEmpty()) {
                 // only these endpoints are full: hold their messages back, post the others at once
                 queue.holdBack(full, TimeUnit.MILLISECONDS.toNanos(wait));
                 return 0;
             }
             return wait;
+        }
+        if (status == 409) {
+            // out of turn (a batch before it was kept, or its turn did not come): posted again in a new epoch
+            goBack();
+            return backoff("domain " + queue.domain + " took a batch out of turn: " + text);
         }
         if (status == 400 || status == 401 || status == 403 || status == 413 || status == 415) {
             metrics.refused.increment();
@@ -204,8 +377,18 @@ final class Forwarder implements Runnable {
             finish(batch, code, "domain " + queue.domain + " refused the batch (" + status + "): " + text);
             return 0;
         }
+        goBack();
         routes.forget(queue.domain);
         return backoff("domain " + queue.domain + " answered " + status + ": " + text);
+    }
+
+    /** The window a destination said, within 1..{@link StreamOrder#MAX_WINDOW}; 1 when it said nonsense. */
+    static int window(String said) {
+        try {
+            return (int) Math.max(1, Math.min(StreamOrder.MAX_WINDOW, Long.parseLong(said.trim())));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
     }
 
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */

@@ -54,6 +54,8 @@ final class Inbound {
     private final RoomSignal room;
     private final Metrics metrics;
     private final Spooling spooling;
+    /** The turns of the batches that senders have in flight at once. */
+    private final StreamOrder order = new StreamOrder();
     /** Held while a batch is checked and queued, and by {@link #close}. */
     private final Object accepting = new Object();
     /** KiB of POST bodies being read at once, at most. */
@@ -96,14 +98,64 @@ final class Inbound {
 
     /**
      * A POST of a batch from domain {@code fromDomain}: accepted whole, or refused whole. The body is read only
-     * up to maxBatchBytes.
+     * up to maxBatchBytes. With {@code stream} ({@link Tunnel#STREAM_HEADER}), the batch is taken in its turn
+     * among the batches its sender has in flight ({@link StreamOrder}), and answered 409 when its turn does not
+     * come.
      */
-    Answer accept(String fromDomain, String identity, String contentType, long contentLength, InputStream body)
-            throws IOException {
+    Answer accept(String fromDomain, String identity, String contentType, long contentLength, InputStream body,
+            String stream) throws IOException {
         if (!Name.isDomain(fromDomain)) {
             return Answer.text(400, ErrorCode.MALFORMED, "header " + Tunnel.DOMAIN_HEADER + " \"" + fromDomain
                     + "\" is missing or not " + Name.DOMAIN_RULE);
         }
+        StreamOrder.Position position;
+        try {
+            position = StreamOrder.Position.parse(stream);
+        } catch (IllegalArgumentException e) {
+            return Answer.text(400, ErrorCode.MALFORMED, e.getMessage());
+        }
+        List<Message> batch = new ArrayList<>();
+        Answer refusal = read(contentType, contentLength, body, batch);
+        StreamOrder.Turn turn = null;
+        if (position != null) {
+            try {
+                turn = order.await(fromDomain, position);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+            }
+            if (turn == null) {
+                metrics.outOfTurn.increment();
+                return Answer.busy(409, ErrorCode.TIMEOUT, "batch " + position + " of domain " + fromDomain
+                        + " is not taken: a batch before it was refused for now, or a newer epoch began, or its turn"
+                        + " did not come within " + TimeUnit.NANOSECONDS.toSeconds(StreamOrder.WAIT_NANOS)
+                        + " s; post it again in a new epoch", 0);
+            }
+        }
+        Answer answer = null;
+        try {
+            answer = refusal != null ? refusal : admit(fromDomain, identity, batch, turn);
+            return answer;
+        } finally {
+            if (turn != null) {
+                // unless admit ended it once the batch was placed: refused for good (the sender moves on), or for
+                // now (it posts it again, and the batches after it too)
+                turn.endIfOpen(answer != null && isFinal(answer.status()));
+            }
+        }
+    }
+
+    /** Whether a POST answered {@code status} is done with for good: accepted, or refused and never posted again. */
+    static boolean isFinal(int status) {
+        return status == 200 || status == 400 || status == 401 || status == 403 || status == 413 || status == 415;
+    }
+
+    /**
+     * Reads and decodes a POST's body into {@code batch}, holding its size of the inbound bytes meanwhile; null,
+     * or the answer that refuses it.
+     */
+    private Answer read(String contentType, long contentLength, InputStream body, List<Message> batch)
+            throws IOException {
         if (!Tunnel.isBatch(contentType)) {
             return Answer.text(415, ErrorCode.MALFORMED, "Content-Type " + (contentType == null ? "(none)"
                     : "\"" + contentType + "\"") + " is not " + Tunnel.MEDIA_TYPE + ": nothing was read as messages");
@@ -129,7 +181,6 @@ final class Inbound {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
         }
         try {
-            List<Message> batch = new ArrayList<>();
             try {
                 if (!codec.read(body, batch)) {
                     return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
@@ -144,14 +195,17 @@ final class Inbound {
             }
             metrics.batchesReceived.increment();
             metrics.messagesReceived.add(batch.size());
-            return admit(fromDomain, identity, batch);
+            return null;
         } finally {
             reading.release(kib);
         }
     }
 
-    /** Sorts a decoded batch by where it goes, then queues all of it or none. */
-    private Answer admit(String fromDomain, String identity, List<Message> batch) {
+    /**
+     * Sorts a decoded batch by where it goes, then queues all of it or none; ends {@code turn} (when there is
+     * one) once that is decided, before waiting for the spool's force.
+     */
+    private Answer admit(String fromDomain, String identity, List<Message> batch, StreamOrder.Turn turn) {
         Sorted sorted = new Sorted();
         try {
             for (Message m : batch) {
@@ -176,6 +230,9 @@ final class Inbound {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        if (turn != null) {
+            turn.endIfOpen(!(placed instanceof Placement.Closed) && !(placed instanceof Placement.NoRoom));
         }
         if (placed instanceof Placement.Closed) {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");

@@ -15,6 +15,10 @@ final class Metrics {
     final LongAdder throttledSent = new LongAdder();
     final LongAdder throttledReceived = new LongAdder();
     final LongAdder retries = new LongAdder();
+    /** POSTs of several in flight answered 409 here: their turn did not come ({@link StreamOrder}). */
+    final LongAdder outOfTurn = new LongAdder();
+    /** The answers of this PC servlet's own POSTs that sent the batches after them back (go back N). */
+    final LongAdder wentBack = new LongAdder();
     final LongAdder refused = new LongAdder();
     final LongAdder drops = new LongAdder();
     final LongAdder delivered = new LongAdder();

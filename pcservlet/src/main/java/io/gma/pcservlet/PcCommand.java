@@ -1,19 +1,21 @@
 package io.gma.pcservlet;
 
+import io.gma.cli.AgeConverter;
 import io.gma.cli.Cli;
 import io.gma.cli.DurationOption;
 import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.cli.SecurityOptions;
 import io.gma.internal.link.IoThreads;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.Name;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -84,6 +86,11 @@ public final class PcCommand implements Callable<Integer> {
             description = "Largest POST body sent or accepted (default ${DEFAULT-VALUE}).")
     int maxBatchBytes;
 
+    @Option(names = "--max-batches-in-flight", paramLabel = "N", defaultValue = "1",
+            description = "The most batches posted to one domain at once, 1..16, each waiting for its answer while"
+                    + " the next go; the destination takes them in order (default ${DEFAULT-VALUE}: one at a time).")
+    int maxBatchesInFlight;
+
     @Option(names = "--max-links", paramLabel = "N", defaultValue = "10000",
             description = "The most uplinks open at once; past it, an endpoint's uplink is refused with ERROR"
                     + " QUEUE_FULL and tries again after its back-off (default ${DEFAULT-VALUE}). The open-file limit"
@@ -133,6 +140,23 @@ public final class PcCommand implements Callable<Integer> {
             + " cannot deliver it within --drain-seconds.")
     boolean memory;
 
+    @Option(names = "--proxy", paramLabel = "http://HOST:PORT", description = "An HTTP forward proxy for its calls"
+            + " to other PC servlets and the registry (https through it by CONNECT), as a corporate firewall has"
+            + " them. Default: direct.")
+    String proxy;
+
+    @Option(names = "--proxy-user", paramLabel = "NAME", description = "The user --proxy asks for (Basic), with"
+            + " the password in --proxy-password-file.")
+    String proxyUser;
+
+    @Option(names = "--proxy-password-file", paramLabel = "FILE", description = "The file whose first line is"
+            + " --proxy-user's password (kept out of the command line).")
+    Path proxyPasswordFile;
+
+    @Option(names = "--no-proxy", paramLabel = "HOSTS", description = "Hosts called directly rather than through"
+            + " --proxy, comma-separated as NO_PROXY: * for all, a name for itself and its subdomains, an address.")
+    String noProxy;
+
     @Mixin
     SecurityOptions security;
 
@@ -154,27 +178,6 @@ public final class PcCommand implements Callable<Integer> {
         }
     }
 
-    /** Seconds, or a number with s, m, h or d after it; not negative. */
-    static final class AgeConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern AGE = Pattern.compile("(\\d{1,9})([smhd]?)");
-
-        @Override
-        public Duration convert(String value) {
-            Matcher m = AGE.matcher(value.trim());
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException("\"" + value + "\" is not an age: seconds, or a"
-                        + " number with s, m, h or d after it (90s, 15m, 24h, 7d)");
-            }
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                case "d" -> Duration.ofDays(n);
-                default -> Duration.ofSeconds(n);
-            };
-        }
-    }
-
     /** {@code java -jar gma-pcservlet.jar --domain DOMAIN [options]}: runs until stopped (Ctrl-C) or --duration. */
     public static void main(String[] args) {
         Cli.quietLogging(false, args);
@@ -184,6 +187,41 @@ public final class PcCommand implements Callable<Integer> {
     /** This command as the program {@code java -jar gma-pcservlet.jar}, for {@link Cli#run}. */
     static CommandLine standalone() {
         return Cli.standalone(new PcCommand(), JAR);
+    }
+
+    /**
+     * The HTTP proxy of {@code --proxy}, {@code --proxy-user}, {@code --proxy-password-file} and {@code --no-proxy}
+     * (or the init parameters of the same names), or null for none.
+     *
+     * @throws IllegalArgumentException naming the value that is wrong, or the file that cannot be read
+     */
+    static HttpProxy proxy(String url, String user, Path passwordFile, String noProxy) {
+        if (url == null) {
+            if (user != null || passwordFile != null || noProxy != null) {
+                throw new IllegalArgumentException("the proxy's user, password file or no-proxy hosts are given"
+                        + " without the proxy (--proxy http://HOST:PORT)");
+            }
+            return null;
+        }
+        HttpProxy p = HttpProxy.parse(url);
+        if ((user == null) != (passwordFile == null)) {
+            throw new IllegalArgumentException("the proxy's user and password file go together: give both or"
+                    + " neither");
+        }
+        if (user != null) {
+            String password;
+            try {
+                password = Files.readAllLines(passwordFile).stream().findFirst().orElse("");
+            } catch (IOException | java.io.UncheckedIOException e) {
+                throw new IllegalArgumentException("the proxy's password file " + passwordFile + " cannot be read: "
+                        + e.getMessage());
+            }
+            if (password.isEmpty()) {
+                throw new IllegalArgumentException("the proxy's password file " + passwordFile + " is empty");
+            }
+            p = p.credentials(user, password);
+        }
+        return noProxy == null ? p : p.noProxy(noProxy);
     }
 
     /** The spool's options given on the command line, which {@code --memory} refuses. */
@@ -230,6 +268,7 @@ public final class PcCommand implements Callable<Integer> {
             PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
+                    .maxBatchesInFlight(maxBatchesInFlight)
                     .maxLinks(maxLinks).ioThreads(ioThreads != null ? ioThreads : IoThreads.defaultLoops())
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))
                     .security(secure);
@@ -241,6 +280,10 @@ public final class PcCommand implements Callable<Integer> {
             }
             if (!memory) {
                 b.spool(new SpoolOptions(dataDir != null ? dataDir : Path.of(domain), fsync, maxSpoolBytes, maxAge));
+            }
+            HttpProxy through = proxy(proxy, proxyUser, proxyPasswordFile, noProxy);
+            if (through != null) {
+                b.proxy(through);
             }
             return b;
         } catch (IllegalArgumentException bad) {

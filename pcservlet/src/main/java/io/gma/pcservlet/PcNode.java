@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,10 +80,14 @@ final class PcNode implements AutoCloseable {
         if (warning != null) {
             LOG.warn(warning);
         }
-        this.registry = RegistryClient.builder(settings.registry()).security(security).build();
+        RegistryClient.Builder rb = RegistryClient.builder(settings.registry()).security(security);
+        if (settings.proxy() != null) {
+            rb.okHttpClient(settings.proxy().applyTo(new OkHttpClient.Builder()).build());
+        }
+        this.registry = rb.build();
         this.grace = new RegistryGrace(registry, settings.registryGrace());
         this.routes = new Routes(domain, settings.via(), registry, grace);
-        this.tunnel = new TunnelClient(domain, security);
+        this.tunnel = new TunnelClient(domain, security, settings.proxy());
         this.codec = new BatchCodec(domain, settings.maxBatchBytes());
         SpoolOptions spool = settings.spool();
         this.spooling = spool == null ? Spooling.inMemory() : Spooling.open(spool.dir(), spool.fsync().spool(),

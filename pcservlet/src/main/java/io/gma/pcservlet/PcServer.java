@@ -8,6 +8,7 @@ import io.gma.internal.link.IoThreads;
 import io.gma.internal.link.LinkLimit;
 import io.gma.registry.DashboardServlet;
 import io.gma.registry.Https;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.Name;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -40,6 +41,12 @@ public final class PcServer implements AutoCloseable {
     private PcServer(Settings settings) {
         this.settings = settings;
     }
+
+    /**
+     * How many batches a PC servlet posts to one domain at once unless told otherwise: one, as before several
+     * could be, until a quiet machine has measured what more costs and gains (docs/pcservlet.md).
+     */
+    public static final int DEFAULT_BATCHES_IN_FLIGHT = 1;
 
     /**
      * @param domain the domain it serves
@@ -146,6 +153,7 @@ public final class PcServer implements AutoCloseable {
         private long maxTotalBytes = 64L << 20;
         private long maxEndpointBytes = 8L << 20;
         private int maxBatchBytes = 16 << 20;
+        private int maxBatchesInFlight = DEFAULT_BATCHES_IN_FLIGHT;
         private int maxLinks = LinkLimit.DEFAULT_MAX;
         private int ioThreads = IoThreads.defaultLoops();
         private Duration linger = Duration.ZERO;
@@ -159,6 +167,7 @@ public final class PcServer implements AutoCloseable {
         private SpoolOptions spool;
         /** Null: the registry's default lease. */
         private Duration registryGrace;
+        private HttpProxy proxy;
 
         private Builder(String domain, String registry) {
             this.domain = Name.requireDomain("domain", domain);
@@ -225,6 +234,21 @@ public final class PcServer implements AutoCloseable {
         /** Each endpoint's queue of messages from other domains, in bytes; default 8 MiB. */
         public Builder maxEndpointBytes(long bytes) {
             this.maxEndpointBytes = atLeast(bytes, 1024, "maxEndpointBytes");
+            return this;
+        }
+
+        /**
+         * The most batches posted to one destination domain at once, 1..16, each waiting for its answer while the
+         * next go (docs/pcservlet.md, "Several batches in flight"); default
+         * {@value PcServer#DEFAULT_BATCHES_IN_FLIGHT}. The destination takes them in order; one that does not say
+         * it can has one at a time.
+         */
+        public Builder maxBatchesInFlight(int batches) {
+            if (batches < 1 || batches > StreamOrder.MAX_WINDOW) {
+                throw new IllegalArgumentException("maxBatchesInFlight " + batches + " is outside 1.."
+                        + StreamOrder.MAX_WINDOW);
+            }
+            this.maxBatchesInFlight = batches;
             return this;
         }
 
@@ -338,6 +362,15 @@ public final class PcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sends its HTTP calls (POSTs and polls to other PC servlets, calls to the registry) through an HTTP
+         * forward proxy, https by CONNECT, but those to the hosts the proxy bypasses. Default: none, direct.
+         */
+        public Builder proxy(HttpProxy proxy) {
+            this.proxy = Objects.requireNonNull(proxy, "proxy");
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -346,11 +379,12 @@ public final class PcServer implements AutoCloseable {
 
         Settings settings() {
             return new Settings(domain, registry, host, httpPort, uplinkPort, publicUrl, via, maxQueuedBytes,
-                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxLinks, ioThreads, linger,
+                    maxQueuedMessages, maxTotalBytes, maxEndpointBytes, maxBatchBytes, maxBatchesInFlight, maxLinks,
+                    ioThreads, linger,
                     retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
-                    registryGrace);
+                    registryGrace, proxy);
         }
 
         /**

@@ -76,8 +76,12 @@ final class Relay {
                 spooling.ackAll(q.done());
                 roomFreed.run();
             }
-            List<Queued> batch = q.nextBatch(settings.maxBatchBytes(), 0,
-                    Math.max(0, waitNanos - (System.nanoTime() - start)));
+            // the batch handed out and not acknowledged goes again, under its id; else the next one
+            List<Queued> batch = q.oldestInFlight();
+            if (batch == null) {
+                batch = q.nextBatch(settings.maxBatchBytes(), 0, Math.max(0, waitNanos - (System.nanoTime() - start)),
+                        () -> false);
+            }
             if (batch.isEmpty()) {
                 return null;
             }

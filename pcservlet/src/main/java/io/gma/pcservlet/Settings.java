@@ -1,5 +1,6 @@
 package io.gma.pcservlet;
 
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import java.time.Duration;
 
@@ -18,6 +19,7 @@ import java.time.Duration;
  * @param maxTotalBytes all those queues together
  * @param maxEndpointBytes each endpoint's queue at the gateway
  * @param maxBatchBytes the largest POST body sent or accepted
+ * @param maxBatchesInFlight the most batches posted to one domain at once, waiting for their answers
  * @param maxLinks the most uplinks open at once
  * @param ioThreads how many event loops serve the uplinks
  * @param linger how long a forwarder waits for more messages before it posts a batch
@@ -29,9 +31,11 @@ import java.time.Duration;
  * @param spool where what it takes is kept until the next hop has it, or null: in memory only
  * @param registryGrace how long the registry's "not registered" is not final after it restarted, or null: its
  *     default lease
+ * @param proxy the HTTP proxy its calls to other PC servlets and the registry go through, or null: direct
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
-        int maxBatchBytes, int maxLinks, int ioThreads, Duration linger, Duration retryAfter, Duration drainTimeout,
-        Duration lease, Duration idleQueue, Security security, SpoolOptions spool, Duration registryGrace) {
+        int maxBatchBytes, int maxBatchesInFlight, int maxLinks, int ioThreads, Duration linger, Duration retryAfter,
+        Duration drainTimeout, Duration lease, Duration idleQueue, Security security, SpoolOptions spool,
+        Duration registryGrace, HttpProxy proxy) {
 }

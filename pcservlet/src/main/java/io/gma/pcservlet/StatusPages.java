@@ -129,6 +129,10 @@ final class StatusPages {
         counter(out, "gma_pc_throttled_received_total", "POSTs other domains answered 429 or 503",
                 m.throttledReceived.sum());
         counter(out, "gma_pc_retries_total", "POSTs retried after a failure", m.retries.sum());
+        counter(out, "gma_pc_out_of_turn_total", "POSTs answered 409 here: a batch before them was refused for now, or"
+                + " their turn did not come", m.outOfTurn.sum());
+        counter(out, "gma_pc_went_back_total", "Refusals or failures of a POST of this PC servlet that sent the"
+                + " batches in flight after it back to their queue", m.wentBack.sum());
         counter(out, "gma_pc_refused_total", "Batches another domain refused (400, 401, 403, 413)", m.refused.sum());
         counter(out, "gma_pc_drops_total", "Messages that could not be delivered", m.drops.sum());
         counter(out, "gma_pc_delivered_total", "Messages queued for this domain's endpoints", m.delivered.sum());

@@ -13,6 +13,13 @@ final class Tunnel {
     static final String BATCH_HEADER = "X-Gma-Batch";
     /** On a 429: the endpoints whose queues are full (an addition to protocol.md section 6). */
     static final String FULL_HEADER = "X-Gma-Full";
+    /**
+     * On a POST: where the batch stands in its sender's numbering, {@code stream/epoch/batch}, so that several
+     * may be in flight at once ({@link StreamOrder}; an extension of protocol.md section 6).
+     */
+    static final String STREAM_HEADER = "X-Gma-Stream";
+    /** On the answer to a POST that had {@link #STREAM_HEADER}: how many batches the receiver lets be in flight. */
+    static final String WINDOW_HEADER = "X-Gma-Window";
     /** Batches, messages back to back. */
     static final String MEDIA_TYPE = "application/x-gma";
     /** This PC servlet's version, on its status page. */

@@ -1,10 +1,12 @@
 package io.gma.pcservlet;
 
 import io.gma.security.HttpClients;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
@@ -16,37 +18,45 @@ import okhttp3.Response;
 /**
  * The PC servlet's calls to other PC servlets over the HTTP tunnel: a {@link Forwarder}'s POSTs and a
  * {@link Poller}'s long polls, on one OkHttp client (TCP_NODELAY, the PC servlet's TLS trust and certificate),
- * each with the PC servlet's credentials for the domain it calls. The credentials never go to a URL that is not
- * https while security is on: such a call is refused before anything is sent.
+ * each with the PC servlet's credentials for the domain it calls, through its HTTP proxy if it has one. The
+ * credentials never go to a URL that is not https while security is on: such a call is refused before anything
+ * is sent.
  */
 final class TunnelClient {
     private final String domain;
     private final Security security;
     private final OkHttpClient http;
 
-    TunnelClient(String domain, Security security) {
+    /** @param proxy the HTTP proxy calls go through, or null: direct */
+    TunnelClient(String domain, Security security, HttpProxy proxy) {
         this.domain = domain;
         this.security = security;
         Dispatcher dispatcher = new Dispatcher();
-        dispatcher.setMaxRequestsPerHost(4);
-        this.http = HttpClients.configure(new OkHttpClient.Builder(), security).dispatcher(dispatcher)
-                .connectionPool(new ConnectionPool(8, 1, TimeUnit.MINUTES))
+        dispatcher.setMaxRequestsPerHost(StreamOrder.MAX_WINDOW); // a forwarder's POSTs in flight
+        OkHttpClient.Builder b = new OkHttpClient.Builder();
+        if (proxy != null) {
+            proxy.applyTo(b);
+        }
+        this.http = HttpClients.configure(b, security).dispatcher(dispatcher)
+                .connectionPool(new ConnectionPool(StreamOrder.MAX_WINDOW + 4, 1, TimeUnit.MINUTES))
                 .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(90))
                 .writeTimeout(Duration.ofSeconds(30)).build();
     }
 
     /**
-     * POSTs a batch to domain {@code to}'s PC servlet at {@code baseUrl}; the caller closes the response.
+     * A POST of a batch to domain {@code to}'s PC servlet at {@code baseUrl}, numbered {@code stream}
+     * ({@link Tunnel#STREAM_HEADER}), not sent yet: {@link Call#enqueue} sends it; the callback closes the
+     * response.
      *
      * @throws IllegalArgumentException when security is on and the URL is not https (nothing is sent; the
      *     sentence names the URL)
      */
-    Response post(String to, String baseUrl, RequestBody batch) throws IOException {
-        return http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH).post(batch).build())
-                .execute();
+    Call postCall(String to, String baseUrl, RequestBody batch, String stream) {
+        return http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH)
+                .header(Tunnel.STREAM_HEADER, stream).post(batch).build());
     }
 
-    /** As {@link #post(String, String, RequestBody)}, the whole call within {@code timeout}. */
+    /** A POST of a batch, answered within {@code timeout}; the caller closes the response. */
     Response post(String to, String baseUrl, RequestBody batch, Duration timeout) throws IOException {
         okhttp3.Call call = http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH).post(batch)
                 .build());

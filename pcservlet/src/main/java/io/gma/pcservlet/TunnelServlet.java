@@ -4,6 +4,7 @@ import io.gma.registry.Https;
 import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
+import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.PrometheusText;
@@ -76,6 +77,12 @@ public final class TunnelServlet extends HttpServlet {
             }
             String url = param("url", via == null);
             spool(b);
+            String passwordFile = param("proxyPasswordFile", false);
+            HttpProxy proxy = PcCommand.proxy(param("proxy", false), param("proxyUser", false),
+                    passwordFile == null ? null : Path.of(passwordFile), param("noProxy", false));
+            if (proxy != null) {
+                b.proxy(proxy);
+            }
             node = new PcNode(b.settings());
             node.start(url);
             owned = true;
@@ -106,7 +113,7 @@ public final class TunnelServlet extends HttpServlet {
             b.spool(new SpoolOptions(Path.of(dir != null ? dir : param("domain", true)),
                     fsync == null ? SpoolOptions.Fsync.BATCH : new PcCommand.FsyncConverter().convert(fsync),
                     maxBytes == null ? SpoolOptions.DEFAULT_MAX_BYTES : Long.parseLong(maxBytes.trim()),
-                    maxAge == null ? Duration.ZERO : new PcCommand.AgeConverter().convert(maxAge)));
+                    maxAge == null ? Duration.ZERO : new io.gma.cli.AgeConverter().convert(maxAge)));
         } catch (RuntimeException e) {
             throw new ServletException("the spool's init parameters (dataDir " + dir + ", fsync " + fsync
                     + ", maxSpoolBytes " + maxBytes + ", maxAge " + maxAge + "): " + e.getMessage(), e);
@@ -211,8 +218,13 @@ public final class TunnelServlet extends HttpServlet {
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
                 // the header as sent: the container's getContentType() fails on a charset the JVM does not know
+                String stream = req.getHeader(Tunnel.STREAM_HEADER);
                 answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
-                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream());
+                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream(),
+                        stream);
+                if (stream != null) {
+                    resp.setHeader(Tunnel.WINDOW_HEADER, Integer.toString(StreamOrder.MAX_WINDOW));
+                }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
                         req.getParameter("ack"));

@@ -30,7 +30,7 @@ class HoldBackTest {
     /** Holds X: X's message goes out in a batch that is answered 429 naming X. */
     private static void holdX(DomainQueue q) throws InterruptedException {
         assertEquals(TAKEN, q.offer(msg(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
-        assertEquals(1, q.nextBatch(1 << 20, 0, 0).size());
+        assertEquals(1, q.nextBatch(1 << 20, 0, 0, () -> false).size());
         q.holdBack(List.of("x@west"), TimeUnit.SECONDS.toNanos(60));
     }
 
@@ -42,7 +42,7 @@ class HoldBackTest {
         Message reply = Message.of(Command.REPLY, "s@east", "x@west", 7, new byte[10]);
         assertEquals(TAKEN, q.offer(Queued.inMemory(reply), false), "a REPLY from an uplink is refused (its uplink"
                 + " parks)");
-        List<Queued> batch = q.nextBatch(1 << 20, 0, TimeUnit.MILLISECONDS.toNanos(200));
+        List<Queued> batch = q.nextBatch(1 << 20, 0, TimeUnit.MILLISECONDS.toNanos(200), () -> false);
         assertTrue(batch.contains(Queued.inMemory(reply)), "the REPLY waits for x's hold (Retry-After, up to 60 s): "
                 + batch);
     }
@@ -94,7 +94,7 @@ class HoldBackTest {
         Thread forwarder = new Thread(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
-                    q.nextBatch(1 << 20, 0, TimeUnit.SECONDS.toNanos(1));
+                    q.nextBatch(1 << 20, 0, TimeUnit.SECONDS.toNanos(1), () -> false);
                 }
             } catch (InterruptedException stop) {
                 // done
@@ -124,7 +124,7 @@ class HoldBackTest {
     void anEndpointPastItsShareIsRefusedAloneUntilItsMessagesAreTaken() throws Exception {
         DomainQueue q = queue();
         assertEquals(TAKEN, q.offer(msg(Command.DATA, "p@east", "x@west", 1, new byte[10]), false));
-        assertEquals(1, q.nextBatch(1 << 20, 0, 0).size());
+        assertEquals(1, q.nextBatch(1 << 20, 0, 0, () -> false).size());
         q.holdBack(List.of("x@west"), TimeUnit.MILLISECONDS.toNanos(100)); // a 429 naming x
         int taken = 0;
         while (q.offer(msg(Command.DATA, "p@east", "x@west", taken + 2, new byte[4096]), false) == TAKEN) {
@@ -138,7 +138,7 @@ class HoldBackTest {
         Thread.sleep(150); // a deliberate pause, not a wait: x's hold ends (Retry-After), west took nothing yet
         assertEquals(DomainQueue.Offer.ENDPOINT_FULL, q.wouldTake(next), "x's cap went with its hold");
         while (!q.isEmpty()) { // west takes everything, x's too
-            q.nextBatch(1 << 30, 0, 0);
+            q.nextBatch(1 << 30, 0, 0, () -> false);
             q.done();
         }
         assertEquals(TAKEN, q.wouldTake(next), "x stays capped after west took its messages");

@@ -155,6 +155,26 @@ class PcCommandTest {
     }
 
     @Test
+    void theProxysOptionsAreCheckedAndNamed(@TempDir Path dir) throws Exception {
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--proxy", "https://p:443"),
+                "proxy URL https://p:443 is not http://host:port (an HTTP proxy; https destinations go through it by"
+                        + " CONNECT)");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--proxy-user", "gma"),
+                "the proxy's user, password file or no-proxy hosts are given without the proxy (--proxy"
+                        + " http://HOST:PORT)");
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--proxy", "http://p:3128",
+                "--proxy-user", "gma"), "the proxy's user and password file go together: give both or neither");
+        Path empty = java.nio.file.Files.createFile(dir.resolve("empty.pass"));
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--proxy", "http://p:3128",
+                "--proxy-user", "gma", "--proxy-password-file", empty.toString()),
+                "the proxy's password file " + empty + " is empty");
+        assertEquals("http://p:3128 (user gma), not for [registry.lan]", parse("--domain", "east", "--proxy",
+                "http://p:3128", "--proxy-user", "gma", "--proxy-password-file", java.nio.file.Files.writeString(
+                        dir.resolve("p.pass"), "x\n").toString(), "--no-proxy", "registry.lan").configured()
+                .settings().proxy().toString());
+    }
+
+    @Test
     void theSpoolsOptionsReachTheBuilder() {
         SpoolOptions s = parse("--domain", "east", "--data-dir", "/var/lib/gma/east", "--fsync", "ALWAYS",
                 "--max-spool-bytes", "2097152", "--max-age", "24h").configured().settings().spool();

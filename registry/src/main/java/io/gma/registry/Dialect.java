@@ -105,7 +105,11 @@ enum Dialect {
                         + " REFERENCES gma_tables (name) ON DELETE CASCADE, domain VARCHAR(64) NOT NULL,"
                         + " predicate VARCHAR(1024), latest_retention_s INTEGER NOT NULL,"
                         + " history_retention_s INTEGER NOT NULL, published_at " + time + " NOT NULL,"
-                        + " expires_at " + time + " NOT NULL, PRIMARY KEY (name, table_name))",
+                        + " expires_at " + time + " NOT NULL, archive BOOLEAN DEFAULT FALSE NOT NULL,"
+                        + " PRIMARY KEY (name, table_name))",
+                // archivers (issue 24): a database made before them gets the column; kept last, so that the view
+                // below may add it at its end (PostgreSQL replaces a view only by appending columns)
+                "ALTER TABLE gma_publishers ADD COLUMN IF NOT EXISTS archive BOOLEAN DEFAULT FALSE NOT NULL",
                 // the mediator's look-up: the producers of one table
                 "CREATE INDEX IF NOT EXISTS gma_publishers_table ON gma_publishers (table_name)",
                 "CREATE OR REPLACE VIEW tables AS SELECT name, primary_key, declared_by, declared_at FROM gma_tables",
@@ -113,6 +117,7 @@ enum Dialect {
                         + " CASE WHEN key_position IS NULL THEN FALSE ELSE TRUE END AS in_key, key_position"
                         + " FROM gma_table_columns",
                 "CREATE OR REPLACE VIEW publishers AS SELECT table_name, name, domain, predicate,"
-                        + " latest_retention_s, history_retention_s, published_at FROM gma_publishers WHERE " + live);
+                        + " latest_retention_s, history_retention_s, published_at, archive FROM gma_publishers WHERE "
+                        + live);
     }
 }

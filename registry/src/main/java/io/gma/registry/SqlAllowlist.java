@@ -86,7 +86,7 @@ final class SqlAllowlist {
             "registered_at", "expires_at", "key", "value", "url", "via", "true", "false",
             // tables, table_columns, publishers
             "primary_key", "declared_by", "declared_at", "table_name", "position", "type", "in_key", "key_position",
-            "predicate", "latest_retention_s", "history_retention_s", "published_at");
+            "predicate", "latest_retention_s", "history_retention_s", "published_at", "archive");
 
     /** Plain words for the fields a caller is most likely to hit. */
     static final Map<String, String> SQL_WORDS = Map.of("intoTables", "SELECT ... INTO", "withItemsList",

@@ -46,10 +46,11 @@ final class TableRequests {
     private static final Set<String> TABLE_FIELDS = Set.of("name", "columns", "primaryKey");
     private static final Set<String> COLUMN_FIELDS = Set.of("name", "type");
     private static final Set<String> PUBLICATION_FIELDS = Set.of("predicate", "latestRetentionSeconds",
-            "historyRetentionSeconds");
+            "historyRetentionSeconds", "archive");
 
     /** A checked publication; the producer and the table come from the path. */
-    record NewPublication(String predicate, int latestRetentionSeconds, int historyRetentionSeconds) {
+    record NewPublication(String predicate, int latestRetentionSeconds, int historyRetentionSeconds,
+            boolean archive) {
     }
 
     private TableRequests() {
@@ -122,9 +123,18 @@ final class TableRequests {
                 throw ApiException.badRequest("predicate contains a NUL character");
             }
         }
+        boolean archive = false;
+        JsonNode flag = json.get("archive");
+        if (flag != null && !flag.isNull()) {
+            if (!flag.isBoolean()) {
+                throw ApiException.badRequest("archive " + Json.quote(flag.isTextual() ? flag.textValue()
+                        : flag.toString()) + " is not true or false");
+            }
+            archive = flag.booleanValue();
+        }
         return new NewPublication(predicate,
                 Requests.integer(json, "latestRetentionSeconds", 1, MAX_LATEST_RETENTION_SECONDS, null),
-                Requests.integer(json, "historyRetentionSeconds", 0, MAX_HISTORY_RETENTION_SECONDS, null));
+                Requests.integer(json, "historyRetentionSeconds", 0, MAX_HISTORY_RETENTION_SECONDS, null), archive);
     }
 
     /** Checks a table's or column's name: {@link #IDENTIFIER_RULE}, and not one of the {@link #KEYWORDS}. */

@@ -242,13 +242,14 @@ final class TableStore {
             }
         }
         try (PreparedStatement up = c.prepareStatement("UPDATE gma_publishers SET predicate = ?,"
-                + " latest_retention_s = ?, history_retention_s = ?, published_at = CURRENT_TIMESTAMP"
+                + " latest_retention_s = ?, history_retention_s = ?, archive = ?, published_at = CURRENT_TIMESTAMP"
                 + " WHERE name = ? AND table_name = ?")) {
             up.setString(1, p.predicate());
             up.setInt(2, p.latestRetentionSeconds());
             up.setInt(3, p.historyRetentionSeconds());
-            up.setString(4, producer);
-            up.setString(5, table);
+            up.setBoolean(4, p.archive());
+            up.setString(5, producer);
+            up.setString(6, table);
             if (up.executeUpdate() == 1) {
                 return false;
             }
@@ -265,14 +266,15 @@ final class TableStore {
         }
         // the endpoint's domain and expiry are copied, as its attributes' expiry is: the view then needs no join
         try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_publishers (name, table_name, domain,"
-                + " predicate, latest_retention_s, history_retention_s, published_at, expires_at)"
-                + " SELECT name, ?, domain, ?, ?, ?, CURRENT_TIMESTAMP, expires_at FROM gma_endpoints"
+                + " predicate, latest_retention_s, history_retention_s, archive, published_at, expires_at)"
+                + " SELECT name, ?, domain, ?, ?, ?, ?, CURRENT_TIMESTAMP, expires_at FROM gma_endpoints"
                 + " WHERE name = ? AND expires_at > CURRENT_TIMESTAMP")) {
             ins.setString(1, table);
             ins.setString(2, p.predicate());
             ins.setInt(3, p.latestRetentionSeconds());
             ins.setInt(4, p.historyRetentionSeconds());
-            ins.setString(5, producer);
+            ins.setBoolean(5, p.archive());
+            ins.setString(6, producer);
             if (ins.executeUpdate() == 0) {
                 throw ApiException.notFound("no live endpoint is named \"" + producer + "\"");
             }

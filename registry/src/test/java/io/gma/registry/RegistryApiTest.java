@@ -495,9 +495,9 @@ class RegistryApiTest {
         assertError(Http.send("GET", api + "/query", null, null), 400, "BAD_REQUEST",
                 "the sql parameter is missing: GET /query?sql=SELECT...");
         assertError(Http.send("POST", api + "/query", "text/plain", "SELECT nosuch FROM endpoints"), 400,
-                "BAD_REQUEST", "column \"nosuch\" is not a column of the views: [declared_at, declared_by, domain,"
-                        + " expires_at, false, history_retention_s, host, in_key, key, key_position, kind, label,"
-                        + " latest_retention_s, name, port, position, predicate, primary_key, published_at,"
+                "BAD_REQUEST", "column \"nosuch\" is not a column of the views: [archive, declared_at, declared_by,"
+                        + " domain, expires_at, false, history_retention_s, host, in_key, key, key_position, kind,"
+                        + " label, latest_retention_s, name, port, position, predicate, primary_key, published_at,"
                         + " registered_at, table_name, true, type, url, value, via]");
         Http.Answer ambiguous = Http.send("POST", api + "/query", "text/plain",
                 "SELECT name FROM endpoints e, attributes a");

@@ -230,6 +230,27 @@ class TableApiTest {
     }
 
     @Test
+    void anArchiverPublishesWithTheArchiveFlag() throws Exception {
+        client.declareTable(hostCpu("archived"));
+        Lease primary = producer("cpu");
+        Lease archiver = producer("archiver");
+        client.publish(primary.name(), new Publication("archived", null, Duration.ofSeconds(60), Duration.ZERO));
+        client.publish(archiver.name(), new Publication("archived", null, Duration.ofSeconds(60), Duration.ofDays(7),
+                true));
+        assertEquals(List.of(List.of(archiver.name(), true, 604800L), List.of(primary.name(), false, 0L)),
+                StoreContract.longs(client.query("SELECT name, archive, history_retention_s FROM publishers WHERE"
+                        + " table_name = 'archived' ORDER BY archive DESC").rows()));
+        // published again without the flag: a primary again, as every field of a publication is replaced
+        assertEquals(200, put("/endpoints/" + archiver.name() + "/tables/archived", "{\"latestRetentionSeconds\":60,"
+                + "\"historyRetentionSeconds\":0}").status());
+        assertEquals(List.of(List.of(false)), client.query("SELECT archive FROM publishers WHERE name = '"
+                + archiver.name() + "'").rows());
+        assertError(put("/endpoints/" + archiver.name() + "/tables/archived", "{\"latestRetentionSeconds\":60,"
+                + "\"historyRetentionSeconds\":0,\"archive\":\"yes\"}"), 400, "BAD_REQUEST",
+                "archive \"yes\" is not true or false");
+    }
+
+    @Test
     void refusesAPublicationItCannotKeepNamingWhy() throws Exception {
         client.declareTable(hostCpu("checked"));
         Lease p = producer("cpu");

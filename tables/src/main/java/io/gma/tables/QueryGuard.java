@@ -100,11 +100,15 @@ final class QueryGuard {
     private QueryGuard() {
     }
 
-    /** A query that passed: its table, its columns (null for {@code *}) and its WHERE (null when none). */
-    record Checked(String table, List<String> columns, Expr where) {
+    /**
+     * A query that passed: its table, its columns (null for {@code *}), its WHERE (null when none), and for a
+     * history query whether it orders newest first and its LIMIT (-1: none).
+     */
+    record Checked(String table, List<String> columns, Expr where, boolean descending, long limit) {
     }
 
-    static Checked check(String sql) {
+    /** @param history whether ORDER BY insert_time and LIMIT are allowed ({@link HistoryClauses}) */
+    static Checked check(String sql, boolean history) {
         Statement statement = Sql.parseOne(sql);
         if (statement instanceof SetOperationList) {
             throw new TableException("the query combines SELECTs with UNION, INTERSECT or EXCEPT; a table query is"
@@ -119,11 +123,12 @@ final class QueryGuard {
             throw new TableException("only SELECT is allowed, and this is " + kind);
         }
         PlainSelect select = (PlainSelect) statement;
-        shape(select, "selectItems fromItem where");
+        shape(select, history ? "selectItems fromItem where orderByElements limit" : "selectItems fromItem where");
         String table = table(select);
         List<String> columns = projection(select.getSelectItems(), table);
         Expr where = select.getWhere() == null ? null : new Walk(table).expr(select.getWhere(), 1);
-        return new Checked(table, columns, where);
+        return history ? new Checked(table, columns, where, HistoryClauses.descending(select, table),
+                HistoryClauses.limit(select)) : new Checked(table, columns, where, false, -1);
     }
 
     /** The WHERE of {@code SELECT * FROM table WHERE predicate}, which is how a schema's predicate is parsed. */
@@ -202,7 +207,7 @@ final class QueryGuard {
     }
 
     /** A column name: unquoted names are read in lower case, "quoted" ones as written. */
-    private static String column(Expression e, String table) {
+    static String column(Expression e, String table) {
         net.sf.jsqlparser.schema.Column c = (net.sf.jsqlparser.schema.Column) e;
         shape(c, "table columnName tableDelimiter");
         Table qualifier = c.getTable();

@@ -32,17 +32,27 @@ public final class TableQuery {
     public static final int MAX_LIKE_CHARS = 256;
     /** The most wildcards ({@code %} and {@code _}) in one LIKE pattern. */
     public static final int MAX_LIKE_WILDCARDS = 8;
+    /** The largest LIMIT of a history query. */
+    public static final long MAX_LIMIT = Integer.MAX_VALUE;
+    /** The insert time's name in a history query's {@code ORDER BY}: each row's, not a column of the table. */
+    public static final String TIME_COLUMN = HistoryClauses.TIME_COLUMN;
 
     private final String sql;
     private final String table;
     private final List<String> columns;
     private final Expr where;
+    private final boolean history;
+    private final boolean descending;
+    private final long limit;
 
-    private TableQuery(String sql, QueryGuard.Checked checked) {
+    private TableQuery(String sql, QueryGuard.Checked checked, boolean history) {
         this.sql = sql;
         this.table = checked.table();
         this.columns = checked.columns();
         this.where = checked.where();
+        this.history = history;
+        this.descending = checked.descending();
+        this.limit = checked.limit();
     }
 
     /**
@@ -53,7 +63,21 @@ public final class TableQuery {
      */
     public static TableQuery parse(String sql) {
         Objects.requireNonNull(sql, "sql");
-        return new TableQuery(sql, QueryGuard.check(sql));
+        return new TableQuery(sql, QueryGuard.check(sql, false), false);
+    }
+
+    /**
+     * Parses and checks a history query: a table query that may also end in {@code ORDER BY insert_time [ASC |
+     * DESC]} (the insert time, {@link #TIME_COLUMN}; without it, oldest first) and {@code LIMIT n} (1 to
+     * {@link #MAX_LIMIT}; the first n rows in that order). Nothing else is added: no OFFSET, no ordering by a
+     * column, no NULLS FIRST (docs/tables.md, "History").
+     *
+     * @throws TableException with one sentence naming what is not allowed, or where the syntax breaks
+     * @throws NullPointerException if sql is null
+     */
+    public static TableQuery parseHistory(String sql) {
+        Objects.requireNonNull(sql, "sql");
+        return new TableQuery(sql, QueryGuard.check(sql, true), true);
     }
 
     /** The text as given. */
@@ -81,6 +105,21 @@ public final class TableQuery {
         return where != null;
     }
 
+    /** Whether it was parsed as a history query ({@link #parseHistory}). */
+    public boolean isHistory() {
+        return history;
+    }
+
+    /** Whether a history query asks for the newest rows first ({@code ORDER BY insert_time DESC}). */
+    public boolean descending() {
+        return descending;
+    }
+
+    /** A history query's LIMIT, or -1 when it has none. */
+    public long limit() {
+        return limit;
+    }
+
     /**
      * Binds the query to a table's schema: every column it names must exist, with a type its literals suit.
      *
@@ -104,7 +143,8 @@ public final class TableQuery {
                 projection[i] = binder.index(columns.get(i));
             }
         }
-        return new BoundQuery(this, schema, where == null ? null : binder.bind(where), projection);
+        return new BoundQuery(this, schema, where == null ? null : binder.bind(where), projection,
+                where == null ? java.util.Map.of() : Narrowing.requiredValues(where, schema));
     }
 
     /**

@@ -27,17 +27,20 @@ class CrashHarnessTest {
         assertTrue(r.received() >= r.acked(), r.line());
     }
 
-    /** A stream flat out, with {@code kills} kills, the two PC servlets in turn. */
-    private CrashHarness.Result run(CrashHarness.Topology topology, int kills) throws Exception {
-        CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(topology, kills, 0, 256, 1500,
-                List.of("--max-spool-bytes", "16777216"), System.nanoTime(), dir), System.out);
+    /** A stream flat out, with {@code kills} kills, the two PC servlets in turn, each run with {@code options}. */
+    private CrashHarness.Result run(CrashHarness.Topology topology, int kills, String... options) throws Exception {
+        List<String> pc = new java.util.ArrayList<>(List.of("--max-spool-bytes", "16777216"));
+        pc.addAll(List.of(options));
+        CrashHarness.Result r = CrashHarness.run(new CrashHarness.Settings(topology, kills, 0, 256, 1500, pc,
+                System.nanoTime(), dir), System.out);
         System.out.println(r.line() + "; spool " + r.spool());
         return r;
     }
 
     @Test
     void threeKillsOfEachPcServletLoseAndDuplicateNothingAcrossDomains() throws Exception {
-        assertExactlyOnce(run(CrashHarness.Topology.CROSS_DOMAIN, 6));
+        // four batches in flight: kills cut POSTs waiting for their turn, and the sender goes back N
+        assertExactlyOnce(run(CrashHarness.Topology.CROSS_DOMAIN, 6, "--max-batches-in-flight", "4"));
     }
 
     @Test

@@ -1,15 +1,15 @@
 package io.gma.examples.agent;
 
 import io.gma.client.EndpointBuilder;
-import io.gma.security.Security;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
+import io.gma.security.Security;
+import io.gma.tables.TableSchema;
+import io.gma.wire.Name;
 import io.gma.wire.Threads;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,23 +17,21 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
- * The grid monitoring agent: a producer, registered with attributes {@code role=agent} and {@code host},
- * that samples this machine every interval and publishes the samples to its subscribers, one message a
- * sample round, one line a metric:
- *
- * <pre>
- * host=cardiff-node1 metric=load1 value=0.42 unit= at=1795180800123
- * host=cardiff-node1 metric=cpu value=12.5 unit=% at=1795180800123
- * </pre>
+ * The grid monitoring agent: a producer, registered with attributes {@code role=agent} and {@code host}, that
+ * declares the monitoring tables {@code host_cpu}, {@code host_memory}, {@code host_disk} and {@code host_net}
+ * ({@link HostTables}) with the predicate {@code domain = '...' AND host = '...'}, and every interval samples this
+ * machine ({@link HostMetrics}) and inserts a row per CPU, file system and interface. Consumers ask for them in
+ * SQL: {@code gma select "SELECT host, cpu, busy FROM host_cpu WHERE busy > 50"}, or continuously.
  */
 public final class Agent implements AutoCloseable {
     private final Producer producer;
-    private final HostMetrics metrics = new HostMetrics();
+    private final HostMetrics metrics;
     private final String host;
     private final ScheduledExecutorService timer;
 
-    private Agent(Producer producer, String host, Duration interval) {
+    private Agent(Producer producer, HostMetrics metrics, String host, Duration interval) {
         this.producer = producer;
+        this.metrics = metrics;
         this.host = host;
         this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-agent-" + host));
         timer.scheduleAtFixedRate(this::publish, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -59,10 +57,24 @@ public final class Agent implements AutoCloseable {
 
     /**
      * Starts an agent from {@code b}, which says its registry, domain and anything else (security, uplink,
-     * metrics): this gives it its label and attributes, and builds it.
+     * metrics): this gives it its label and attributes, builds it, and declares its tables before the first round.
+     *
+     * @throws EndpointException the registry refused the producer or a table (FORBIDDEN: another declaration of
+     *     it, with each difference named; or security), or could not be reached
+     * @throws io.gma.tables.TableException a host name that does not fit in a predicate
      */
     public static Agent start(EndpointBuilder<Producer> b, String host, Duration interval) throws EndpointException {
-        return new Agent(b.label("agent").attribute("role", "agent").attribute("host", host).build(), host, interval);
+        Producer producer = b.label("agent").attribute("role", "agent").attribute("host", host).build();
+        try {
+            HostMetrics metrics = new HostMetrics(Name.domainOf(producer.name()), host);
+            for (TableSchema table : HostTables.schemas(Name.domainOf(producer.name()), host, interval)) {
+                producer.declare(table);
+            }
+            return new Agent(producer, metrics, host, interval);
+        } catch (EndpointException | RuntimeException | Error e) {
+            producer.close(); // OSHI that cannot start, or a table refused: no agent half started
+            throw e;
+        }
     }
 
     /** This machine's name, or "localhost" when it has none. */
@@ -85,13 +97,9 @@ public final class Agent implements AutoCloseable {
     }
 
     private void publishOnce() {
-        long at = System.currentTimeMillis();
-        StringBuilder b = new StringBuilder();
         for (HostMetrics.Sample s : metrics.sample()) {
-            b.append(String.format(Locale.ROOT, "host=%s metric=%s value=%.3f unit=%s at=%d%n", host, s.metric(),
-                    s.value(), s.unit(), at));
+            producer.insert(s.table(), s.row()); // a consumer whose queue refuses a row misses it alone
         }
-        producer.publish(b.toString().getBytes(StandardCharsets.UTF_8)); // a subscriber that fails, fails alone
     }
 
     public String name() {

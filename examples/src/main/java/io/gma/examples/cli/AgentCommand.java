@@ -15,10 +15,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma agent}. */
 @Command(name = "agent", mixinStandardHelpOptions = true,
-        header = "The grid monitoring agent: publishes this machine's metrics.",
-        description = "The grid monitoring agent: a producer (attributes role=agent, host) that samples this"
-                + " machine's load, CPU, memory, disk and network counters and publishes them to its"
-                + " subscribers. Until Ctrl-C (or --duration).")
+        header = "The grid monitoring agent: this machine's metrics as tables.",
+        description = "The grid monitoring agent: a producer (attributes role=agent, host) that declares the"
+                + " monitoring tables host_cpu (per CPU, and cpu -1 for the whole machine), host_memory, host_disk"
+                + " (per file system) and host_net (per interface), with the predicate domain = '<domain>' AND host"
+                + " = '<host>', and every interval samples this machine (with OSHI) and inserts their rows. Ask"
+                + " them with gma select. Until Ctrl-C (or --duration).")
 final class AgentCommand implements Callable<Integer> {
     @Mixin
     EndpointOptions endpoint;
@@ -27,7 +29,8 @@ final class AgentCommand implements Callable<Integer> {
     String host;
 
     @Option(names = "--interval", paramLabel = "MILLIS", defaultValue = "5000",
-            description = "How often it samples (default ${DEFAULT-VALUE}).")
+            description = "How often it samples (default ${DEFAULT-VALUE}); a row stays the latest of its key for"
+                    + " three intervals, at least 10 s.")
     long interval;
 
     @Mixin

@@ -24,9 +24,9 @@ import java.util.stream.Stream;
  *
  * <pre>
  *   registry
- *   cardiff  PC servlet (reachable)     agent, publishing this machine's metrics
+ *   cardiff  PC servlet (reachable)     agent, inserting this machine's metrics into host_cpu, host_memory, ...
  *   bangor   PC servlet (outbound-only, relayed by cardiff)     agent
- *   swansea  PC servlet (reachable)     collector: finds the agents by SQL, subscribes, shows the latest values
+ *   swansea  PC servlet (reachable)     collector: continuous queries over the agents' tables, the latest rows
  * </pre>
  */
 public final class Demo implements AutoCloseable {
@@ -61,7 +61,9 @@ public final class Demo implements AutoCloseable {
             "post      cardiff                    cardiff",
             "post      swansea                    swansea",
             "post      bangor                     bangor",
-            "query     *                          endpoints,producers,consumers,attributes,domains", "");
+            "table     agent                      host_cpu,host_memory,host_disk,host_net",
+            "query     *                          endpoints,producers,consumers,attributes,domains,"
+                    + "tables,table_columns,publishers", "");
 
     private Demo(Duration sampleEvery, Path keys) throws Exception {
         this.keys = keys;
@@ -132,9 +134,11 @@ public final class Demo implements AutoCloseable {
         return String.join(System.lineSeparator(),
                 "GMA demo, all in this process on loopback. Dashboard: " + dashboard(),
                 "  registry   " + registry.url() + Registry.API_PATH,
-                "  cardiff    PC servlet " + cardiff.url() + ", an agent publishing this machine's metrics",
+                "  cardiff    PC servlet " + cardiff.url() + ", an agent inserting this machine's metrics into"
+                        + " the tables host_cpu, host_memory, host_disk, host_net",
                 "  bangor     PC servlet, outbound-only (relayed by cardiff), an agent",
-                "  swansea    PC servlet " + swansea.url() + ", the collector below",
+                "  swansea    PC servlet " + swansea.url() + ", the collector below: a continuous query over each"
+                        + " table",
                 "  spools     each PC servlet keeps what it acknowledged in " + spools + " until the next hop has"
                         + " it (deleted when the demo stops)",
                 keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
@@ -147,7 +151,18 @@ public final class Demo implements AutoCloseable {
                         + " --data \"SELECT name, domain FROM producers\" " + registry.url() + Registry.API_PATH
                         + "/query"
                         : "Query the registry meanwhile: ./gma query --registry " + registry.url() + " --security "
-                        + keys + " --identity collector \"SELECT name, domain FROM producers\"");
+                        + keys + " --identity collector \"SELECT name, domain FROM producers\"",
+                "Ask the agents' tables (--continuous follows new rows, --json prints JSON lines): " + select(
+                        "SELECT host, cpu, busy, load1 FROM host_cpu"));
+    }
+
+    /**
+     * A {@code gma select} command line that runs {@code sql} against this demo, from swansea (a consumer in
+     * another domain reaches the agents through its PC servlet), with the keys when it is secure.
+     */
+    public String select(String sql) {
+        return "./gma select --registry " + registry.url() + " --domain swansea --pc " + swansea.uplink()
+                + (keys == null ? "" : " --security " + keys + " --identity collector") + " \"" + sql + "\"";
     }
 
     /** The registry's base URL. */

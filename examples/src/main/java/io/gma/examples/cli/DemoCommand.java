@@ -20,10 +20,11 @@ import picocli.CommandLine.Spec;
         header = "The all-in-one demo: three domains, agents and a live collector.",
         description = "Runs the all-in-one demo in this process, on loopback and ephemeral ports: a registry;"
                 + " three domains with their PC servlets (cardiff, swansea, and bangor, which is outbound-only"
-                + " and relayed by cardiff); grid monitoring agents in cardiff and bangor publishing this"
-                + " machine's load, CPU, memory, disk and network counters; and a collector in swansea that"
-                + " finds the agents with an SQL query, subscribes, and shows the latest values with their age"
-                + " and route. Until Ctrl-C, or --duration.")
+                + " and relayed by cardiff); grid monitoring agents in cardiff and bangor inserting this"
+                + " machine's CPU, memory, disk and network figures into monitoring tables (host_cpu, host_memory,"
+                + " host_disk, host_net); and a collector in swansea with a continuous query over each table,"
+                + " which shows the latest rows with their age and route. It prints a gma select command line to"
+                + " ask the tables yourself. Until Ctrl-C, or --duration.")
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
             description = "Stop after this many seconds; 0 runs until Ctrl-C (default"

@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "gma", mixinStandardHelpOptions = true, version = "gma 0.1.0",
         description = "GMA: monitoring events between producers and consumers, across domains.",
         subcommands = {CommandLine.HelpCommand.class, DemoCommand.class, RegistryCommand.class, PcCommand.class,
-            QueryCommand.class, PingCommand.class, PongCommand.class, AgentCommand.class, TailCommand.class,
-            PubCommand.class, SubCommand.class, RequestCommand.class, TopCommand.class, KeysCommand.class})
+            QueryCommand.class, SelectCommand.class, PingCommand.class, PongCommand.class, AgentCommand.class,
+            TailCommand.class, io.gma.archiver.ArchiveCommand.class, PubCommand.class, SubCommand.class,
+            RequestCommand.class, TopCommand.class, KeysCommand.class})
 public final class Gma implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -48,12 +49,12 @@ public final class Gma implements Callable<Integer> {
     }
 
     /**
-     * Whether the command draws on the terminal (demo, query, ping, tail, pub, sub, request, top), and so logs only
-     * WARN and up, so that its output stays readable; the servers (registry, pc, pong, agent) log at INFO.
+     * Whether the command draws on the terminal (demo, query, select, ping, tail, pub, sub, request, top), and so
+     * logs only WARN and up, so that its output stays readable; the servers (registry, pc, pong, agent) log at INFO.
      */
     static boolean drawing(String[] args) {
         String command = java.util.Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
-        return java.util.Set.of("demo", "query", "ping", "tail", "pub", "sub", "request", "top", "status")
+        return java.util.Set.of("demo", "query", "select", "ping", "tail", "pub", "sub", "request", "top", "status")
                 .contains(command);
     }
 

@@ -95,7 +95,7 @@ class GmaCommandsTest {
     }
 
     @Test
-    void pingPongQueryAndTail() throws Exception {
+    void pingPongQueryAndTheAgentsTables() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             String url = registry.url();
             CompletableFuture<Run> pong = background("pong", "--registry", url, "--domain", "lan", "--duration", "8");
@@ -119,14 +119,14 @@ class GmaCommandsTest {
             CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lan", "--host",
                     "testhost", "--interval", "200", "--duration", "12");
             waitFor(agent, url, "agent-");
-            Run tail = gma("tail", "--registry", url, "--domain", "lan", "--duration", "4",
-                    "SELECT name FROM producers WHERE name LIKE 'agent-%'");
-            assertEquals(0, tail.status(), tail.err());
-            assertTrue(tail.err().matches("(?s)tail is tail-[a-z2-7]{6}@lan\n.*"), tail.err());
-            assertTrue(tail.err().matches("(?s).*\ntail: subscribed to agent-[a-z2-7]{6}@lan\n.*"), tail.err());
-            assertTrue(tail.err().contains("\ntail: following 1 producer\n"), tail.err());
-            assertTrue(tail.out().matches("(?s).* agent-[a-z2-7]{6}@lan: host=testhost metric=memory\\.used value=.*"),
-                    tail.out());
+            Run memory = gma("select", "--registry", url, "SELECT host, total, used_pct FROM host_memory");
+            assertEquals(0, memory.status(), memory.err());
+            assertTrue(memory.out().matches("host +total +used_pct +producer +inserted\n-+ +-+ +-+ +-+ +-+\n"
+                    + "testhost +[0-9]+ +[0-9.]+ +agent-[a-z2-7]{6}@lan +[0-9:.]+\n1 row\n"), memory.out());
+            Run cpu = gma("select", "--registry", url, "--continuous", "--duration", "2",
+                    "SELECT host, busy FROM host_cpu WHERE cpu = -1");
+            assertEquals(0, cpu.status(), cpu.err());
+            assertTrue(cpu.out().matches("([0-9:.]+ agent-[a-z2-7]{6}@lan: host=testhost busy=[0-9.]+\n)+"), cpu.out());
             assertEquals(0, agent.get(20, TimeUnit.SECONDS).status());
             assertEquals(0, pong.get(20, TimeUnit.SECONDS).status());
         }
@@ -147,11 +147,10 @@ class GmaCommandsTest {
             CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lab", "--pc",
                     labUplink, "--host", "inside", "--interval", "200", "--duration", "8");
             waitFor(agent, url, "@lab");
-            Run tail = gma("tail", "--registry", url, "--domain", "site", "--pc", siteUplink, "--duration", "3",
-                    "SELECT name FROM producers WHERE domain = 'lab'");
-            assertEquals(0, tail.status(), tail.err());
-            assertTrue(tail.out().matches("(?s).* agent-[a-z2-7]{6}@lab: host=inside metric=memory\\.used .*"),
-                    tail.out());
+            Run rows = gma("select", "--continuous", "--registry", url, "--domain", "site", "--pc", siteUplink,
+                    "--duration", "3", "SELECT host, total FROM host_memory WHERE domain = 'lab'");
+            assertEquals(0, rows.status(), rows.err());
+            assertTrue(rows.out().matches("(?s).* agent-[a-z2-7]{6}@lab: host=inside total=[0-9]+\n.*"), rows.out());
             assertEquals(0, agent.get(20, TimeUnit.SECONDS).status());
             assertEquals(0, lab.get(20, TimeUnit.SECONDS).status());
             assertEquals(0, site.get(20, TimeUnit.SECONDS).status());

@@ -1,15 +1,22 @@
 package io.gma.examples.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The gma command: the demo runs and shows both agents with their routes; usage errors exit 2. */
+/**
+ * The gma command: the demo runs, shows both agents with their routes, and answers the gma select it prints; usage
+ * errors exit 2.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GmaTest {
     private final StringWriter out = new StringWriter();
@@ -20,18 +27,42 @@ class GmaTest {
     }
 
     @Test
-    void theDemoShowsBothAgentsWithTheirRoutesAndStops() {
-        assertEquals(0, gma("demo", "--duration", "4", "--interval", "300"), err.toString());
-        String shown = out.toString();
+    void theDemoShowsBothAgentsWithTheirRoutesAnswersTheSelectItPrintsAndStops() throws Exception {
+        LiveGma demo = new LiveGma("demo", "--duration", "40", "--interval", "300");
+        demo.awaitOut("\nAsk the agents' tables");
+        String shown = demo.out.toString();
         assertTrue(shown.matches("(?s)GMA demo, all in this process on loopback\\. Dashboard:"
                 + " http://127\\.0\\.0\\.1:[0-9]+/dashboard/\n.*"), shown);
-        assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@cardiff +\\S+/cardiff +memory\\.used .*via pc@cardiff"
-                + " > pc@swansea\n.*"), shown);
-        assertTrue(shown.matches("(?s).*agent-[a-z2-7]{6}@bangor +\\S+/bangor +memory\\.used .*%.*via pc@bangor"
-                + " > pc@cardiff > pc@swansea\n.*"), shown);
+        String asked = shown.substring(shown.indexOf("Ask the agents' tables"));
+        String select = asked.substring(asked.indexOf("./gma "), asked.indexOf('\n'));
+        assertTrue(select.matches("\\./gma select --registry http://127\\.0\\.0\\.1:[0-9]+ --domain swansea --pc"
+                + " 127\\.0\\.0\\.1:[0-9]+ \"SELECT host, cpu, busy, load1 FROM host_cpu\""), select);
+        // pasted as it is: rows of both agents, bangor's relayed by cardiff's PC servlet
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            GmaCommandsTest.Run rows = GmaCommandsTest.gma(args(select));
+            assertEquals(0, rows.status(), rows.err());
+            assertTrue(rows.out().matches("(?s)host +cpu +busy +load1 +producer +inserted\n.*"
+                    + "\n\\S+/bangor +-1 +[0-9.]+ .* agent-[a-z2-7]{6}@bangor .*"
+                    + "\n\\S+/cardiff +-1 +[0-9.]+ .* agent-[a-z2-7]{6}@cardiff .*"), rows.out());
+        });
+        demo.awaitOut("@bangor ");
+        await().atMost(Duration.ofSeconds(30)).until(() -> demo.out.toString().matches("(?s).*"
+                + "agent-[a-z2-7]{6}@cardiff +\\S+/cardiff +memory +used [0-9.]+% of .*via pc@cardiff > pc@swansea\n.*")
+                && demo.out.toString().matches("(?s).*agent-[a-z2-7]{6}@bangor +\\S+/bangor +cpu +busy [0-9.]+% .*"
+                + " s  via pc@bangor > pc@cardiff > pc@swansea\n.*"));
+        assertEquals(0, demo.interrupt(), demo.err.toString());
         long threads = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("gma-")
                 && t.isAlive() && !t.getName().startsWith("gma-demo")).count();
         assertTrue(threads < 5, threads + " gma threads still running after the demo stopped");
+    }
+
+    /** A command line as a shell splits it, without its {@code ./gma}: words, and one "quoted" argument. */
+    static String[] args(String commandLine) {
+        int quote = commandLine.indexOf('"');
+        List<String> args = new ArrayList<>(List.of(commandLine.substring(0, quote).trim().split(" +")));
+        args.remove("./gma");
+        args.add(commandLine.substring(quote + 1, commandLine.lastIndexOf('"')));
+        return args.toArray(new String[0]);
     }
 
     @Test
@@ -69,7 +100,8 @@ class GmaTest {
 
     @Test
     void clientCommandsShowOnlyClientOptionsAndServersTheirsToo() {
-        for (String client : new String[] {"query", "ping", "tail", "pub", "sub", "request", "top", "pong", "agent"}) {
+        for (String client : new String[] {"query", "select", "ping", "tail", "pub", "sub", "request", "top", "pong",
+            "agent"}) {
             out.getBuffer().setLength(0);
             assertEquals(0, gma(client, "--help"), err.toString());
             String help = out.toString();

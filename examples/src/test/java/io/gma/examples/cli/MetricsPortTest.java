@@ -63,6 +63,7 @@ class MetricsPortTest {
             String name = (String) page.family("gma_endpoint_queued_messages").getMetrics().get(0).getLabels()
                     .get("endpoint");
             assertTrue(name.matches("agent-[a-z2-7]{6}@lan"), name);
+            agent.awaitOut("metrics at "); // running: its tables declared after it registered, and its lines out
             assertEquals(0, agent.interrupt(), agent.err.toString());
             assertEquals("agent is " + name + "\nmetrics at " + metrics + "\n", agent.out.toString());
         }

@@ -37,6 +37,15 @@ class SecureDemoTest {
                 assertTrue(domains.size() >= 2, "readings came only from " + domains);
             });
             assertEquals(Set.of("bangor", "cardiff"), domains);
+            // the gma select the demo prints, with its keys: the rules let the tables be declared, read and asked
+            String select = demo.select("SELECT host, mount FROM host_disk");
+            assertTrue(select.contains(" --security " + keys + " --identity collector "), select);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                GmaCommandsTest.Run rows = GmaCommandsTest.gma(GmaTest.args(select));
+                assertEquals(0, rows.status(), rows.err());
+                assertTrue(rows.out().matches("(?s)host +mount +producer +inserted\n.*\n\\S+/bangor +\\S+ +agent-"
+                        + "[a-z2-7]{6}@bangor .*\n\\S+/cardiff +\\S+ +agent-[a-z2-7]{6}@cardiff .*"), rows.out());
+            });
             assertTrue(demo.describe().contains("\n  dashboard  sign in with the token in " + keys.resolve(
                     "dashboard.token") + " (operator's, for 24 h; another: ./gma keys --dir " + keys + " --token"
                     + " operator)"), demo.describe());

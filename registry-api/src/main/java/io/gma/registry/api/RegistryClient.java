@@ -353,6 +353,9 @@ public final class RegistryClient {
         }
         body.put("latestRetentionSeconds", publication.latestRetention().toSeconds())
                 .put("historyRetentionSeconds", publication.historyRetention().toSeconds());
+        if (publication.archive()) {
+            body.put("archive", true);
+        }
         call("PUT", json(body), "endpoints", producer, "tables", publication.table());
     }
 
