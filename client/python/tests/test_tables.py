@@ -126,6 +126,11 @@ def test_python_producer_answers_a_java_consumer(world, producers):
             got = sorted(out.next() for _ in range(3))
             assert got == ["%s ['paris', 'py-%d', %s, %s]" % (p.name, i, load, up) for i, load, up in
                            ((1, "1.5", "true"), (2, "2.5", "false"), (3, "0.5", "true"))], got
+            java.stdin.write("historyfrom %s SELECT host FROM host_cpu WHERE load1 > 1 ORDER BY insert_time DESC"
+                             " LIMIT 1\n" % p.name)
+            java.stdin.flush()
+            assert out.next() == "history 1"
+            assert out.next() == "%s ['py-2']" % p.name  # the last inserted of those over 1
             java.stdin.write("latest SELECT nosuch FROM host_cpu\n")
             java.stdin.flush()
             assert out.next().startswith("failed "), "a bad column is refused"

@@ -525,15 +525,9 @@ class EndpointCore:
             self.remove_subscriber(m.sender)
         elif c == Command.TABLE_ROW:
             self.tables.receive(m)  # a row for one of this consumer's continuous queries
-        elif Command.TABLE_QUERY <= c <= Command.TABLE_LATEST:
+        elif Command.TABLE_QUERY <= c <= Command.TABLE_HISTORY:
             # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's
             self.published.receive(m)
-            return
-        elif c == Command.TABLE_HISTORY:
-            # an archiver catching up, or a history query: not served here yet; said at once rather than left
-            # to time out
-            self._error(m.sender, m.sequence, ErrorCode.INTERNAL, "%s is a Python endpoint, which does not answer"
-                        " TABLE_HISTORY yet (docs/python.md)" % self.name)
             return
         else:
             self._deliver(m)

@@ -101,12 +101,15 @@ class _Tokens:
 
 
 class Query:
-    """A parsed query: ``table``, ``columns`` (None for *), ``where`` (a tree, or None)."""
+    """A parsed query: ``table``, ``columns`` (None for *), ``where`` (a tree, or None); a history query's
+    ``descending`` (ORDER BY insert_time DESC) and ``limit`` (None: none)."""
 
-    def __init__(self, table, columns, where):
+    def __init__(self, table, columns, where, descending=False, limit=None):
         self.table = table
         self.columns = columns
         self.where = where
+        self.descending = descending
+        self.limit = limit
 
     def bind(self, schema):
         """A filter ``f(values) -> bool`` of this query over ``schema`` (a _rows.Schema); MALFORMED naming a
@@ -121,7 +124,9 @@ class Query:
         return lambda values: test(values) is True
 
 
-def parse(sql):
+def parse(sql, history=False):
+    """A table query; with ``history``, a history query, which may end in ``ORDER BY insert_time [ASC|DESC]``
+    and ``LIMIT n`` (docs/tables.md, "History")."""
     t = _Tokens(sql)
     t.expect_word("SELECT")
     if t.word("DISTINCT"):
@@ -144,10 +149,26 @@ def parse(sql):
     where = None
     if t.word("WHERE"):
         where = _or(t, table, 0)
+    descending, limit = False, None
+    if history and t.word("ORDER"):
+        t.expect_word("BY")
+        by = _name(t, "insert_time")
+        if by != "insert_time" or t.peek()[0] == "op" and t.peek()[1] == ",":
+            raise _refuse("the query orders by %s; a history query orders by insert_time (the insert time), ASC or"
+                          " DESC" % by)
+        if t.word("DESC"):
+            descending = True
+        else:
+            t.word("ASC")
+    if history and t.word("LIMIT"):
+        k, n, _ = t.next()
+        if k != "num" or not n.isdigit() or not 1 <= int(n) <= 2 ** 31 - 1:
+            raise _refuse("LIMIT %s is outside 1..2147483647" % n)
+        limit = int(n)
     t.op(";")
     if t.peek()[0] != "end":
         raise _refuse("unexpected %s after the query" % t.describe())
-    return Query(table, columns, where)
+    return Query(table, columns, where, descending, limit)
 
 
 def _name(t, what):

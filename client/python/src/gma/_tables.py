@@ -21,6 +21,16 @@ from ._wire import Command
 LOG = logging.getLogger("gma")
 REFRESH_SECONDS = 5.0
 
+def _instant(micros):
+    """Microseconds since the epoch as Java's Instant.toString prints it."""
+    from datetime import datetime, timedelta, timezone
+    t = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
+    text = t.strftime("%Y-%m-%dT%H:%M:%S")
+    if t.microsecond:
+        text += (".%06d" % t.microsecond).rstrip("0") if t.microsecond % 1000 else ".%03d" % (t.microsecond // 1000)
+    return text + "Z"
+
+
 TableRow = collections.namedtuple("TableRow", "producer inserted_micros row")
 TableRow.__doc__ = """A row a query answered: the producer's name, its insert time (microseconds since the
 epoch, the producer's clock), and the row projected to the selected columns (a dict, in their order)."""
@@ -288,6 +298,10 @@ class Publisher:
 
     def declare(self, name, columns, primary_key, predicate=None, latest_retention=600, history_retention=0):
         from . import _sql
+        if history_retention:
+            # consumers would ask this producer for history it does not keep
+            raise ValueError("table %s: history_retention %s: this client keeps no history yet (0 only); an"
+                             " archiver (gma archive) keeps it" % (name, history_retention))
         schema = _rows.Schema(name, columns, primary_key)
         for _, t in schema.columns:
             if t not in _rows.TYPES:
@@ -341,9 +355,12 @@ class Publisher:
         return sent
 
     def receive(self, m):
-        """TABLE_QUERY, TABLE_CANCEL or TABLE_LATEST from a consumer, on the link's thread."""
+        """TABLE_QUERY, TABLE_CANCEL, TABLE_LATEST or TABLE_HISTORY from a consumer, on the link's thread."""
         from . import _sql
         try:
+            if m.command == Command.TABLE_HISTORY:
+                self._history(m)
+                return
             if m.command == Command.TABLE_CANCEL:
                 qid, _ = _rows.read_varint(m.data, 0, "TABLE_CANCEL's query id")
                 for t in self._tables.values():
@@ -392,6 +409,56 @@ class Publisher:
                                   " query (%d rows) exceed the answer limit of %d bytes of %s; narrow the WHERE"
                                   % (t.schema.name, len(rows), limit, self._core.name))
                 return
+        self._core.send_control(m.sender, Command.REPLY, m.sequence, bytes(out))
+
+    def _history(self, m):
+        """TABLE_HISTORY (docs/tables.md): this producer keeps no history, so it answers from its latest rows
+        inserted since the time asked (what an archiver catches up with), complete since now for history, since
+        the latest retention's start for latest."""
+        import time
+        from . import _sql
+        b = m.data
+        if len(b) < 9:
+            raise GmaError(ErrorCode.MALFORMED, "TABLE_HISTORY's data is %d bytes, shorter than 9" % len(b))
+        flags = b[0]
+        if flags & ~1:
+            raise GmaError(ErrorCode.MALFORMED, "TABLE_HISTORY's flags are 0x%02X; only 0x01 (latest) is defined"
+                           % flags)
+        latest = bool(flags & 1)
+        since = _rows._I64.unpack_from(b, 1)[0]
+        max_rows, pos = _rows.read_varint(b, 9, "TABLE_HISTORY's maxRows")
+        if max_rows == 0:
+            raise GmaError(ErrorCode.MALFORMED, "TABLE_HISTORY's maxRows is 0")
+        q = _sql.parse(self._text(b[pos:], "TABLE_HISTORY"), history=True)
+        t = self._tables.get(q.table)
+        if t is None:
+            raise GmaError(ErrorCode.MALFORMED, "table %s is not published by %s" % (q.table, self._core.name))
+        f = q.bind(t.schema)
+        now = int(time.time() * 1000000)
+        with t.lock:
+            t.purge(now)
+            rows = [(at, v) for at, v in t.latest.values() if at >= since and f(v)]
+        complete = now - t.latest_seconds * 1000000 if latest else now
+        if not latest:
+            rows.sort(key=lambda r: r[0], reverse=q.descending)
+            if q.limit is not None:
+                rows = rows[:q.limit]
+        what = "%s of %s since %s that match the query" % ("the latest rows" if latest else "the history",
+                                                          t.schema.name, _instant(since))
+        if len(rows) > max_rows:
+            raise GmaError(ErrorCode.TOO_LARGE, "%s are more than %d rows, the most the consumer takes in one"
+                           " answer; narrow the WHERE, shorten the period or add a LIMIT" % (what, max_rows))
+        name = self._core.name.encode("utf-8")
+        out = bytearray(_rows._I64.pack(complete))
+        out += _rows.varint(1) + _rows.varint(len(name)) + name  # one producer: this one
+        limit = self._core.max_message_bytes - 1024
+        for at, v in rows:
+            row = _rows.encode_row(t.schema, v)
+            out += b"\x00" + _rows._I64.pack(at) + _rows.varint(len(row)) + row
+            if len(out) > limit:
+                raise GmaError(ErrorCode.TOO_LARGE, "%s (%d rows) exceed the answer limit of %d bytes of %s;"
+                               " narrow the WHERE, shorten the period or add a LIMIT"
+                               % (what, len(rows), limit, self._core.name))
         self._core.send_control(m.sender, Command.REPLY, m.sequence, bytes(out))
 
     def drop_consumer(self, consumer):

@@ -8,7 +8,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * A Java consumer of monitoring tables, for the Python client's tests: run as a single-file source program on
  * the examples jar's class path. It starts the continuous query given, prints "query started", then a line
- * "row PRODUCER ROW" for each row; each line "latest SQL" on stdin prints "latest N" and a line a row.
+ * "row PRODUCER ROW" for each row; each line "latest SQL" on stdin prints "latest N" and a line a row, and
+ * "historyfrom PRODUCER SQL" prints "history N" and a line a row of what that producer answers since the epoch.
  *
  * <pre>java -cp examples/target/gma-examples.jar TableConsumer.java REGISTRY_URL DOMAIN SQL</pre>
  */
@@ -19,7 +20,20 @@ public class TableConsumer {
             print("query started");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line; (line = in.readLine()) != null;) {
-                if (line.startsWith("latest ")) {
+                if (line.startsWith("historyfrom ")) {
+                    // historyfrom PRODUCER SQL: what that producer answers of the history since the epoch
+                    String[] f = line.split(" ", 3);
+                    try {
+                        var h = c.historyFrom(f[1], f[2], java.time.Instant.EPOCH);
+                        StringBuilder b = new StringBuilder("history " + h.rows().size());
+                        for (TableRow r : h.rows()) {
+                            b.append("\n").append(r.producer()).append(" ").append(r.row());
+                        }
+                        print(b.toString());
+                    } catch (Exception e) {
+                        print("failed " + e.getMessage());
+                    }
+                } else if (line.startsWith("latest ")) {
                     try {
                         var rows = c.latest(line.substring("latest ".length()));
                         StringBuilder b = new StringBuilder("latest " + rows.size());
