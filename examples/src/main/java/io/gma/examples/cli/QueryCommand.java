@@ -76,26 +76,7 @@ final class QueryCommand implements Callable<Integer> {
         for (List<Object> row : r.rows()) {
             lines.add(row.stream().map(v -> v == null ? "" : String.valueOf(v)).toArray(String[]::new));
         }
-        int[] width = new int[r.columns().size()];
-        for (String[] line : lines) {
-            for (int i = 0; i < line.length; i++) {
-                width[i] = Math.max(width[i], line[i].length());
-            }
-        }
-        StringBuilder b = new StringBuilder();
-        for (int n = 0; n < lines.size(); n++) {
-            String[] line = lines.get(n);
-            for (int i = 0; i < line.length; i++) {
-                b.append(i < line.length - 1 ? line[i] + " ".repeat(width[i] - line[i].length() + 2) : line[i]);
-            }
-            b.append('\n');
-            if (n == 0) {
-                for (int i = 0; i < width.length; i++) {
-                    b.append("-".repeat(width[i])).append(i < width.length - 1 ? "  " : "");
-                }
-                b.append('\n');
-            }
-        }
+        StringBuilder b = RowPrinter.aligned(lines, new boolean[r.columns().size()]);
         b.append(r.rows().size()).append(r.rows().size() == 1 ? " row" : " rows")
                 .append(r.truncated() ? " (truncated)" : "").append('\n');
         return b.toString();

@@ -64,7 +64,19 @@ final class RowPrinter {
             line[columns.size() + 1] = time(r.insertMicros());
             lines.add(line);
         }
-        int[] width = new int[head.length];
+        boolean[] right = new boolean[head.length];
+        for (int i = 0; i < columns.size(); i++) {
+            right[i] = numeric(columns.get(i).type());
+        }
+        return aligned(lines, right).append(rows.size()).append(rows.size() == 1 ? " row\n" : " rows\n").toString();
+    }
+
+    /**
+     * Lines in columns two spaces apart, {@code right} ones right-aligned, the last column unpadded, and a rule
+     * under the first line (the header).
+     */
+    static StringBuilder aligned(List<String[]> lines, boolean[] right) {
+        int[] width = new int[right.length];
         for (String[] line : lines) {
             for (int i = 0; i < line.length; i++) {
                 width[i] = Math.max(width[i], line[i].length());
@@ -75,9 +87,8 @@ final class RowPrinter {
             String[] line = lines.get(n);
             for (int i = 0; i < line.length; i++) {
                 String fill = " ".repeat(width[i] - line[i].length());
-                boolean right = i < columns.size() && numeric(columns.get(i).type());
-                String after = i < line.length - 1 ? (right ? "" : fill) + "  " : "";
-                b.append(right ? fill + line[i] : line[i]).append(after);
+                String after = i < line.length - 1 ? (right[i] ? "" : fill) + "  " : "";
+                b.append(right[i] ? fill + line[i] : line[i]).append(after);
             }
             b.append('\n');
             if (n == 0) {
@@ -87,7 +98,7 @@ final class RowPrinter {
                 b.append('\n');
             }
         }
-        return b.append(rows.size()).append(rows.size() == 1 ? " row\n" : " rows\n").toString();
+        return b;
     }
 
     /** A row as it arrives: {@code 12:00:00.123 cpu@lan: host=node-1 cpu=3 busy=12.5}, strings quoted when needed. */
