@@ -94,6 +94,14 @@ class GmaCommandsTest {
                 .until(() -> gma("query", "--registry", registry, "SELECT name FROM producers").out().contains(name));
     }
 
+    /** Waits for the agent to have published its tables, which it declares once it has registered. */
+    private static void waitForTables(CompletableFuture<Run> agent, String registry) {
+        await("the agent did not publish its tables").atMost(Duration.ofSeconds(20))
+                .failFast("the agent's command ended", agent::isDone)
+                .until(() -> gma("query", "--registry", registry, "SELECT name FROM publishers WHERE table_name ="
+                        + " 'host_net'").out().contains("agent-"));
+    }
+
     @Test
     void pingPongQueryAndTheAgentsTables() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
@@ -119,6 +127,7 @@ class GmaCommandsTest {
             CompletableFuture<Run> agent = background("agent", "--registry", url, "--domain", "lan", "--host",
                     "testhost", "--interval", "200", "--duration", "12");
             waitFor(agent, url, "agent-");
+            waitForTables(agent, url);
             Run memory = gma("select", "--registry", url, "SELECT host, total, used_pct FROM host_memory");
             assertEquals(0, memory.status(), memory.err());
             assertTrue(memory.out().matches("host +total +used_pct +producer +inserted\n-+ +-+ +-+ +-+ +-+\n"
