@@ -198,6 +198,12 @@ final class Inbox {
             // executor did): sends to it wait or fail for a while, as to a full queue
             outbox.destinationFull(m.from(), text);
         }
+        if (from == uplink && uplink != null) {
+            // the PC servlet refused a message it carries no further (a full destination, a send rule): its ERROR
+            // came before the ACK that passes the message, whose future then fails with it (an ERROR that comes
+            // after the ACK changes nothing)
+            outbox.refusedByUplink(m.sequence(), error);
+        }
         if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from())) {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
