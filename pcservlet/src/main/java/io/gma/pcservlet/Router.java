@@ -57,7 +57,7 @@ final class Router implements UplinkServer.Upstream {
         if (Name.inDomain(m.to(), domain)) {
             // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(pcName)) {
-                return refused(m, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
+                return refused(m, pcName, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
             }
             if (!spooling.on()) {
                 return deliver(Queued.inMemory(m), false);
@@ -70,7 +70,7 @@ final class Router implements UplinkServer.Upstream {
         }
         String d = Name.domainOf(m.to());
         if (!Name.isDomain(d)) {
-            return refused(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
+            return refused(m, pcName, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
         }
         if (!spooling.on()) {
             return place(d, Queued.inMemory(m), false);
@@ -151,18 +151,19 @@ final class Router implements UplinkServer.Upstream {
     private UplinkServer.Routed refuseFull(String d, Message m, long spoolSeq) {
         metrics.drops.increment();
         spooling.ack(spoolSeq);
-        return refused(m, ErrorCode.QUEUE_FULL, outbound.describeShare(d, m.to()));
+        return refused(m, m.to(), ErrorCode.QUEUE_FULL, outbound.describeShare(d, m.to()));
     }
 
     /**
-     * An uplink's message refused with {@code code}: taken, with the ERROR (from its destination) that the uplink
-     * writes to its sender before the ACK that passes it; an answer is never answered.
+     * An uplink's message refused with {@code code}: taken, with the ERROR (from {@code from}: this PC servlet,
+     * or for a full destination that destination, as the sender's endpoint reads them) that the uplink writes to
+     * its sender before the ACK that passes it; an answer is never answered.
      */
-    private static UplinkServer.Routed refused(Message m, ErrorCode code, String reason) {
+    private static UplinkServer.Routed refused(Message m, String from, ErrorCode code, String reason) {
         if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
             return UplinkServer.Routed.TAKEN;
         }
-        return new UplinkServer.Routed.Refused(Packed.make(m.sequence(), Command.ERROR, m.to(), m.from(),
+        return new UplinkServer.Routed.Refused(Packed.make(m.sequence(), Command.ERROR, from, m.from(),
                 new ErrorText(code, sentence(reason)).toBytes()));
     }
 
