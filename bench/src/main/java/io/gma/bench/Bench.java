@@ -50,7 +50,7 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, tables, registry, scale (comma-separated; default all but"
+            + " streaming, fanin, tunnel, spool, tokens, tables, wan, registry, scale (comma-separated; default all but"
             + " registry and scale).")
     List<String> only;
 

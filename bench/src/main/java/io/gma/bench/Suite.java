@@ -19,7 +19,7 @@ import java.util.Set;
 final class Suite {
     /** The stages, in the order they run. */
     static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "spool", "tokens",
-            "tables", "registry", "scale");
+            "tables", "wan", "registry", "scale");
     /**
      * The stages a run has unless --only says: all but registry, which needs a PostgreSQL ({@link RegistryStage}),
      * and scale, which takes minutes and gigabytes ({@link ScaleStage}).
@@ -64,8 +64,8 @@ final class Suite {
         Map<String, String> peersRan;
         Map<String, Stage> stages = Map.of("pingpong", PingPongStage::run, "streaming", StreamingStage::run,
                 "fanin", FanInStage::run, "tunnel", TunnelStage::run, "spool", SpoolStage::run,
-                "tokens", TokensStage::run, "tables", TablesStage::run, "registry", RegistryStage::run, "scale",
-                ScaleStage::run);
+                "tokens", TokensStage::run, "tables", TablesStage::run, "wan", WanStage::run, "registry",
+                RegistryStage::run, "scale", ScaleStage::run);
         try (Peers peers = Peers.start(skip, s.natsServer(), progress)) {
             for (String name : STAGES) {
                 if (s.stages().contains(name)) {
