@@ -84,8 +84,15 @@ class BenchTest {
                 Map.entry(SpoolStage.STREAM, List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages")),
                 Map.entry(SpoolStage.ROUND_TRIP, LATENCY),
                 Map.entry(TablesStage.CONTINUOUS, TABLES_CONTINUOUS),
-                Map.entry(TablesStage.LATEST, TABLES_LATEST));
+                Map.entry(TablesStage.LATEST, TABLES_LATEST),
+                Map.entry(WanStage.STREAM, List.of("series", "delay_ms", "mib_per_s", "msgs_per_s", "link_share",
+                        "messages")),
+                Map.entry(WanStage.ROUND_TRIP, List.of("series", "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds")));
         Set<String> spool = Set.of(SpoolStage.MEMORY, SpoolStage.BATCH, SpoolStage.ALWAYS);
+        Set<String> wan = new LinkedHashSet<>(List.of(WanStage.RAW));
+        for (int w : WanStage.IN_FLIGHT) {
+            wan.add(WanStage.series(w));
+        }
         Map<String, Set<String>> series = Map.ofEntries(
                 Map.entry("fig4-pingpong-latency", pingPong),
                 Map.entry("fig5-pingpong-bandwidth", pingPong),
@@ -104,7 +111,9 @@ class BenchTest {
                 Map.entry(SpoolStage.ROUND_TRIP, spool),
                 Map.entry(TablesStage.CONTINUOUS, Set.of(TablesStage.PLAIN, TablesStage.MATCH_ALL,
                         TablesStage.ONE_IN_TEN)),
-                Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)));
+                Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)),
+                Map.entry(WanStage.STREAM, wan),
+                Map.entry(WanStage.ROUND_TRIP, wan));
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -228,7 +237,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, wan, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test
