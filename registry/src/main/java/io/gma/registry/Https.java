@@ -1,11 +1,13 @@
 package io.gma.registry;
 
+import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Security;
 import io.gma.security.Tls;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.net.BindException;
+import java.net.URI;
 import java.security.cert.X509Certificate;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -67,6 +69,32 @@ public final class Https {
                     + bind.getMessage() + "): another process has it; stop that one, or give " + portOption
                     + " another port (0 takes any free one)", e);
         }
+    }
+
+    /**
+     * Which page of another origin may read a diagnostic or data page of a server that was given the registry
+     * URLs {@code registries} (the registry's dashboard reads a PC servlet's status, an archiver's chart data):
+     * any ({@code *}) without security; with security only the registry's own dashboard, at the origin of one of
+     * those URLs (a page of any other site must not read what this machine is shown).
+     *
+     * @param origin the request's {@code Origin}, or null
+     * @return the value of {@code Access-Control-Allow-Origin}, or null: none
+     */
+    public static String allowedOrigin(Security security, String registries, String origin) {
+        if (!security.authenticates()) {
+            return "*";
+        }
+        for (String url : RegistryClient.baseUrls(registries)) {
+            URI registry = URI.create(url);
+            int port = registry.getPort();
+            boolean usual = port == -1 || port == 443 && registry.getScheme().equals("https")
+                    || port == 80 && registry.getScheme().equals("http");
+            String own = registry.getScheme() + "://" + registry.getHost() + (usual ? "" : ":" + port);
+            if (own.equalsIgnoreCase(origin)) {
+                return origin;
+            }
+        }
+        return null;
     }
 
     /**

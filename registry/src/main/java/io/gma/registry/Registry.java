@@ -45,8 +45,10 @@ public final class Registry implements AutoCloseable {
     private final Authenticator authenticator;
     private final Authorizer authorizer;
     private final Security security;
+    private final Duration pcSampling;
     private Server server;
     private RegistryCore core;
+    private PcSampler sampler;
     private String url;
 
     private Registry(Builder b) {
@@ -59,6 +61,7 @@ public final class Registry implements AutoCloseable {
         this.authenticator = b.authenticator != null ? b.authenticator
                 : secured ? RulesAuthorizer.authenticator(security) : null;
         this.authorizer = b.authorizer != null ? b.authorizer : secured ? new RulesAuthorizer(security) : null;
+        this.pcSampling = b.pcSampling;
     }
 
     public static Builder builder() {
@@ -87,18 +90,22 @@ public final class Registry implements AutoCloseable {
         connector.setPort(requestedPort);
         s.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
+        PcSampler samples = new PcSampler(core.store, security, pcSampling);
+        context.addServlet(new ServletHolder("registry", new RegistryServlet(core, samples)), API_PATH + "/*");
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(core)), MetricsServlet.PATH);
-        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session");
+        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session",
+                API_PATH + "/pcs");
         s.setHandler(context);
         try {
             Https.start(s, connector, "--port (Registry.Builder.port)");
         } catch (Exception e) {
             s.stop();
+            samples.close();
             core.close();
             throw e;
         }
         server = s;
+        sampler = samples;
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
         url = Https.scheme(security) + "://" + shownHost + ":" + connector.getLocalPort();
         if (security.authenticates()) {
@@ -131,6 +138,7 @@ public final class Registry implements AutoCloseable {
         try {
             server.stop();
         } finally {
+            sampler.close();
             core.close();
             server = null;
             url = null;
@@ -173,6 +181,7 @@ public final class Registry implements AutoCloseable {
         private Authorizer authorizer;
         /** Null: none given, which is {@link Security#unlessExposed} of the host. */
         private Security security;
+        private Duration pcSampling = PcSampler.DEFAULT_INTERVAL;
 
         private Builder() {
         }
@@ -277,6 +286,16 @@ public final class Registry implements AutoCloseable {
                         + " has none");
             }
             this.security = security;
+            return this;
+        }
+
+        /**
+         * How often the registry samples each PC servlet's status for the dashboard's charts of messages per second
+         * and queue depths ({@code GET /registry/v1/pcs}; docs/dashboard.md), 1 to 60 s. It keeps 8,640 samples
+         * of each: a day at the default, 10 s.
+         */
+        public Builder pcSampling(Duration interval) {
+            this.pcSampling = PcSampler.checkInterval(Objects.requireNonNull(interval, "interval"));
             return this;
         }
 
