@@ -64,8 +64,8 @@ final class ChartSeries {
                 .thenComparing(Map.Entry::getKey));
         List<Map<String, Object>> series = new ArrayList<>();
         for (Map.Entry<String, Building> e : ranked.subList(0, Math.min(q.top(), ranked.size()))) {
-            List<double[]> points = new ArrayList<>();
-            e.getValue().buckets.forEach((t, sum) -> points.add(new double[] {t, sum[0] / sum[1]}));
+            List<Object[]> points = new ArrayList<>();
+            e.getValue().buckets.forEach((t, sum) -> points.add(new Object[] {t, sum[0] / sum[1]}));
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("key", e.getKey());
             s.put("latest", e.getValue().newest);
