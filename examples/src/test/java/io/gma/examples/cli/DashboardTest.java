@@ -27,8 +27,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard of a running demo, in a real headless browser (Debian's chromium and chromium-driver, which
  * .ci/run installs): the demo's endpoints appear, a query typed into the box returns rows, and a screenshot
  * is saved under target/. Served by the registry and by a PC servlet (whose queries it relays). With the secure
- * demo, the registry's dashboard asks for a token, says why a wrong one is refused, and shows the domains with the
- * right one until the person signs out.
+ * demo, the registry's dashboard asks for a token, says why a wrong one is refused, and shows the domains and the
+ * charts with the right one until the person signs out. The demo's charts, its PC servlets' and its routes' picture
+ * are drawn (issue 24).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardTest {
@@ -137,6 +138,12 @@ class DashboardTest {
                         + " + ' ' + document.cookie"));
                 assertFalse(chrome.getCurrentUrl().contains(token), chrome.getCurrentUrl());
                 assertEquals("", chrome.findElement(By.id("token")).getAttribute("value"));
+
+                // the charts: the session reads the registry, the archiver's HTTPS listener lets its dashboard read
+                chrome.get(demo.charts());
+                wait.until(b -> points(b) > 0);
+                chrome.get(demo.dashboard());
+                wait.until(b -> b.findElement(By.id("who")).getText().equals("signed in as operator"));
 
                 chrome.findElement(By.id("signout")).click();
                 wait.until(b -> b.findElement(By.id("signin")).isDisplayed());
