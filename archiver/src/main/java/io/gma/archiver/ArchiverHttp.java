@@ -13,10 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The archiver's HTTP listener ({@link Archiver.Builder#http}), on Jetty 12, over TLS when its security has it:
@@ -64,28 +62,17 @@ final class ArchiverHttp implements AutoCloseable {
      * @throws ArchiveException naming the address when it cannot listen there
      */
     static ArchiverHttp start(String host, int port, Security security, String registry) throws ArchiveException {
-        QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
-        threads.setName("gma-archiver-http");
-        threads.setDaemon(true);
-        Server s = new Server(threads);
-        HttpConfiguration config = new HttpConfiguration();
-        config.setSendServerVersion(false);
-        ServerConnector connector = Https.connector(s, config, security);
-        connector.setHost(host);
-        connector.setPort(port);
-        s.addConnector(connector);
+        ServerConnector connector = Https.listener("gma-archiver-http", THREADS, host, port, security);
+        Server s = connector.getServer();
         ServletContextHandler context = new ServletContextHandler("/");
         s.setHandler(context);
-        String shown = host.contains(":") ? "[" + host + "]" : host;
         try {
             Https.start(s, connector, "--http (Archiver.Builder.http)");
         } catch (Exception e) {
             stopQuietly(s);
-            throw new ArchiveException("the archiver cannot serve HTTP at " + shown + ":" + port + ": "
-                    + e.getMessage(), e);
+            throw new ArchiveException("the archiver cannot serve HTTP: " + e.getMessage(), e);
         }
-        ArchiverHttp http = new ArchiverHttp(s, security, registry, Https.scheme(security) + "://" + shown + ":"
-                + connector.getLocalPort());
+        ArchiverHttp http = new ArchiverHttp(s, security, registry, Https.url(security, connector));
         context.addServlet(new ServletHolder("archiver", http.new Pages()), "/");
         return http;
     }

@@ -1,5 +1,6 @@
 package io.gma.archiver;
 
+import io.gma.registry.DashboardServlet;
 import io.gma.tables.Column;
 import io.gma.tables.ColumnType;
 import io.gma.tables.TableException;
@@ -7,9 +8,7 @@ import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -24,7 +23,7 @@ import java.util.function.Function;
  *   column   an INTEGER or DOUBLE column of it (required)
  *   by       key columns, separated by commas: one series per value of them (default the whole primary key)
  *   where    a STRING or INTEGER column, with equals: only rows where it holds that value
- *   range    5m, 1h or 1d (default 5m)
+ *   range    5m, 1h or 1d (default 5m): {@link DashboardServlet#RANGES}
  *   points   points per series in an answer, 10..1000 (default 600): the bucket is range / points
  *   top      series drawn, 1..20 (default 20): the keys of the highest latest values
  * </pre>
@@ -37,7 +36,6 @@ record ChartRequest(TableSchema schema, String column, List<String> by, String w
     static final int MAX_SERIES = 20;
     /** The longest value {@code equals} may hold. */
     static final int MAX_EQUALS_CHARS = 256;
-    static final Map<String, Duration> RANGES = ranges();
     private static final String NAME_RULE = "1..64 of a-z, 0-9 and _, starting with a letter";
 
     /** A request refused: 400 with the sentence. */
@@ -47,14 +45,6 @@ record ChartRequest(TableSchema schema, String column, List<String> by, String w
         Refused(String message) {
             super(message, null, false, false);
         }
-    }
-
-    private static Map<String, Duration> ranges() {
-        Map<String, Duration> r = new LinkedHashMap<>();
-        r.put("5m", Duration.ofMinutes(5));
-        r.put("1h", Duration.ofHours(1));
-        r.put("1d", Duration.ofDays(1));
-        return Map.copyOf(r);
     }
 
     /**
@@ -88,9 +78,11 @@ record ChartRequest(TableSchema schema, String column, List<String> by, String w
             throw new Refused("equals is given without where: name the column it is compared with");
         }
         String range = parameter.apply("range") == null ? "5m" : parameter.apply("range");
-        Duration period = RANGES.get(range);
-        if (period == null) {
-            throw new Refused("range \"" + cut(range) + "\" is not one of 5m, 1h, 1d");
+        Duration period;
+        try {
+            period = DashboardServlet.range(range);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(e.getMessage());
         }
         int points = number(parameter, "points", DEFAULT_POINTS, MIN_POINTS, MAX_POINTS,
                 "the points a series has in an answer");

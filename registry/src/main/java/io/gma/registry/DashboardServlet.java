@@ -5,6 +5,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -23,6 +25,11 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
  * which the registry keeps in a session ({@link DashboardSessions}, at {@code sessionPath}).
  */
 public final class DashboardServlet extends HttpServlet {
+    /**
+     * The periods the dashboard's charts show, by the names its pages give them ({@code range=5m}), shortest first:
+     * what the registry's samples of the PC servlets and an archiver's chart data answer.
+     */
+    public static final Map<String, Duration> RANGES = ranges();
     private static final long serialVersionUID = 1L;
     private static final String OURS = "/io/gma/dashboard/";
     /** uPlot's files in its webjar (org.webjars.npm:uplot), which the registry depends on. */
@@ -55,6 +62,28 @@ public final class DashboardServlet extends HttpServlet {
         this.queryPath = queryPath;
         this.sessionPath = sessionPath;
         this.pcsPath = pcsPath;
+    }
+
+    private static Map<String, Duration> ranges() {
+        Map<String, Duration> r = new LinkedHashMap<>();
+        r.put("5m", Duration.ofMinutes(5));
+        r.put("1h", Duration.ofHours(1));
+        r.put("1d", Duration.ofDays(1));
+        return Collections.unmodifiableMap(r);
+    }
+
+    /**
+     * The period of {@link #RANGES} named {@code name}; null is the shortest.
+     *
+     * @throws IllegalArgumentException naming the value and the three: {@code range "2d" is not one of 5m, 1h, 1d}
+     */
+    public static Duration range(String name) {
+        Duration period = RANGES.get(name == null ? "5m" : name);
+        if (period == null) {
+            throw new IllegalArgumentException("range \"" + (name.length() <= 64 ? name : name.substring(0, 64)
+                    + "...") + "\" is not one of " + String.join(", ", RANGES.keySet()));
+        }
+        return period;
     }
 
     /** Serves the dashboard under {@code /dashboard/} in {@code context}, and sends a browser at {@code /} there. */

@@ -17,6 +17,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * HTTPS with a {@link Security}, the server side, for the registry and the PC servlets: a Jetty connector that
@@ -30,6 +31,33 @@ public final class Https {
     /** {@code https} when security has TLS, else {@code http}. */
     public static String scheme(Security security) {
         return security.tls() != null ? "https" : "http";
+    }
+
+    /**
+     * A Jetty server, not started, that listens at {@code host:port} (port 0: any free one) through one
+     * {@link #connector} and does not say its version; its threads are named {@code threads-N}, at most
+     * {@code maxThreads}. For the registry, the PC servlets and the archivers' listeners.
+     *
+     * @return its connector; {@code getServer()} is the server, to give a handler and {@link #start}
+     */
+    public static ServerConnector listener(String threads, int maxThreads, String host, int port, Security security) {
+        QueuedThreadPool pool = new QueuedThreadPool(maxThreads, 4);
+        pool.setName(threads);
+        Server server = new Server(pool);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        ServerConnector connector = connector(server, http, security);
+        connector.setHost(host);
+        connector.setPort(port);
+        server.addConnector(connector);
+        return connector;
+    }
+
+    /** The base URL of a started {@link #listener}: {@code https://[::1]:8443}, {@code http://127.0.0.1:41234}. */
+    public static String url(Security security, ServerConnector started) {
+        String host = started.getHost();
+        return scheme(security) + "://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
+                + started.getLocalPort();
     }
 
     /** A connector of {@code server}: TLS (1.3, 1.2) when security has it, asking for client certificates as set. */

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +51,6 @@ final class PcSampler implements AutoCloseable {
     static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
     static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     static final Duration MAX_INTERVAL = Duration.ofMinutes(1);
-    /** The periods an answer may cover, by the name the page gives them. */
-    static final Map<String, Duration> RANGES = ranges();
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private final EndpointStore store;
@@ -75,14 +72,6 @@ final class PcSampler implements AutoCloseable {
             this.ring = new SampleRing(capacity);
             this.url = url;
         }
-    }
-
-    private static Map<String, Duration> ranges() {
-        Map<String, Duration> r = new LinkedHashMap<>();
-        r.put("5m", Duration.ofMinutes(5));
-        r.put("1h", Duration.ofHours(1));
-        r.put("1d", Duration.ofDays(1));
-        return Collections.unmodifiableMap(r);
     }
 
     PcSampler(EndpointStore store, Security security, Duration interval) {
@@ -202,13 +191,14 @@ final class PcSampler implements AutoCloseable {
      * What the dashboard charts for {@code range}: per PC servlet sampled, by domain, its points (times in ms since
      * the epoch; rates per second, null where none; depths), at most {@link #MAX_POINTS} each.
      *
-     * @throws ApiException 400 naming a range that is not one of {@link #RANGES}
+     * @throws ApiException 400 naming a range that is not one of {@link DashboardServlet#RANGES}
      */
     Map<String, Object> answer(String range) {
-        Duration period = RANGES.get(range == null ? "5m" : range);
-        if (period == null) {
-            throw ApiException.badRequest("range \"" + range + "\" is not one of "
-                    + String.join(", ", RANGES.keySet()));
+        Duration period;
+        try {
+            period = DashboardServlet.range(range);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
         long now = System.currentTimeMillis();
         List<Map<String, Object>> pcs = new ArrayList<>();

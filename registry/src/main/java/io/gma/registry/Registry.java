@@ -6,10 +6,8 @@ import java.time.Duration;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,15 +78,8 @@ public final class Registry implements AutoCloseable {
             throw new IllegalStateException("registry already started at " + url);
         }
         core = new RegistryCore(settings, authenticator, authorizer);
-        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
-        threads.setName("gma-registry-http");
-        Server s = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        ServerConnector connector = Https.connector(s, http, security);
-        connector.setHost(host);
-        connector.setPort(requestedPort);
-        s.addConnector(connector);
+        ServerConnector connector = Https.listener("gma-registry-http", 64, host, requestedPort, security);
+        Server s = connector.getServer();
         ServletContextHandler context = new ServletContextHandler("/");
         PcSampler samples = new PcSampler(core.store, security, pcSampling);
         context.addServlet(new ServletHolder("registry", new RegistryServlet(core, samples)), API_PATH + "/*");
@@ -106,8 +97,7 @@ public final class Registry implements AutoCloseable {
         }
         server = s;
         sampler = samples;
-        String shownHost = host.contains(":") ? "[" + host + "]" : host;
-        url = Https.scheme(security) + "://" + shownHost + ":" + connector.getLocalPort();
+        url = Https.url(security, connector);
         if (security.authenticates()) {
             String warning = security.warning("registry"); // an open registry has said so already, at greater length
             if (warning != null) {

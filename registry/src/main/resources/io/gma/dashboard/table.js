@@ -197,9 +197,13 @@ async function load() {
       note(JSON.parse(e.data).message);
     }
   });
+  // a stream that ends or is refused is not resumed as it was (its rows since `after` would come twice): the page
+  // reads the period again
   source.onerror = () => {
-    if (mine === page.epoch && source.readyState === EventSource.CLOSED) {
-      status('the live rows stopped (' + server + ' does not answer); trying again in 5 s');
+    source.close();
+    if (mine === page.epoch) {
+      status('the live rows stopped (' + server + ' does not answer, or has its most live charts open); reading'
+        + ' again in 5 s');
       setTimeout(() => mine === page.epoch && load(), 5000);
     }
   };
