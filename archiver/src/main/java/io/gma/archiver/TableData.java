@@ -177,7 +177,11 @@ final class TableData implements AutoCloseable {
                     + " microseconds since the epoch (now and a day)");
             return;
         }
-        if (closed || !liveSlots.tryAcquire()) {
+        if (closed) {
+            plain(resp, 503, "the archiver is stopping");
+            return;
+        }
+        if (!liveSlots.tryAcquire()) {
             resp.setHeader("Retry-After", "10");
             plain(resp, 503, maxLive + " live charts are open at this archiver, its limit; close one (another tab)"
                     + " or try again later");
