@@ -36,8 +36,11 @@ import org.eclipse.jetty.server.ServerConnector;
  * register its URL as their attribute {@code charts}, are made after it.
  */
 final class ArchiverHttp implements AutoCloseable {
-    /** Jetty's threads: each live chart holds one ({@link TableData#MAX_LIVE}), the other calls a few. */
-    private static final int THREADS = TableData.MAX_LIVE + 8;
+    /**
+     * Jetty's threads, as the registry's and a PC servlet's: each live chart holds one ({@link TableData#MAX_LIVE}),
+     * the other calls a few, and Jetty's acceptor and selectors (a selector per two cores) take theirs.
+     */
+    private static final int THREADS = 64;
 
     private final Server server;
     private final Security security;
