@@ -34,9 +34,9 @@ function chartOf(domain) {
     scales: { x: { time: true, range: () => [Date.now() / 1000 - rangeSeconds(), Date.now() / 1000] },
       q: { range: (u, min, max) => [0, Math.max(10, max)] } },
     series: [{},
-      { label: 'in /s', stroke: COLOURS[0], width: 1.5, spanGaps: false, points: { show: false } },
-      { label: 'out /s', stroke: COLOURS[2], width: 1.5, spanGaps: false, points: { show: false } },
-      { label: 'queued messages', stroke: COLOURS[1], width: 1, scale: 'q', points: { show: false } }],
+      { label: 'in /s', stroke: COLOURS[0], width: 1.5, spanGaps: false },
+      { label: 'out /s', stroke: COLOURS[2], width: 1.5, spanGaps: false },
+      { label: 'queued messages', stroke: COLOURS[1], width: 1, scale: 'q' }],
     axes: [{}, { label: 'messages/s', size: 60 }, { side: 1, scale: 'q', label: 'queued', size: 60,
       grid: { show: false } }],
   }), [[], [], [], []], box.querySelector('.chart'));

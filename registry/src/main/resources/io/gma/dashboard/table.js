@@ -280,7 +280,7 @@ function redraw(fresh) {
     page.chart = new uPlot(Object.assign(size(), {
       scales: { x: { time: true, range: () => [Date.now() / 1000 - range, Date.now() / 1000] } },
       series: [{}, ...d.keys.map((k, i) => ({ label: k, stroke: COLOURS[i % COLOURS.length], width: 1.5,
-        spanGaps: true, points: { show: false } }))],
+        spanGaps: true }))], // uPlot marks the points where they are few: a bucket alone shows
       axes: [{}, { label: column, size: 60 }],
     }), data, chart);
     page.shown = d.keys.join('\n');
