@@ -184,6 +184,21 @@ class SendQueue:
                 s._complete(err)
         return unsent if queued else -1
 
+    def offer_taken(self, link, packed, sent):
+        """A data message that ``link`` writes at once, under its write lock (``Link.write_taken``): straight
+        to in flight, counted against the bounds as any data. False, having queued nothing, when ``link`` is
+        not the carrier, the queue is closed, other messages wait to be written (they go first), or there is
+        no room (the caller then offers it under the policy)."""
+        size = len(packed)
+        with self._lock:
+            if (link is not self.carrier or self._closed is not None or self._resend or self._control or self._data
+                    or self._count >= self.max_messages or self._bytes + size > self.max_bytes):
+                return False
+            self._inflight.append((packed, sent, True))
+            self._bytes += size
+            self._count += 1
+        return True
+
     def offer_control(self, packed):
         """Queues a control message: never bounded."""
         with self._lock:

@@ -30,22 +30,21 @@ class Plain:
         self._buffer = None
         self._view = None
 
+    def buffers(self):
+        """The link's read buffer and a memoryview of it, made on first need (a plaintext socket only)."""
+        if self._buffer is None:
+            self._buffer = bytearray(READ_BYTES)
+            self._view = memoryview(self._buffer)
+        return self._buffer, self._view
+
     def recv(self):
         """What was read, as a memoryview of the link's buffer valid until the next read (b'' at the end of
-        the stream). One thread reads at a time (the link's read role)."""
+        the stream; None when nothing came within the socket's SO_RCVTIMEO, which a link sets). One thread
+        reads at a time (the link's read role)."""
         if self._buffer is None:
-            self._buffer = bytearray(READ_BYTES)
-            self._view = memoryview(self._buffer)
-        n = self.sock.recv_into(self._buffer)
-        return self._view[:n] if n else b""
-
-    def recv_nowait(self):
-        """As :meth:`recv` without waiting: None when nothing is there yet (a plaintext socket only)."""
-        if self._buffer is None:
-            self._buffer = bytearray(READ_BYTES)
-            self._view = memoryview(self._buffer)
+            self.buffers()
         try:
-            n = self.sock.recv_into(self._buffer, 0, _DONTWAIT)
+            n = self.sock.recv_into(self._buffer)
         except (BlockingIOError, InterruptedError):
             return None
         return self._view[:n] if n else b""
