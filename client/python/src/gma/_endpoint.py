@@ -258,7 +258,12 @@ class EndpointCore:
         queue = peer.queue
         link = queue.carrier
         try:
-            packed = self._pack(peer, seq, command, to, data)
+            tb = peer.to_bytes.get(to)
+            if tb is None or command != Command.REQUEST:
+                packed = self._pack(peer, seq, command, to, data)
+            else:  # as _pack, inline: the name was checked when it was cached
+                fb = self._name_bytes
+                packed = _HEADER_PACK(b"GM", 1, 2, 1, len(fb), len(tb), 0, seq, len(data)) + fb + tb + data
             if link is None or not link.write_taken(packed, aw, queue, now):
                 queue.offer_data(packed, aw, self.policy, self.block_timeout)  # not a link's thread: as _policy
                 link = queue.carrier

@@ -74,7 +74,10 @@ class _Awaited:
             counters.duplicates += 1  # answered already (it timed out): a reply to no request, as _answer counts
             return
         self.reply = data
-        self._release()
+        self.done = True  # as _release, inline: this is every round trip's
+        latch = self.latch
+        if latch is not None:
+            latch.release()
 
     def _release(self):
         # done before the latch is read, and the latch set before done is read (wait): one of the two sees
