@@ -212,6 +212,15 @@ def scripted(world):
     server.close()
 
 
+def _asked(peer):
+    """The request the raw peer got, once its caller waits in ``recv``: what the peer sends then is that
+    caller's to read (the fast path), not the link's reader thread's."""
+    req = peer.next()
+    assert req.command == Command.REQUEST
+    time.sleep(0.05)
+    return req
+
+
 class _Ask:
     """A request on a thread of its own."""
 
@@ -237,7 +246,7 @@ class _Ask:
 def test_a_reply_and_a_message_in_one_read_are_both_taken(scripted):
     c, peer, got = scripted
     ask = _Ask(c, b"two")
-    req = peer.next()
+    req = _asked(peer)
     peer.send_raw(_wire.pack(req.sequence, Command.REPLY, PEER, c.name, b"BBBB")
                   + _wire.pack(9, Command.DATA, PEER, c.name, b"after the reply"))
     assert ask.result() == b"BBBB"
@@ -248,7 +257,7 @@ def test_a_reply_and_a_message_in_one_read_are_both_taken(scripted):
 def test_a_reply_that_comes_in_pieces_is_taken_whole(scripted, split):
     c, peer, _ = scripted
     ask = _Ask(c, b"two")
-    req = peer.next()
+    req = _asked(peer)
     reply = _wire.pack(req.sequence, Command.REPLY, PEER, c.name, b"BBBB")
     # in the data: the header and names have come, not all the data; the last reply's bytes (AAAA, as long)
     # are still in the read buffer past what was read, and must not be taken for the rest
@@ -263,7 +272,7 @@ def test_a_reply_for_another_request_before_this_ones_in_one_read(scripted):
     c, peer, _ = scripted
     before = c.stats()["duplicates"]
     ask = _Ask(c, b"two")
-    req = peer.next()
+    req = _asked(peer)
     peer.send_raw(_wire.pack(req.sequence + 1000, Command.REPLY, PEER, c.name, b"none's")
                   + _wire.pack(req.sequence, Command.REPLY, PEER, c.name, b"BBBB"))
     assert ask.result() == b"BBBB"
@@ -273,7 +282,7 @@ def test_a_reply_for_another_request_before_this_ones_in_one_read(scripted):
 def test_a_reply_from_another_name_is_refused(scripted):
     c, peer, _ = scripted
     ask = _Ask(c, b"two", timeout=0.5)
-    req = peer.next()
+    req = _asked(peer)
     impostor = "raw-cccccc@east"  # as long as PEER: only the name's bytes differ
     assert len(impostor) == len(PEER) and impostor != PEER
     peer.send(Command.REPLY, impostor, c.name, req.sequence, b"not from PEER")
