@@ -45,6 +45,7 @@ class _Awaited:
     very thread that waits (``Link.await_reply``) and need none."""
 
     __slots__ = ("core", "to", "deadline", "timeout", "latch", "done", "reply", "error", "sequence")
+    completes_on_ack = False  # the queue's ACK of the REQUEST says nothing of its answer: no _complete then
 
     def __init__(self, core, to, timeout, sequence, deadline):
         self.core = core

@@ -28,6 +28,7 @@ class Sent:
     """What became of a message: its ``sequence``, and :meth:`acknowledged` to wait for the first hop's ACK."""
 
     __slots__ = ("sequence", "_event", "_error", "_callbacks")
+    completes_on_ack = True  # an ACK completes it (a request's _Awaited waits for its answer instead)
 
     def __init__(self, sequence):
         self.sequence = sequence
@@ -262,7 +263,7 @@ class SendQueue:
                 if is_data:
                     self._bytes -= len(packed)
                     self._count -= 1
-                if sent is not None:
+                if sent is not None and sent.completes_on_ack:
                     done.append(sent)
             if self._blocked:
                 self._cond.notify_all()
