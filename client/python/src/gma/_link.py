@@ -3,13 +3,17 @@
 ::
 
     senders --flush--> [immediate: ACK PING PONG BYE] + queue.take() --> transport --> socket
+    a request --write_taken--> queue's in flight + socket (nothing else pending)
     socket --> reader thread --> StreamDecoder --> ACK, PING, PONG, BYE: the link's own
                                               --> the rest: the listener, counted for our ACKs
+    socket --> a caller in await_reply --> its REPLY at the start of a read: taken as is (_took)
+                                      --> the rest: as the reader thread would
 
 The handshake (TLS, then HELLO and WELCOME) runs synchronously in the thread
 that connected or accepted, within 5 s (``_handshake``). After it, one reader thread per link
 reads and runs the listener (the endpoint's handlers run there, as on Java's
-event loop). Writing: any thread that finds the write lock free writes what is
+event loop), except while a caller waiting for a reply reads in its place (the
+read role, ``_rlock``). Writing: any thread that finds the write lock free writes what is
 pending without waiting (MSG_DONTWAIT); what the socket does not take now is
 left to the link's writer thread, started on first need, which may block.
 The endpoint's ticker thread calls :meth:`Link.tick` every 10 ms: the ACK due
