@@ -31,6 +31,7 @@ from ._wire import Command
 
 _HEADER_PACK = _wire._HEADER.pack
 _READING = _link._READING
+_ACK, _HELLO, _REQUEST = Command.ACK, Command.HELLO, Command.REQUEST
 _monotonic = time.monotonic
 #: A sender that finds this much unwritten writes it itself, rather than wait for the writer thread to get
 #: the GIL (which a busy sender holds for up to the interpreter's switch interval, 5 ms).
@@ -187,12 +188,12 @@ class EndpointCore:
             tb = _wire.encode_name("to", to)
             _wire.pack(seq, command, self._name_bytes, tb, data, flags)  # the full checks, once per name
             peer.to_bytes[to] = tb
-        if command == Command.ACK or command == Command.HELLO:
+        if command == _ACK or command == _HELLO:
             return _wire.pack(seq, command, self._name_bytes, tb, data, flags)
         # both names are non-empty and checked, the command known: what the checks would pass
         fb = self._name_bytes
         if flags is None:
-            flags = 1 if command == Command.REQUEST else 0
+            flags = 1 if command == _REQUEST else 0
         return _HEADER_PACK(b"GM", 1, command, flags, len(fb), len(tb), 0, seq, len(data)) + fb + tb + data
 
     def _policy(self):
@@ -258,12 +259,7 @@ class EndpointCore:
         queue = peer.queue
         link = queue.carrier
         try:
-            tb = peer.to_bytes.get(to)
-            if tb is None or command != Command.REQUEST:
-                packed = self._pack(peer, seq, command, to, data)
-            else:  # as _pack, inline: the name was checked when it was cached
-                fb = self._name_bytes
-                packed = _HEADER_PACK(b"GM", 1, 2, 1, len(fb), len(tb), 0, seq, len(data)) + fb + tb + data
+            packed = self._pack(peer, seq, command, to, data)
             if link is None or not link.write_taken(packed, aw, queue, now):
                 queue.offer_data(packed, aw, self.policy, self.block_timeout)  # not a link's thread: as _policy
                 link = queue.carrier

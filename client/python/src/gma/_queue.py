@@ -143,8 +143,9 @@ class SendQueue:
         queued = True
         unsent = 0
         with self._lock:
-            self._check_open()
-            if not self._fits(size):
+            if self._closed is not None:
+                raise self._closed
+            if self._count >= self.max_messages or self._bytes + size > self.max_bytes:  # not _fits
                 if policy == FAIL:
                     raise self._full()
                 if policy == DROP_OLDEST:
