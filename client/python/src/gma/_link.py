@@ -362,7 +362,7 @@ class Link:
         blocking = self._blocking_reads
         waiters.append(None)
         now = 0.0
-        left = aw.timeout  # the deadline is timeout after the request began, a moment ago: no clock read yet
+        left = aw.deadline - _monotonic()
         try:
             while not aw.done and not self._closed:
                 if left <= 0:
