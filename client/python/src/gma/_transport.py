@@ -72,6 +72,7 @@ class Tls(Plain):
                                      server_hostname=server_hostname)
         self._lock = threading.Lock()
         self._early = b""
+        self._ended = False  # the peer's close_notify came: nothing more to read
 
     def handshake(self, deadline):
         """Runs the TLS handshake until it is over or ``deadline`` (time.monotonic()) passes."""
@@ -109,40 +110,44 @@ class Tls(Plain):
             self.sock.sendall(data)
 
     def _decrypt_buffered(self):
-        chunks = []
         with self._lock:
-            try:
-                while True:
-                    chunks.append(self._obj.read(READ_BYTES))
-            except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
-                pass
+            chunks, self._ended = self._decrypt_all()
         return b"".join(chunks)
 
+    def _decrypt_all(self):
+        """Under the lock: all the TLS engine can decrypt now, and whether the peer closed TLS. Its
+        close_notify is SSLZeroReturnError, or b'' from read again and again (CPython's answer while only the
+        peer has shut down): either ends the stream, rather than read forever."""
+        chunks = []
+        try:
+            while True:
+                piece = self._obj.read(READ_BYTES)
+                if not piece:
+                    return chunks, True
+                chunks.append(piece)
+        except ssl.SSLWantReadError:
+            return chunks, False
+        except ssl.SSLZeroReturnError:
+            return chunks, True
+
     def recv(self):
-        """Decrypted bytes; b'' at the end of the stream. Output the TLS engine makes meanwhile (a KeyUpdate
-        answer) waits in the out BIO for the next write, which :meth:`output` takes. Every read takes all the
-        TLS engine can decrypt, so nothing waits inside it while the socket has nothing more to say."""
+        """Decrypted bytes; b'' at the end of the stream (the connection's, or TLS's close_notify). Output the
+        TLS engine makes meanwhile (a KeyUpdate answer) waits in the out BIO for the next write, which
+        :meth:`output` takes. Every read takes all the TLS engine can decrypt, so nothing waits inside it while
+        the socket has nothing more to say."""
         if self._early:
             data, self._early = self._early, b""
             return data
-        while True:
+        while not self._ended:
             raw = self.sock.recv(READ_BYTES)
             if not raw:
                 return b""
             with self._lock:
                 self._in.write(raw)
-                chunks = []
-                try:
-                    while True:
-                        chunks.append(self._obj.read(READ_BYTES))
-                except ssl.SSLWantReadError:
-                    pass
-                except ssl.SSLZeroReturnError:
-                    if not chunks:
-                        return b""
-            data = b"".join(chunks)
-            if data:
-                return data
+                chunks, self._ended = self._decrypt_all()
+            if chunks:
+                return b"".join(chunks)
+        return b""
 
     def encode(self, plaintext):
         with self._lock:
