@@ -42,6 +42,7 @@ final class ArchiveStage {
     static final String ARCHIVER = "archiver store path";
     static final String PLAIN = "plain JDBC batch insert";
     static final String ONE_HOST = "one host, last hour";
+    static final String ONE_KEY = "one host and domain, last hour";
     static final String ALL_HOSTS = "all hosts, last hour (row bound)";
     /** The goal: the archiver's ingest at least this share of plain JDBC's. */
     static final double GOAL = 0.70;
@@ -102,7 +103,7 @@ final class ArchiveStage {
                 "queries", "rows_per_answer");
         String pg = RegistryStage.database();
         boolean postgres = pg != null && pg.startsWith("jdbc:postgresql:");
-        progress.stage("archive: ingest and history", (postgres ? 2 : 1) * (2 * sizes.rounds() + 3));
+        progress.stage("archive: ingest and history", (postgres ? 2 : 1) * (2 * sizes.rounds() + 4));
         Path dir = Files.createTempDirectory("gma-bench-archive");
         try {
             measure("H2", "jdbc:h2:file:" + dir.resolve("archive").toAbsolutePath() + ";DB_CLOSE_DELAY=0", sizes,
@@ -138,7 +139,9 @@ final class ArchiveStage {
                 + " archiver's reader answering a TABLE_HISTORY since an hour ago, timed to its answer; "
                 + sizes.queries() + " queries after " + sizes.warmUp() + " as warm-up.");
         history.notes.add("- " + ONE_HOST + ": `SELECT host, load1, sampled FROM host_cpu WHERE host = 'h<n>'`, a"
-                + " different host each time (3,600 rows). " + ALL_HOSTS + ": `SELECT host, load1, sampled FROM"
+                + " different host each time (3,600 rows); " + ONE_KEY + ": the same with `domain = 'bench' AND`,"
+                + " which the archive's key index (domain, host, cpu, insert time) serves, where host alone leaves"
+                + " the time index and a filter. " + ALL_HOSTS + ": `SELECT host, load1, sampled FROM"
                 + " host_cpu`, which reads at most " + Figure.number(StoreBench.MAX_HISTORY_ROWS + 1) + " rows: past"
                 + " " + Figure.number(StoreBench.MAX_HISTORY_ROWS) + " the consumer gets TOO_LARGE.");
         return List.of(ingest, history);
@@ -193,6 +196,9 @@ final class ArchiveStage {
             progress.step(db + " history: " + ONE_HOST);
             time(history, ONE_HOST + ", " + db, sizes, t, q -> "SELECT host, load1, sampled FROM host_cpu WHERE"
                     + " host = 'h" + (q * 7919 % sizes.hosts()) + "'", since);
+            progress.step(db + " history: " + ONE_KEY);
+            time(history, ONE_KEY + ", " + db, sizes, t, q -> "SELECT host, load1, sampled FROM host_cpu WHERE"
+                    + " domain = 'bench' AND host = 'h" + (q * 7919 % sizes.hosts()) + "'", since);
             progress.step(db + " history: " + ALL_HOSTS);
             time(history, ALL_HOSTS + ", " + db, sizes, t, q -> "SELECT host, load1, sampled FROM host_cpu",
                     since);
