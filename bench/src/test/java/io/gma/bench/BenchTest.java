@@ -149,6 +149,51 @@ class BenchTest {
     }
 
     @Test
+    void archiveStageStoresEveryRowAndAnswersWholeHours() throws Exception {
+        assertEquals(0, smoke("--only", "archive", "--out", out.toString()), "exit status; stderr: " + err);
+        String summary = Files.readString(out.resolve("summary.md"));
+        List<String> databases = summary.contains("- Archive: PostgreSQL: skipped") ? List.of("H2")
+                : List.of("H2", "PostgreSQL");
+        Set<String> ingestSeries = new LinkedHashSet<>();
+        Set<String> historySeries = new LinkedHashSet<>();
+        for (String db : databases) {
+            ingestSeries.addAll(List.of(ArchiveStage.ARCHIVER + ", " + db, ArchiveStage.PLAIN + ", " + db));
+            historySeries.addAll(List.of(ArchiveStage.ONE_HOST + ", " + db, ArchiveStage.ONE_KEY + ", " + db,
+                    ArchiveStage.ALL_HOSTS + ", " + db));
+        }
+        assertEquals("series,round,rows_per_s,rows", Files.readAllLines(out.resolve(ArchiveStage.INGEST + ".csv"))
+                .get(0));
+        assertEquals("series,hosts,p50_ms,p99_ms,max_ms,queries,rows_per_answer", Files.readAllLines(
+                out.resolve(ArchiveStage.HISTORY + ".csv")).get(0));
+        Map<String, List<double[]>> ingest = points(out.resolve(ArchiveStage.INGEST + ".csv"));
+        Map<String, List<double[]>> history = points(out.resolve(ArchiveStage.HISTORY + ".csv"));
+        assertEquals(ingestSeries, ingest.keySet());
+        assertEquals(historySeries, history.keySet());
+        ArchiveStage.Sizes sizes = ArchiveStage.Sizes.of(Plan.SMOKE);
+        for (List<double[]> rounds : ingest.values()) {
+            assertEquals(sizes.rounds(), rounds.size());
+            for (double[] round : rounds) {
+                assertEquals(sizes.rows(), (int) round[2]);
+                assertTrue(round[1] > 0);
+            }
+        }
+        for (String db : databases) {
+            double[] one = history.get(ArchiveStage.ONE_HOST + ", " + db).get(0);
+            assertEquals(3600, one[5], 0.0, "one host's hour, each answer");
+            assertEquals(sizes.queries(), (int) one[4]);
+            assertEquals(3600, history.get(ArchiveStage.ONE_KEY + ", " + db).get(0)[5], 0.0);
+            assertEquals(Math.min(3600.0 * sizes.hosts(), 100_001), history.get(ArchiveStage.ALL_HOSTS + ", "
+                    + db).get(0)[5], 0.0, "every host's hour, up to one row over the bound");
+        }
+        for (String id : List.of(ArchiveStage.INGEST, ArchiveStage.HISTORY)) {
+            assertEquals(960, ImageIO.read(out.resolve(id + ".png").toFile()).getWidth(), id + ".png width");
+            assertTrue(summary.contains("(" + id + ".png)") && summary.contains("(" + id + ".csv)"), id);
+        }
+        assertTrue(summary.contains("- Archive: Goal: archive ingest at least 70% of a plain JDBC batch insert's"
+                + " rows/s, H2: "), summary);
+    }
+
+    @Test
     void tablesStageSeesPushDownAndWholeLatestAnswers() throws Exception {
         assertEquals(0, smoke("--only", "tables", "--out", out.toString()), "exit status; stderr: " + err);
 
@@ -237,7 +282,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, wan, registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, wan, archive, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test
