@@ -3,7 +3,6 @@ package io.gma.pcservlet;
 import io.gma.internal.spool.SpoolException;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
-import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.Packed;
@@ -155,16 +154,11 @@ final class Router implements UplinkServer.Upstream {
     }
 
     /**
-     * An uplink's message refused with {@code code}: taken, with the ERROR (from {@code from}: this PC servlet,
-     * or for a full destination that destination, as the sender's endpoint reads them) that the uplink writes to
-     * its sender before the ACK that passes it; an answer is never answered.
+     * An uplink's message refused with {@code code}, its ERROR from {@code from}: this PC servlet, or for a full
+     * destination that destination, as the sender's endpoint reads them.
      */
     private static UplinkServer.Routed refused(Message m, String from, ErrorCode code, String reason) {
-        if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
-            return UplinkServer.Routed.TAKEN;
-        }
-        return new UplinkServer.Routed.Refused(Packed.make(m.sequence(), Command.ERROR, from, m.from(),
-                new ErrorText(code, sentence(reason)).toBytes()));
+        return UplinkServer.Routed.refuse(m, from, code, sentence(reason));
     }
 
     /** A message queued for an endpoint of this domain that will never reach it: its sender is told. */

@@ -94,6 +94,18 @@ final class UplinkServer implements AutoCloseable {
         record Refused(byte[] error) implements Routed {
         }
 
+        /**
+         * {@code m} refused with {@code code}: the ERROR (from {@code from}, to its sender) that answers it, ahead
+         * of the ACK; or plain taken when {@code m} is itself an answer, which is never answered.
+         */
+        static Routed refuse(Message m, String from, ErrorCode code, String sentence) {
+            if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
+                return TAKEN;
+            }
+            return new Refused(Packed.make(m.sequence(), Command.ERROR, from, m.from(),
+                    new ErrorText(code, sentence).toBytes()));
+        }
+
         /** The record a message taken was spooled as, or {@link Spooling#NONE}. */
         static long spooledAs(Routed r) {
             return r instanceof Spooled s ? s.seq() : Spooling.NONE;
@@ -237,7 +249,7 @@ final class UplinkServer implements AutoCloseable {
      * On the link's event loop: hands {@code m} to the upstream, unless security refuses it; a refused message
      * is answered with ERROR FORBIDDEN, not routed, and taken.
      */
-    private Routed route(Link link, Peer p, Message m) {
+    private Routed route(Link link, Message m) {
         if (!security.authenticates()) {
             return upstream.route(m, null);
         }
@@ -257,11 +269,7 @@ final class UplinkServer implements AutoCloseable {
         }
         LOG.info("{}: refused {} {} from {} to {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()),
                 link.peerName(), m.to(), refused);
-        if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
-            return Routed.TAKEN; // an answer is never answered
-        }
-        return new Routed.Refused(Packed.make(m.sequence(), Command.ERROR, name, link.peerName(),
-                new ErrorText(ErrorCode.FORBIDDEN, refused).toBytes()));
+        return Routed.refuse(m, name, ErrorCode.FORBIDDEN, refused);
     }
 
     /** Stops accepting and says BYE on every uplink; the queues are {@link LocalQueues#close closed} apart. */
@@ -329,7 +337,7 @@ final class UplinkServer implements AutoCloseable {
                 parking.park(link, taker, m);
                 return false;
             }
-            Routed r = answered(route(link, peer, m));
+            Routed r = answered(route(link, m));
             if (r == Routed.NO_ROOM) {
                 parking.park(link, taker, m);
                 return false;
@@ -352,7 +360,7 @@ final class UplinkServer implements AutoCloseable {
 
         /** Parking's taker: a parked message offered again; counted now, or once on disk. */
         private boolean take(Message m) {
-            Routed r = answered(route(link, peer, m));
+            Routed r = answered(route(link, m));
             if (r == Routed.NO_ROOM) {
                 return false;
             }

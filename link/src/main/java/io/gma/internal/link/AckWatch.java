@@ -31,8 +31,6 @@ final class AckWatch {
             return size() > MAX_REFUSED;
         }
     };
-    /** Refused messages an ACK passed, to fail once the queue's lock is let go; null when none. */
-    private List<QueuedMessage> refusedPassed;
     private final PriorityQueue<QueuedMessage> watched = new PriorityQueue<>((a, b) -> Long.compare(a.index,
             b.index));
 
@@ -44,25 +42,23 @@ final class AckWatch {
     /**
      * Stops watching every message up to index {@code acked}.
      *
-     * @return those of them not failed, whose futures are to complete; null when none
+     * @return those of them not dropped, whose futures are to be settled by {@link #acknowledge}: completed, or
+     *     failed when the peer refused them before this ACK ({@link #refuse}); null when none
      */
     List<QueuedMessage> passedBy(long acked) {
         List<QueuedMessage> done = null;
         while (!watched.isEmpty() && watched.peek().index <= acked) {
             QueuedMessage m = watched.poll();
-            LinkException no = refused.isEmpty() || m.failure != null ? null : refused.remove(m.sequence());
-            if (no != null) {
-                m.failure = no;
-                if (refusedPassed == null) {
-                    refusedPassed = new ArrayList<>();
-                }
-                refusedPassed.add(m);
-            } else if (m.failure == null) { // else dropped, and failed then
-                if (done == null) {
-                    done = new ArrayList<>();
-                }
-                done.add(m);
+            if (m.failure != null) {
+                continue; // dropped, and failed then
             }
+            if (!refused.isEmpty()) {
+                m.failure = refused.remove(m.sequence()); // refused by the peer before this ACK, or null
+            }
+            if (done == null) {
+                done = new ArrayList<>();
+            }
+            done.add(m);
         }
         return done;
     }
@@ -80,13 +76,6 @@ final class AckWatch {
     /** The link is gone: what it refused goes again on the next, which answers afresh. */
     void forgetRefused() {
         refused.clear();
-    }
-
-    /** The refused messages the last {@link #passedBy} passed, marked failed, for {@link #fail}; null when none. */
-    List<QueuedMessage> takeRefused() {
-        List<QueuedMessage> r = refusedPassed;
-        refusedPassed = null;
-        return r;
     }
 
     /**
@@ -133,11 +122,18 @@ final class AckWatch {
         return withFuture;
     }
 
-    /** Outside the queue's lock: completes the futures of messages acknowledged ({@code null}: none). */
+    /**
+     * Outside the queue's lock: settles the futures of messages an ACK passed ({@code null}: none), each complete,
+     * or failed when the peer refused it.
+     */
     static void acknowledge(List<QueuedMessage> done) {
         if (done != null) {
             for (QueuedMessage m : done) {
-                m.future.complete(null);
+                if (m.failure == null) {
+                    m.future.complete(null);
+                } else {
+                    m.future.completeExceptionally(m.failureSeenBySender(m.failure));
+                }
             }
         }
     }

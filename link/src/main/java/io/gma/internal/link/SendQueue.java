@@ -417,7 +417,6 @@ public final class SendQueue {
      */
     void acknowledge(Object link, long count) {
         List<QueuedMessage> done;
-        List<QueuedMessage> refused;
         boolean freed;
         lock.lock();
         try {
@@ -429,12 +428,10 @@ public final class SendQueue {
                 room.signalAll();
             }
             done = watch.passedBy(lanes.dataAcked);
-            refused = watch.takeRefused();
         } finally {
             lock.unlock();
         }
         AckWatch.acknowledge(done);
-        AckWatch.fail(refused);
         if (freed && roomFreed != null) {
             roomFreed.run();
         }
