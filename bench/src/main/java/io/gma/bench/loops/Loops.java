@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops direct|tunnel|roundtrip
- * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables [rounds [rows]]
+ * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables [rounds [rows [warm-up s]]]
  * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables-only [seconds]
  * </pre>
  *
@@ -35,8 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       median, in messages/s, and the process's CPU time a message;
  *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B over a direct link, after 5,000; the median, µs;
  *   <li>{@code tables}: the tables stage's plain DATA and match-all continuous passes alone ({@link ContinuousBench},
- *       1,000,000 rows a pass, 7 rounds by default, the kinds alternated after 2 s of warm-up of each): each
- *       round's rates, their ratio (match all ÷ plain) and the CPU a row by thread; then the median ratio;
+ *       1,000,000 rows a pass, 7 rounds by default, the kinds alternated after 2 s of warm-up of each, or more
+ *       on a loaded machine, whose compiler threads lag): each round's rates, their ratio (match all ÷ plain) and
+ *       the CPU a row by thread; then the median ratio;
  *   <li>{@code tables-only}: match-all passes of 1,000,000 rows only, for a profiler (20 s by default).
  * </ul>
  */
@@ -55,7 +56,8 @@ public final class Loops {
             try (Registry registry = Registry.builder().port(0).build().start()) {
                 if (what.equals("tables")) {
                     tables(registry.url(), args.length > 1 ? Integer.parseInt(args[1]) : 7,
-                            args.length > 2 ? Integer.parseInt(args[2]) : 1_000_000);
+                            args.length > 2 ? Integer.parseInt(args[2]) : 1_000_000,
+                            args.length > 3 ? Long.parseLong(args[3]) * 1_000_000_000L : TableBench.WARM_UP_NANOS);
                 } else {
                     tablesOnly(registry.url(), args.length > 1 ? Integer.parseInt(args[1]) : 20);
                 }
@@ -68,7 +70,7 @@ public final class Loops {
                 case "tunnel" -> tunnel(registry.url());
                 case "roundtrip" -> roundTrip(registry.url());
                 default -> {
-                    System.err.println("usage: Loops direct|tunnel|roundtrip|tables [rounds [rows]]"
+                    System.err.println("usage: Loops direct|tunnel|roundtrip|tables [rounds [rows [warm-up s]]]"
                             + "|tables-only [seconds]");
                     System.exit(2);
                 }
@@ -101,14 +103,14 @@ public final class Loops {
         }
     }
 
-    private static void tables(String registry, int rounds, int rows) throws Exception {
+    private static void tables(String registry, int rounds, int rows, long warmUpNanos) throws Exception {
         ContinuousBench.Kind[] kinds = {ContinuousBench.Kind.PLAIN, ContinuousBench.Kind.MATCH_ALL};
         try (ContinuousBench bench = ContinuousBench.start(registry)) {
             for (ContinuousBench.Kind k : kinds) {
                 long start = System.nanoTime();
                 do {
                     bench.run(k, rows);
-                } while (System.nanoTime() - start < TableBench.WARM_UP_NANOS);
+                } while (System.nanoTime() - start < warmUpNanos);
             }
             double[] ratios = new double[rounds];
             List<ContinuousBench.Pass> plain = new ArrayList<>();
