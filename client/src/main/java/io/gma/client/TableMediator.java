@@ -191,28 +191,31 @@ final class TableMediator {
 
     /** A TABLE_ROW, on a link's event loop: to its query's handler, or a TABLE_CANCEL for a query that ended. */
     void receive(Message m) {
-        RowEnvelope env;
+        byte[] data = m.data(); // one copy, which the header and the row are read from, without views
+        long id;
         try {
-            env = RowEnvelope.decode(m.dataBuffer()); // a view: the row is copied once, as it is decoded
+            id = RowEnvelope.queryId(data);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
         }
-        ContinuousQuery cq = queries.get(env.queryId());
+        ContinuousQuery cq = queries.get(id);
         if (cq == null || cq.closed()) {
             // off the event loop: a send may wait for room in the producer's queue
             String from = m.from();
-            calls.execute(() -> sendCancel(from, env.queryId()));
+            calls.execute(() -> sendCancel(from, id));
             return;
         }
         Row row;
+        long insertMicros;
         try {
-            row = env.row(cq.bound().schema());
+            insertMicros = RowEnvelope.insertMicros(data);
+            row = RowEnvelope.row(cq.bound().schema(), data);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
         }
-        TableRow projected = new TableRow(m.from(), env.insertMicros(), cq.bound().project(row));
+        TableRow projected = new TableRow(m.from(), insertMicros, cq.bound().project(row));
         if (handlers == null) {
             handle(cq, projected);
             return;

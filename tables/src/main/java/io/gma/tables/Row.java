@@ -33,6 +33,11 @@ public final class Row {
         this.strings = strings;
     }
 
+    /** A row of these arrays, which it owns from now on: the decoder's, which filled them as a builder would. */
+    static Row owned(byte[] kinds, long[] words, String[] strings) {
+        return new Row(kinds, words, strings);
+    }
+
     /**
      * A row of these values, one per column in the table's order.
      *

@@ -36,20 +36,26 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
     }
 
     /**
-     * Encodes a row's envelope: the data of a {@link #COMMAND} message.
+     * Encodes a row's envelope: the data of a {@link #COMMAND} message. A producer that sends a row to several
+     * queries encodes it once with a {@link RowEncoder} and takes each envelope from it.
      *
      * @return a new array, the caller's
      * @throws TableException as {@link RowCodec#encode}
      */
     public static byte[] encode(long queryId, long insertMicros, TableSchema schema, Row row) {
-        int rowSize = RowCodec.encodedSize(schema, row);
-        int head = Varint.size(queryId);
-        byte[] out = new byte[head + 8 + rowSize];
+        RowEncoder encoder = new RowEncoder();
+        encoder.encode(schema, row);
+        return encoder.envelope(queryId, insertMicros);
+    }
+
+    /** The envelope of the encoded row {@code row[0, length)}: a new array. */
+    static byte[] wrap(long queryId, long insertMicros, byte[] row, int length) {
+        byte[] out = new byte[Varint.size(queryId) + 8 + length];
         int p = Varint.write(queryId, out, 0);
         for (int k = 56; k >= 0; k -= 8) {
             out[p++] = (byte) (insertMicros >>> k);
         }
-        RowCodec.encodeInto(schema, row, out, p);
+        System.arraycopy(row, 0, out, p, length);
         return out;
     }
 
@@ -63,19 +69,65 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
      */
     public static RowEnvelope decode(ByteBuffer data) throws ProtocolException {
         int start = data.position();
-        int end = data.limit();
-        int p = start;
-        long id = 0;
+        byte[] head = new byte[Math.min(Varint.MAX_BYTES + 8, data.remaining())];
+        data.get(start, head); // absolute: the buffer's position stays
+        int time = timeAt(head);
+        ByteBuffer row = data.duplicate().position(start + time + 8).limit(data.limit()).slice().asReadOnlyBuffer();
+        return new RowEnvelope(idAt(head), longAt(head, time), row);
+    }
+
+    /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
+    public static RowEnvelope decode(byte[] data) throws ProtocolException {
+        return decode(ByteBuffer.wrap(data));
+    }
+
+    /**
+     * The query id of the envelope that is all of {@code data}, read without a view: a consumer's hot path reads
+     * the id, then {@link #insertMicros(byte[])} and {@link #row(TableSchema, byte[])}, each checking the header.
+     *
+     * @throws ProtocolException as {@link #decode(ByteBuffer)}
+     */
+    public static long queryId(byte[] data) throws ProtocolException {
+        timeAt(data);
+        return idAt(data);
+    }
+
+    /**
+     * The insert time of the envelope that is all of {@code data}.
+     *
+     * @throws ProtocolException as {@link #decode(ByteBuffer)}
+     */
+    public static long insertMicros(byte[] data) throws ProtocolException {
+        return longAt(data, timeAt(data));
+    }
+
+    /**
+     * The row of the envelope that is all of {@code data}, decoded with the schema of the table the query reads,
+     * straight from the array.
+     *
+     * @throws ProtocolException as {@link #decode(ByteBuffer)} and {@link RowCodec#decode(TableSchema, byte[])}
+     */
+    public static Row row(TableSchema schema, byte[] data) throws ProtocolException {
+        int row = timeAt(data) + 8;
+        return RowCodec.decode(schema, data, row, data.length - row);
+    }
+
+    /**
+     * Checks the header at the start of {@code data}, which holds all of the envelope or at least its first 18
+     * bytes (which hold every header): returns the offset of the insert time.
+     */
+    private static int timeAt(byte[] data) throws ProtocolException {
+        int end = data.length;
+        int p = 0;
         for (int k = 0; ; k++) {
             if (p == end) {
                 throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
             }
-            int b = data.get(p++) & 0xFF;
+            int b = data[p++] & 0xFF;
             if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
                 throw RowCodec.malformed(String.format("row envelope's query id is longer than 10 bytes or overflows"
                         + " 64 bits: its 10th byte is 0x%02X", b));
             }
-            id |= (long) (b & 0x7F) << 7 * k;
             if ((b & 0x80) == 0) {
                 if (b == 0 && k > 0) {
                     throw RowCodec.malformed("row envelope's query id is not minimal: " + (k + 1) + " bytes where "
@@ -85,20 +137,31 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
             }
         }
         if (end - p < 8) {
-            throw RowCodec.malformed("row envelope ends inside its insert time at offset " + (p - start) + ": 8"
-                    + " bytes needed, " + (end - p) + " remain");
+            throw RowCodec.malformed("row envelope ends inside its insert time at offset " + p + ": 8 bytes needed, "
+                    + (end - p) + " remain");
         }
-        long micros = 0;
-        for (int k = 0; k < 8; k++) {
-            micros = micros << 8 | data.get(p + k) & 0xFF; // big-endian whatever the buffer's order
-        }
-        ByteBuffer row = data.duplicate().position(p + 8).limit(end).slice().asReadOnlyBuffer();
-        return new RowEnvelope(id, micros, row);
+        return p;
     }
 
-    /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
-    public static RowEnvelope decode(byte[] data) throws ProtocolException {
-        return decode(ByteBuffer.wrap(data));
+    /** The query id at the start of a header {@link #timeAt} checked. */
+    private static long idAt(byte[] data) {
+        long id = 0;
+        for (int k = 0; ; k++) {
+            int b = data[k] & 0xFF;
+            id |= (long) (b & 0x7F) << 7 * k;
+            if ((b & 0x80) == 0) {
+                return id;
+            }
+        }
+    }
+
+    /** 8 bytes big-endian at {@code p}. */
+    private static long longAt(byte[] data, int p) {
+        long v = 0;
+        for (int k = 0; k < 8; k++) {
+            v = v << 8 | data[p + k] & 0xFF;
+        }
+        return v;
     }
 
     /**

@@ -42,41 +42,43 @@ final class RowReader {
             }
         }
         p = start + bitmapBytes;
-        Row.Builder row = new Row.Builder(n);
+        // the row's arrays, filled here and owned by the row: each value as Row.Builder would set it
+        byte[] kinds = schema.kinds.clone();
+        long[] words = new long[n];
+        String[] strings = null;
         for (int i = 0; i < n; i++) {
-            Column c = columns.get(i);
             if ((in[start + (i >>> 3)] & 1 << (i & 7)) != 0) {
                 if (schema.isKey(i)) {
-                    throw RowCodec.malformed("key column " + name(c) + " is NULL in the nulls bitmap at offset "
+                    throw RowCodec.malformed("key column " + name(i) + " is NULL in the nulls bitmap at offset "
                             + (i >>> 3));
                 }
+                kinds[i] = Row.NULL;
                 continue;
             }
-            switch (c.type()) {
-                case INTEGER:
-                case TIMESTAMP:
-                    row.setLong(i, Varint.unzigzag(varint(c, "the varint of column ")));
+            switch (kinds[i]) {
+                case Row.LONG:
+                    words[i] = Varint.unzigzag(varint(i, "the varint of column "));
                     break;
-                case DOUBLE:
-                    need(c, 8);
-                    long bits = 0;
-                    for (int k = 0; k < 8; k++) {
-                        bits = bits << 8 | in[p++] & 0xFF;
-                    }
-                    row.setDouble(i, Double.longBitsToDouble(bits));
+                case Row.DOUBLE:
+                    need(i, 8);
+                    words[i] = (long) RowEncoder.LONG_BE.get(in, p); // raw bits: every NaN as it came
+                    p += 8;
                     break;
-                case BOOLEAN:
-                    need(c, 1);
+                case Row.BOOLEAN:
+                    need(i, 1);
                     int b = in[p] & 0xFF;
                     if (b > 1) {
                         throw RowCodec.malformed(String.format("column %s at offset %d is 0x%02X, not 0 or 1",
-                                name(c), p - start, b));
+                                name(i), p - start, b));
                     }
                     p++;
-                    row.setBoolean(i, b == 1);
+                    words[i] = b;
                     break;
                 default:
-                    row.setString(i, string(c));
+                    if (strings == null) {
+                        strings = new String[n];
+                    }
+                    strings[i] = string(i);
                     break;
             }
         }
@@ -84,10 +86,10 @@ final class RowReader {
             throw RowCodec.malformed("row has " + (end - p) + " bytes after its last column, from offset "
                     + (p - start));
         }
-        return row.buildOwned();
+        return Row.owned(kinds, words, strings);
     }
 
-    private String string(Column c) throws ProtocolException {
+    private String string(int c) throws ProtocolException {
         int at = p - start;
         long length = varint(c, "the length of column ");
         if (Long.compareUnsigned(length, RowCodec.MAX_STRING_BYTES) > 0) { // unsigned: 64-bit lengths are huge
@@ -110,7 +112,7 @@ final class RowReader {
     }
 
     /** An unsigned LEB128 varint, minimal, at most 10 bytes, within 64 bits. */
-    private long varint(Column c, String what) throws ProtocolException {
+    private long varint(int c, String what) throws ProtocolException {
         int at = p;
         long v = 0;
         for (int k = 0; ; k++) {
@@ -138,14 +140,15 @@ final class RowReader {
         }
     }
 
-    private void need(Column c, int bytes) throws ProtocolException {
+    private void need(int c, int bytes) throws ProtocolException {
         if (end - p < bytes) {
             throw RowCodec.malformed("row ends inside column " + name(c) + " at offset " + (p - start) + ": "
                     + bytes + (bytes == 1 ? " byte" : " bytes") + " needed, " + (end - p) + " remain");
         }
     }
 
-    private static String name(Column c) {
+    private String name(int i) {
+        Column c = columns.get(i);
         return c.name() + " (" + c.type() + ")";
     }
 }
