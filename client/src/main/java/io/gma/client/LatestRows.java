@@ -5,14 +5,13 @@ import io.gma.tables.Row;
 import io.gma.tables.RowFilter;
 import io.gma.tables.TableSchema;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A producer's latest row of each primary key of one table, with its insert time ({@link TablePublisher}). Keyed
- * by the values of the key columns as the row holds them, unboxed: an insert of a key kept already replaces its
- * row in place, and allocates nothing; a new key costs one entry. Key values are equal as their boxes would be
+ * by the values of the key columns as the row holds them, unboxed, in an open-addressing table of parallel arrays
+ * (the key's hash, the row, its time): an insert of a key kept already replaces its row in place, looks at no
+ * object but the two rows, and allocates nothing. Key values are equal as their boxes would be
  * ({@code Double.equals} for a DOUBLE: NaN equals NaN, -0.0 differs from 0.0).
  *
  * <p>Not thread-safe: the table's lock guards it. What it hands out are copies ({@link Kept}), which a later
@@ -23,30 +22,16 @@ final class LatestRows {
     record Kept(long insertMicros, Row row) {
     }
 
+    private static final int FIRST_SLOTS = 16;
     /** The primary key's column indexes, in the key's order, and their types. */
     private final int[] columns;
     private final ColumnType[] types;
-    /** Each entry is its own key: its hash and equality are its row's key values, which an update keeps. */
-    private final Map<Entry, Entry> rows = new HashMap<>();
-    /** The look-up's key, its row set for the look-up only. */
-    private final Entry probe = new Entry();
-
-    /** The latest rows, by key, and their insert times. */
-    private final class Entry {
-        int hash;
-        Row row;
-        long insertMicros;
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Entry e && e.hash == hash && sameKey(row, e.row);
-        }
-    }
+    /** Per slot: the hash of its row's key, never 0; 0 when the slot is empty. A power of two of slots. */
+    private int[] hashes = new int[FIRST_SLOTS];
+    private Row[] rows = new Row[FIRST_SLOTS];
+    private long[] micros = new long[FIRST_SLOTS];
+    /** The rows kept; at most half the slots, so that a probe meets an empty slot soon. */
+    private int size;
 
     LatestRows(TableSchema schema) {
         columns = schema.primaryKey().stream().mapToInt(schema::indexOf).toArray();
@@ -58,38 +43,80 @@ final class LatestRows {
 
     /** Keeps {@code row}, a row of the schema with no NULL in its key, as its key's latest, inserted now. */
     void put(Row row, long insertMicros) {
-        probe.row = row;
-        probe.hash = hash(row);
-        Entry e = rows.get(probe);
-        probe.row = null;
-        if (e == null) {
-            e = new Entry();
-            e.hash = probe.hash;
-            e.row = row; // before it is put: the map compares it with the entries of its hash
-            rows.put(e, e);
+        int h = hash(row);
+        int mask = hashes.length - 1;
+        for (int i = slot(h, mask); ; i = i + 1 & mask) {
+            int there = hashes[i];
+            if (there == 0) {
+                hashes[i] = h;
+                rows[i] = row;
+                micros[i] = insertMicros;
+                if (++size > hashes.length / 2) {
+                    rebuild(hashes.length * 2, Long.MIN_VALUE);
+                }
+                return;
+            }
+            if (there == h && sameKey(rows[i], row)) {
+                rows[i] = row;
+                micros[i] = insertMicros;
+                return;
+            }
         }
-        e.row = row;
-        e.insertMicros = insertMicros;
     }
 
     /** Drops the rows inserted before {@code oldestMicros}. */
     void purge(long oldestMicros) {
-        rows.values().removeIf(e -> e.insertMicros < oldestMicros);
+        for (int i = 0; i < hashes.length; i++) {
+            if (hashes[i] != 0 && micros[i] < oldestMicros) {
+                rebuild(hashes.length, oldestMicros); // at most once a second: simpler than moving probes back
+                return;
+            }
+        }
+    }
+
+    /** The table again, with {@code slots} slots, of the rows inserted at or after {@code oldestMicros}. */
+    private void rebuild(int slots, long oldestMicros) {
+        int[] oldHashes = hashes;
+        Row[] oldRows = rows;
+        long[] oldMicros = micros;
+        hashes = new int[slots];
+        rows = new Row[slots];
+        micros = new long[slots];
+        size = 0;
+        int mask = slots - 1;
+        for (int k = 0; k < oldHashes.length; k++) {
+            if (oldHashes[k] != 0 && oldMicros[k] >= oldestMicros) {
+                int i = slot(oldHashes[k], mask);
+                while (hashes[i] != 0) {
+                    i = i + 1 & mask;
+                }
+                hashes[i] = oldHashes[k];
+                rows[i] = oldRows[k];
+                micros[i] = oldMicros[k];
+                size++;
+            }
+        }
     }
 
     /** The rows inserted at or after {@code sinceMicros} that {@code filter} keeps (null: every row). */
     List<Kept> since(long sinceMicros, RowFilter filter) {
         List<Kept> out = new ArrayList<>();
-        for (Entry e : rows.values()) {
-            if (e.insertMicros >= sinceMicros && (filter == null || filter.test(e.row))) {
-                out.add(new Kept(e.insertMicros, e.row));
+        for (int i = 0; i < hashes.length; i++) {
+            if (hashes[i] != 0 && micros[i] >= sinceMicros && (filter == null || filter.test(rows[i]))) {
+                out.add(new Kept(micros[i], rows[i]));
             }
         }
         return out;
     }
 
     int size() {
-        return rows.size();
+        return size;
+    }
+
+    /** The first slot to probe for a hash: mixed, so that its low bits depend on all of it. */
+    private static int slot(int hash, int mask) {
+        int x = hash * 0x9E3779B9;
+        return (x ^ x >>> 16) & mask;
     }
 
     private int hash(Row row) {
@@ -104,7 +131,7 @@ final class LatestRows {
             };
             h = 31 * h + v;
         }
-        return h;
+        return h == 0 ? 1 : h; // 0 marks an empty slot
     }
 
     private boolean sameKey(Row a, Row b) {

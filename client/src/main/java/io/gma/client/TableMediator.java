@@ -9,6 +9,7 @@ import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -191,10 +192,13 @@ final class TableMediator {
 
     /** A TABLE_ROW, on a link's event loop: to its query's handler, or a TABLE_CANCEL for a query that ended. */
     void receive(Message m) {
-        byte[] data = m.data(); // one copy, which the header and the row are read from, without views
+        // read in place from the message's own bytes, which nobody changes: no copy, no view
+        byte[] packed = Packed.shared(m);
+        int length = m.dataLength();
+        int at = packed.length - length;
         long id;
         try {
-            id = RowEnvelope.queryId(data);
+            id = RowEnvelope.queryId(packed, at, length);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
@@ -209,8 +213,8 @@ final class TableMediator {
         Row row;
         long insertMicros;
         try {
-            insertMicros = RowEnvelope.insertMicros(data);
-            row = RowEnvelope.row(cq.bound().schema(), data);
+            insertMicros = RowEnvelope.insertMicros(packed, at, length);
+            row = RowEnvelope.row(cq.bound().schema(), packed, at, length);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;

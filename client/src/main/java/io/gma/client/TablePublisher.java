@@ -48,6 +48,15 @@ final class TablePublisher {
     private static final long PURGE_MICROS = 1_000_000;
     /** The most queries kept parsed. */
     private static final int PARSED = 256;
+    /** How often {@link #nowMicros()} reads the wall clock. */
+    static final long CLOCK_ANCHOR_NANOS = 100_000_000;
+    /** A new anchor this much behind the time carried on is a step of the wall clock, which insert times follow. */
+    static final long CLOCK_STEP_MICROS = 1_000;
+    /** A reading of the wall clock and of the monotonic clock at once. */
+    private record ClockAnchor(long nanos, long micros) {
+    }
+
+    private static volatile ClockAnchor anchor = new ClockAnchor(System.nanoTime(), wallMicros());
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
@@ -437,7 +446,29 @@ final class TablePublisher {
         }
     }
 
+    /**
+     * The producer's clock, for insert times: microseconds since the epoch. The wall clock is read once every
+     * {@link #CLOCK_ANCHOR_NANOS} and the monotonic clock carries it on in between: {@code Instant.now} is a call
+     * into the VM, twice {@code System.nanoTime}'s cost, and inserts read the clock once a row. Linux slews both
+     * clocks alike, so they part by the moments between their readings: a new anchor that would put the time
+     * back by less than {@link #CLOCK_STEP_MICROS} (a microsecond, as a rule) keeps it where it was, so that one
+     * thread's inserts never go back in time; a step of the wall clock shows within 100 ms.
+     */
     static long nowMicros() {
+        long nanos = System.nanoTime();
+        ClockAnchor a = anchor;
+        long since = nanos - a.nanos();
+        if (since >= 0 && since < CLOCK_ANCHOR_NANOS) {
+            return a.micros() + since / 1000;
+        }
+        long carried = a.micros() + since / 1000;
+        long wall = wallMicros();
+        a = new ClockAnchor(nanos, wall < carried && carried - wall < CLOCK_STEP_MICROS ? carried : wall);
+        anchor = a;
+        return a.micros();
+    }
+
+    private static long wallMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }

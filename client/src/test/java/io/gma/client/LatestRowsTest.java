@@ -54,6 +54,32 @@ class LatestRowsTest {
         kept.forEach((row, micros) -> assertEquals((long) row.getDouble(5), micros)); // the newest of its key
     }
 
+    @Test
+    void putsAndPurgesInAnyOrderKeepWhatAMapOfTheBoxedKeysKeeps() {
+        Random r = new Random(42);
+        LatestRows latest = new LatestRows(MIXED);
+        Map<List<Object>, LatestRows.Kept> boxed = new HashMap<>();
+        for (int i = 0; i < 50_000; i++) {
+            if (r.nextInt(500) == 0) {
+                long oldest = i - r.nextInt(2_000);
+                latest.purge(oldest);
+                boxed.values().removeIf(k -> k.insertMicros() < oldest);
+            } else {
+                // few hosts and CPUs: keys come again, and clusters of probes form and break up
+                Row row = row("h" + r.nextInt(40), r.nextInt(50), 0.5, true, 7, i);
+                latest.put(row, i);
+                boxed.put(List.of(row.get(0), row.get(1)), new LatestRows.Kept(i, row));
+            }
+            if (i % 997 == 0 || i == 49_999) {
+                assertEquals(boxed.size(), latest.size(), "after " + i);
+                List<LatestRows.Kept> kept = new ArrayList<>(latest.since(Long.MIN_VALUE, null));
+                kept.sort((x, y) -> Long.compare(x.insertMicros(), y.insertMicros()));
+                assertEquals(boxed.values().stream().sorted((x, y) -> Long.compare(x.insertMicros(),
+                        y.insertMicros())).toList(), kept, "after " + i);
+            }
+        }
+    }
+
     private static int byLoad(Row a, Row b) {
         return Double.compare(a.getDouble(5), b.getDouble(5));
     }

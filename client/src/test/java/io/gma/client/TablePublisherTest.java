@@ -53,6 +53,27 @@ class TablePublisherTest {
     }
 
     @Test
+    void theInsertClockFollowsTheWallClockAndNeverGoesBackOnOneThread() {
+        // across a few anchors (100 ms each): within a millisecond of Instant.now (which is read before and after,
+        // so that a descheduled thread does not count), and never behind the time it gave before
+        long last = Long.MIN_VALUE;
+        long end = System.nanoTime() + 3 * TablePublisher.CLOCK_ANCHOR_NANOS + 50_000_000;
+        int calls = 0;
+        while (System.nanoTime() < end) {
+            java.time.Instant before = java.time.Instant.now();
+            long now = TablePublisher.nowMicros();
+            java.time.Instant after = java.time.Instant.now();
+            long b = before.getEpochSecond() * 1_000_000 + before.getNano() / 1000;
+            long a = after.getEpochSecond() * 1_000_000 + after.getNano() / 1000;
+            assertTrue(now >= b - 1_000 && now <= a + 1_000, now + " outside [" + b + ", " + a + "] by more than 1 ms");
+            assertTrue(now >= last, now + " after " + last);
+            last = now;
+            calls++;
+        }
+        assertTrue(calls > 1000, calls + " calls");
+    }
+
+    @Test
     void declarePublishesTheTableAtTheRegistry() throws Exception {
         var rows = consumer.query("SELECT name, predicate FROM publishers WHERE table_name = 'host_cpu'").rows();
         assertEquals(List.of(List.of(producer.name(), "site = 'cardiff'")), rows);

@@ -33,7 +33,10 @@ public final class Row {
         this.strings = strings;
     }
 
-    /** A row of these arrays, which it owns from now on: the decoder's, which filled them as a builder would. */
+    /**
+     * A row of these arrays, which it owns from now on: the decoder's, which filled them as a builder would.
+     * {@code kinds} may be shared (a schema's, for a row without NULLs): no row changes its arrays.
+     */
     static Row owned(byte[] kinds, long[] words, String[] strings) {
         return new Row(kinds, words, strings);
     }

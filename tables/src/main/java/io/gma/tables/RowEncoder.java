@@ -23,7 +23,11 @@ public final class RowEncoder {
     private static final long CANONICAL_NAN = 0x7FF8000000000000L;
     /** 8 bytes of an array as a big-endian long: one store for a DOUBLE. */
     static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** A string this long or shorter whose chars are all ASCII is written by its length in one byte. */
+    private static final int ASCII_CHARS = 127;
     private byte[] buf = new byte[FIRST_BYTES];
+    /** A short string's chars, copied out of it. */
+    private final char[] chars = new char[ASCII_CHARS];
     /** The length of the last row encoded; 0 after a failed encode. */
     private int length;
 
@@ -102,6 +106,16 @@ public final class RowEncoder {
      */
     private int string(Column c, String s, int p, int after) {
         int chars = s.length();
+        if (chars <= ASCII_CHARS) {
+            // the common case, a short string of ASCII: its chars copied out at once, then one byte each
+            ensure(p + 1 + 3 * chars + after);
+            s.getChars(0, chars, this.chars, 0);
+            int end = Utf8.encodeAscii(this.chars, chars, buf, p + 1);
+            if (end >= 0) {
+                buf[p] = (byte) chars;
+                return end;
+            }
+        }
         if (chars > RowCodec.MAX_STRING_BYTES) {
             throw tooLong(c, s); // a char is a byte at least
         }

@@ -71,9 +71,9 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
         int start = data.position();
         byte[] head = new byte[Math.min(Varint.MAX_BYTES + 8, data.remaining())];
         data.get(start, head); // absolute: the buffer's position stays
-        int time = timeAt(head);
+        int time = timeAt(head, 0, head.length);
         ByteBuffer row = data.duplicate().position(start + time + 8).limit(data.limit()).slice().asReadOnlyBuffer();
-        return new RowEnvelope(idAt(head), longAt(head, time), row);
+        return new RowEnvelope(idAt(head, 0), longAt(head, time), row);
     }
 
     /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
@@ -82,43 +82,45 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
     }
 
     /**
-     * The query id of the envelope that is all of {@code data}, read without a view: a consumer's hot path reads
-     * the id, then {@link #insertMicros(byte[])} and {@link #row(TableSchema, byte[])}, each checking the header.
+     * The query id of the envelope in {@code data[offset, offset + length)}, read in place (a message's own bytes:
+     * {@code Packed.shared}): a consumer's hot path reads the id, then {@link #insertMicros(byte[], int, int)} and
+     * {@link #row(TableSchema, byte[], int, int)}, each checking the header, without a copy or a view.
      *
+     * @param data not changed, not kept
      * @throws ProtocolException as {@link #decode(ByteBuffer)}
      */
-    public static long queryId(byte[] data) throws ProtocolException {
-        timeAt(data);
-        return idAt(data);
+    public static long queryId(byte[] data, int offset, int length) throws ProtocolException {
+        timeAt(data, offset, offset + length);
+        return idAt(data, offset);
     }
 
     /**
-     * The insert time of the envelope that is all of {@code data}.
+     * The insert time of the envelope in {@code data[offset, offset + length)}.
      *
      * @throws ProtocolException as {@link #decode(ByteBuffer)}
      */
-    public static long insertMicros(byte[] data) throws ProtocolException {
-        return longAt(data, timeAt(data));
+    public static long insertMicros(byte[] data, int offset, int length) throws ProtocolException {
+        return longAt(data, timeAt(data, offset, offset + length));
     }
 
     /**
-     * The row of the envelope that is all of {@code data}, decoded with the schema of the table the query reads,
-     * straight from the array.
+     * The row of the envelope in {@code data[offset, offset + length)}, decoded with the schema of the table the
+     * query reads, straight from the array.
      *
      * @throws ProtocolException as {@link #decode(ByteBuffer)} and {@link RowCodec#decode(TableSchema, byte[])}
      */
-    public static Row row(TableSchema schema, byte[] data) throws ProtocolException {
-        int row = timeAt(data) + 8;
-        return RowCodec.decode(schema, data, row, data.length - row);
+    public static Row row(TableSchema schema, byte[] data, int offset, int length) throws ProtocolException {
+        int row = timeAt(data, offset, offset + length) + 8;
+        return RowCodec.decode(schema, data, row, offset + length - row);
     }
 
     /**
-     * Checks the header at the start of {@code data}, which holds all of the envelope or at least its first 18
+     * Checks the header at {@code data[start, end)}, which holds all of the envelope or at least its first 18
      * bytes (which hold every header): returns the offset of the insert time.
      */
-    private static int timeAt(byte[] data) throws ProtocolException {
-        int end = data.length;
-        int p = 0;
+    private static int timeAt(byte[] data, int start, int end) throws ProtocolException {
+        Objects.checkFromToIndex(start, end, data.length);
+        int p = start;
         for (int k = 0; ; k++) {
             if (p == end) {
                 throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
@@ -137,17 +139,17 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
             }
         }
         if (end - p < 8) {
-            throw RowCodec.malformed("row envelope ends inside its insert time at offset " + p + ": 8 bytes needed, "
-                    + (end - p) + " remain");
+            throw RowCodec.malformed("row envelope ends inside its insert time at offset " + (p - start) + ": 8"
+                    + " bytes needed, " + (end - p) + " remain");
         }
         return p;
     }
 
-    /** The query id at the start of a header {@link #timeAt} checked. */
-    private static long idAt(byte[] data) {
+    /** The query id at {@code data[start]}, of a header {@link #timeAt} checked. */
+    private static long idAt(byte[] data, int start) {
         long id = 0;
         for (int k = 0; ; k++) {
-            int b = data[k] & 0xFF;
+            int b = data[start + k] & 0xFF;
             id |= (long) (b & 0x7F) << 7 * k;
             if ((b & 0x80) == 0) {
                 return id;

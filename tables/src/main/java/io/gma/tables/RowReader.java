@@ -42,8 +42,9 @@ final class RowReader {
             }
         }
         p = start + bitmapBytes;
-        // the row's arrays, filled here and owned by the row: each value as Row.Builder would set it
-        byte[] kinds = schema.kinds.clone();
+        // the row's arrays, filled here and owned by the row: each value as Row.Builder would set it; the
+        // schema's kinds are the row's as long as no value is NULL (a row never changes its arrays)
+        byte[] kinds = schema.kinds;
         long[] words = new long[n];
         String[] strings = null;
         for (int i = 0; i < n; i++) {
@@ -51,6 +52,9 @@ final class RowReader {
                 if (schema.isKey(i)) {
                     throw RowCodec.malformed("key column " + name(i) + " is NULL in the nulls bitmap at offset "
                             + (i >>> 3));
+                }
+                if (kinds == schema.kinds) {
+                    kinds = kinds.clone();
                 }
                 kinds[i] = Row.NULL;
                 continue;
@@ -101,36 +105,45 @@ final class RowReader {
                     + ", but only " + (end - p) + " bytes remain");
         }
         int len = (int) length;
-        int bad = io.gma.wire.Utf8.firstInvalid(in, p, len);
-        if (bad >= 0) {
-            throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
-                    + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
-        }
         String s = new String(in, p, len, StandardCharsets.UTF_8);
+        // as many chars as bytes and no U+FFFD (for which Java's decoder puts each bad sequence): every byte was
+        // ASCII, and the strict check has nothing to refuse; a string of ASCII alone holds no U+FFFD, which
+        // indexOf sees without a scan
+        if (s.length() != len || s.indexOf('\uFFFD') >= 0) {
+            int bad = io.gma.wire.Utf8.firstInvalid(in, p, len);
+            if (bad >= 0) {
+                throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
+                        + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
+            }
+        }
         p += len;
         return s;
     }
 
     /** An unsigned LEB128 varint, minimal, at most 10 bytes, within 64 bits. */
     private long varint(int c, String what) throws ProtocolException {
+        if (p < end && in[p] >= 0) {
+            return in[p++]; // one byte: a string's length, a small number
+        }
         int at = p;
+        int limit = Math.min(end, at + Varint.MAX_BYTES); // where the bytes it may take end
         long v = 0;
         for (int k = 0; ; k++) {
-            if (p == end) {
-                throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
-                        + " after " + k + " bytes");
-            }
-            if (k == Varint.MAX_BYTES) {
+            if (p == limit) {
+                if (p == end) {
+                    throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
+                            + " after " + k + " bytes");
+                }
                 throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
                         + Varint.MAX_BYTES + " bytes");
             }
-            int b = in[p++] & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && b > 1 && b < 0x80) { // with 0x80, it is longer than 10 bytes
-                throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
-                        + " 0x%02X", what, name(c), at - start, b));
-            }
+            int b = in[p++];
             v |= (long) (b & 0x7F) << 7 * k;
-            if ((b & 0x80) == 0) {
+            if (b >= 0) { // its last byte
+                if (k == Varint.MAX_BYTES - 1 && b > 1) {
+                    throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
+                            + " 0x%02X", what, name(c), at - start, b));
+                }
                 if (b == 0 && k > 0) {
                     throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is not minimal: "
                             + (k + 1) + " bytes where " + k + " would do");

@@ -35,6 +35,21 @@ final class Utf8 {
     }
 
     /**
+     * Writes {@code chars[0, length)} at {@code at}, one byte a char, if each is ASCII; returns the offset after
+     * them, or -1 at the first that is not (having written those before it).
+     */
+    static int encodeAscii(char[] chars, int length, byte[] out, int at) {
+        for (int i = 0; i < length; i++) {
+            char c = chars[i];
+            if (c >= 0x80) {
+                return -1;
+            }
+            out[at + i] = (byte) c;
+        }
+        return at + length;
+    }
+
+    /**
      * Writes a string in UTF-8 at {@code at}, room for 3 bytes a char given; returns the offset after it, or
      * -1 - index of its first unpaired surrogate (which has no UTF-8 form), having written some of it.
      */

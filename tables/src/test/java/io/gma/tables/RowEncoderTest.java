@@ -77,6 +77,26 @@ class RowEncoderTest {
     }
 
     @Test
+    void aShortStringWithOneCharNotAsciiAnywhereEncodesAsTheReference() throws ProtocolException {
+        RowEncoder encoder = new RowEncoder();
+        for (String other : new String[] {"\u00e9", "\u8282", "\ud83d\ude00", "\u007f"}) {
+            for (int length : new int[] {1, 2, 40, 126, 127, 128}) {
+                for (int at = 0; at < length; at += Math.max(1, length / 7)) {
+                    String s = "x".repeat(at) + other + "y".repeat(Math.max(0, length - at - 1));
+                    Row row = Row.of(s, 5L);
+                    assertArrayEquals(reference(row), RowCodec.encode(ONE, row), s);
+                    encoder.encode(ONE, row);
+                    assertArrayEquals(reference(row), encoder.toArray(), s);
+                    assertEquals(row, RowCodec.decode(ONE, encoder.toArray()));
+                }
+            }
+        }
+        assertEquals("column k has an unpaired surrogate U+D800 at index 5, which UTF-8 cannot carry",
+                assertThrows(TableException.class, () -> encoder.encode(ONE, Row.of("abcde\ud800fg", 1L)))
+                        .getMessage());
+    }
+
+    @Test
     void oneEncoderReusedForRowsOfOtherSizesAndNullsEncodesEachAlone() {
         RowEncoder encoder = new RowEncoder();
         Random r = new Random(23);
@@ -124,9 +144,11 @@ class RowEncoderTest {
         for (long id : ids) {
             byte[] data = encoder.envelope(id, 1_714_564_800_000_000L);
             assertArrayEquals(RowEnvelope.encode(id, 1_714_564_800_000_000L, CPU, TableQueryTest.CARDIFF), data);
-            assertEquals(id, RowEnvelope.queryId(data));
-            assertEquals(1_714_564_800_000_000L, RowEnvelope.insertMicros(data));
-            assertEquals(TableQueryTest.CARDIFF, RowEnvelope.row(CPU, data));
+            byte[] within = new byte[data.length + 5]; // read in place, between other bytes
+            System.arraycopy(data, 0, within, 3, data.length);
+            assertEquals(id, RowEnvelope.queryId(within, 3, data.length));
+            assertEquals(1_714_564_800_000_000L, RowEnvelope.insertMicros(within, 3, data.length));
+            assertEquals(TableQueryTest.CARDIFF, RowEnvelope.row(CPU, within, 3, data.length));
             assertArrayEquals(row, java.util.Arrays.copyOfRange(data, data.length - row.length, data.length));
         }
     }
