@@ -26,11 +26,14 @@ final class LatestRows {
     /** The primary key's column indexes, in the key's order, and their types. */
     private final int[] columns;
     private final ColumnType[] types;
-    /** Per slot: the hash of its row's key, never 0; 0 when the slot is empty. A power of two of slots. */
-    private int[] hashes = new int[FIRST_SLOTS];
+    /**
+     * Two longs a slot, side by side so that a probe reads one cache line: the hash of its row's key (never 0;
+     * 0 when the slot is empty), then the row's insert time. A power of two of slots.
+     */
+    private long[] slots = new long[2 * FIRST_SLOTS];
+    /** Each slot's row. */
     private Row[] rows = new Row[FIRST_SLOTS];
-    private long[] micros = new long[FIRST_SLOTS];
-    /** The rows kept; at most half the slots, so that a probe meets an empty slot soon. */
+    /** The rows kept; at most three quarters of the slots, so that a probe meets an empty slot soon. */
     private int size;
 
     LatestRows(TableSchema schema) {
@@ -44,21 +47,21 @@ final class LatestRows {
     /** Keeps {@code row}, a row of the schema with no NULL in its key, as its key's latest, inserted now. */
     void put(Row row, long insertMicros) {
         int h = hash(row);
-        int mask = hashes.length - 1;
+        int mask = rows.length - 1;
         for (int i = slot(h, mask); ; i = i + 1 & mask) {
-            int there = hashes[i];
+            long there = slots[2 * i];
             if (there == 0) {
-                hashes[i] = h;
+                slots[2 * i] = h;
+                slots[2 * i + 1] = insertMicros;
                 rows[i] = row;
-                micros[i] = insertMicros;
-                if (++size > hashes.length / 2) {
-                    rebuild(hashes.length * 2, Long.MIN_VALUE);
+                if (++size > rows.length / 4 * 3) {
+                    rebuild(rows.length * 2, Long.MIN_VALUE);
                 }
                 return;
             }
             if (there == h && sameKey(rows[i], row)) {
+                slots[2 * i + 1] = insertMicros;
                 rows[i] = row;
-                micros[i] = insertMicros;
                 return;
             }
         }
@@ -66,33 +69,32 @@ final class LatestRows {
 
     /** Drops the rows inserted before {@code oldestMicros}. */
     void purge(long oldestMicros) {
-        for (int i = 0; i < hashes.length; i++) {
-            if (hashes[i] != 0 && micros[i] < oldestMicros) {
-                rebuild(hashes.length, oldestMicros); // at most once a second: simpler than moving probes back
+        for (int i = 0; i < rows.length; i++) {
+            if (slots[2 * i] != 0 && slots[2 * i + 1] < oldestMicros) {
+                rebuild(rows.length, oldestMicros); // at most once a second: simpler than moving probes back
                 return;
             }
         }
     }
 
-    /** The table again, with {@code slots} slots, of the rows inserted at or after {@code oldestMicros}. */
-    private void rebuild(int slots, long oldestMicros) {
-        int[] oldHashes = hashes;
+    /** The table again, with {@code count} slots, of the rows inserted at or after {@code oldestMicros}. */
+    private void rebuild(int count, long oldestMicros) {
+        long[] oldSlots = slots;
         Row[] oldRows = rows;
-        long[] oldMicros = micros;
-        hashes = new int[slots];
-        rows = new Row[slots];
-        micros = new long[slots];
+        slots = new long[2 * count];
+        rows = new Row[count];
         size = 0;
-        int mask = slots - 1;
-        for (int k = 0; k < oldHashes.length; k++) {
-            if (oldHashes[k] != 0 && oldMicros[k] >= oldestMicros) {
-                int i = slot(oldHashes[k], mask);
-                while (hashes[i] != 0) {
+        int mask = count - 1;
+        for (int k = 0; k < oldRows.length; k++) {
+            long h = oldSlots[2 * k];
+            if (h != 0 && oldSlots[2 * k + 1] >= oldestMicros) {
+                int i = slot((int) h, mask);
+                while (slots[2 * i] != 0) {
                     i = i + 1 & mask;
                 }
-                hashes[i] = oldHashes[k];
+                slots[2 * i] = h;
+                slots[2 * i + 1] = oldSlots[2 * k + 1];
                 rows[i] = oldRows[k];
-                micros[i] = oldMicros[k];
                 size++;
             }
         }
@@ -101,9 +103,10 @@ final class LatestRows {
     /** The rows inserted at or after {@code sinceMicros} that {@code filter} keeps (null: every row). */
     List<Kept> since(long sinceMicros, RowFilter filter) {
         List<Kept> out = new ArrayList<>();
-        for (int i = 0; i < hashes.length; i++) {
-            if (hashes[i] != 0 && micros[i] >= sinceMicros && (filter == null || filter.test(rows[i]))) {
-                out.add(new Kept(micros[i], rows[i]));
+        for (int i = 0; i < rows.length; i++) {
+            long micros = slots[2 * i + 1];
+            if (slots[2 * i] != 0 && micros >= sinceMicros && (filter == null || filter.test(rows[i]))) {
+                out.add(new Kept(micros, rows[i]));
             }
         }
         return out;

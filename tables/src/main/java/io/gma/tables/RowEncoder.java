@@ -81,7 +81,7 @@ public final class RowEncoder {
             }
             switch (kind) {
                 case Row.LONG:
-                    p = Varint.write(Varint.zigzag(w), buf, p);
+                    p = Varint.writeWide(Varint.zigzag(w), buf, p); // room for 10 bytes at every value
                     break;
                 case Row.DOUBLE:
                     LONG_BE.set(buf, p, Double.isNaN(Double.longBitsToDouble(w)) ? CANONICAL_NAN : w);

@@ -125,6 +125,15 @@ final class RowReader {
         if (p < end && in[p] >= 0) {
             return in[p++]; // one byte: a string's length, a small number
         }
+        if (end - p >= 8) {
+            // 2 to 8 bytes (a timestamp takes 8), minimal: read at once; anything else on the checked way below
+            long word = (long) Varint.LONG_LE.get(in, p);
+            int n = Varint.wideLength(word);
+            if (n > 1 && (word >>> 8 * (n - 1) & 0xFF) != 0) {
+                p += n;
+                return Varint.wideValue(word, n);
+            }
+        }
         int at = p;
         int limit = Math.min(end, at + Varint.MAX_BYTES); // where the bytes it may take end
         long v = 0;
