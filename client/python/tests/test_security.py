@@ -80,3 +80,62 @@ def test_a_python_peer_with_a_token_for_another_audience_is_refused(secure_world
                           alice.client_context(), server_hostname="127.0.0.1", expected=p.name)
         assert e.value.code == gma.ErrorCode.UNAUTHORIZED
         assert "WRONG_AUDIENCE" in e.value.sentence, e.value.sentence
+
+
+def test_tls_stream_ends_at_the_peers_close_notify(tmp_path):
+    """A peer that ends TLS (close_notify) with the connection still open: recv answers what came before it,
+    then b'' (the end of the stream). CPython's SSLObject.read answers b'' again and again once only the peer
+    has shut down, on which the reader thread used to loop forever holding the TLS lock (a close hung on it)."""
+    import shutil
+    import socket
+    import ssl
+    import subprocess
+    import threading
+    import time
+
+    from gma._transport import Tls
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a certificate")
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=localhost"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context.load_cert_chain(cert, key)
+    client_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    client_context.load_verify_locations(cert)
+    a, b = socket.socketpair()
+    sent = threading.Event()
+
+    def serve():
+        s = server_context.wrap_socket(b, server_side=True)
+        s.sendall(b"last words")
+        try:
+            s.unwrap()  # sends close_notify (then waits for the answer, which never comes)
+        except (OSError, ValueError):
+            pass
+        finally:
+            sent.set()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tls = Tls(a, client_context, False, "localhost")
+    tls.handshake(time.monotonic() + 5)
+    a.settimeout(None)
+    got = []
+
+    def read():
+        while True:
+            data = tls.recv()
+            got.append(data)
+            if not data:
+                return
+
+    time.sleep(0.3)  # the data and the close_notify both wait in the socket: one recv reads them together
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    assert not reader.is_alive(), "recv did not end at the close_notify"
+    assert b"".join(got) == b"last words" and got[-1] == b""
+    a.close()
+    b.close()

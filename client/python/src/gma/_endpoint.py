@@ -30,6 +30,9 @@ from ._registry import RegistryClient, RegistryError
 from ._wire import Command
 
 _HEADER_PACK = _wire._HEADER.pack
+_READING = _link._READING
+_ACK, _HELLO, _REQUEST = Command.ACK, Command.HELLO, Command.REQUEST
+_monotonic = time.monotonic
 #: A sender that finds this much unwritten writes it itself, rather than wait for the writer thread to get
 #: the GIL (which a busy sender holds for up to the interpreter's switch interval, 5 ms).
 _WRITE_HERE_BYTES = 64 * 1024
@@ -81,6 +84,8 @@ class EndpointCore:
         self.max_message_bytes = max_message_bytes
         self.handler = on_message
         self.security = security
+        # whether a message's sender must be its link's peer (receive): a reply's fast path checks it first
+        self._checks_senders = security is not None and security.authenticates
         self.counters = Counters()
         self._closed = False
         self._lock = threading.Lock()
@@ -183,12 +188,12 @@ class EndpointCore:
             tb = _wire.encode_name("to", to)
             _wire.pack(seq, command, self._name_bytes, tb, data, flags)  # the full checks, once per name
             peer.to_bytes[to] = tb
-        if command == Command.ACK or command == Command.HELLO:
+        if command == _ACK or command == _HELLO:
             return _wire.pack(seq, command, self._name_bytes, tb, data, flags)
         # both names are non-empty and checked, the command known: what the checks would pass
         fb = self._name_bytes
         if flags is None:
-            flags = 1 if command == Command.REQUEST else 0
+            flags = 1 if command == _REQUEST else 0
         return _HEADER_PACK(b"GM", 1, command, flags, len(fb), len(tb), 0, seq, len(data)) + fb + tb + data
 
     def _policy(self):
@@ -233,31 +238,60 @@ class EndpointCore:
     # ------------------------------------------------------------------ requests
 
     def request(self, to, data, timeout=None, command=Command.REQUEST):
-        timeout = self.request_timeout if timeout is None else timeout
-        if _link.reading():
+        """Sends a REQUEST and waits for its answer (the reply's bytes, or the GmaError).
+
+        The common case is short (docs/python.md, "How it works"): the REQUEST goes straight to the socket
+        and the queue's in-flight lane when nothing else waits to be written (``Link.write_taken``), and the
+        calling thread reads its REPLY itself (``Link.await_reply``); otherwise it is queued as any message,
+        under the policy, and written or connected for as ``send`` does."""
+        if timeout is None:
+            timeout = self.request_timeout
+        if getattr(_READING, "on", False):
             raise RuntimeError("request() waits for a reply that this very thread would read: call it from"
                                " another thread than a message handler's")
-        peer = self._peer(to)
+        peer = self._peers.get(to)
+        if peer is None or peer.forgotten or self._closed:
+            peer = self._peer(to)
         seq = next(self._seq)
-        aw = _Awaited(self, to, timeout, seq)
+        now = _monotonic()
+        aw = _Awaited(self, to, timeout, seq, now + timeout)
         self._requests[seq] = aw
+        queue = peer.queue
+        link = queue.carrier
         try:
-            peer.queue.offer_data(self._pack(peer, seq, command, to, data), aw, self._policy(), self.block_timeout)
+            packed = self._pack(peer, seq, command, to, data)
+            if link is None or not link.write_taken(packed, aw, queue, now):
+                queue.offer_data(packed, aw, self.policy, self.block_timeout)  # not a link's thread: as _policy
+                link = queue.carrier
+                if link is None:
+                    self._connect(peer)
+                else:
+                    link.flush()
         except BaseException:
             self._requests.pop(seq, None)
             raise
         self.counters.sent += 1
-        link = peer.queue.carrier
-        if link is None:
-            self._connect(peer)
-        else:
-            link.flush()
-            link.await_reply(aw, aw.deadline)
-        if not aw.done and not aw.latch.acquire(timeout=max(0.0, aw.deadline - time.monotonic()) + 1.0):
+        if link is not None:
+            expect = peer.replies.get(to)
+            if expect is None:
+                expect = self._reply_form(peer, to)
+            if self._checks_senders and link.peer_name != to and peer is not self._uplink:
+                expect = None  # receive() decides (an impostor's reply is refused there)
+            link.await_reply(aw, expect)
+        if not aw.done and not aw.wait(max(0.0, aw.deadline - _monotonic()) + 1.0):
             self._fail_request(seq, self._timeout_error(aw, timeout))
         if aw.error is not None:
             raise aw.error
         return aw.reply
+
+    def _reply_form(self, peer, to):
+        """How ``to``'s REPLY to this endpoint begins: its header's first 8 bytes (magic, version, REPLY, no
+        flags, the names' lengths, the reserved byte), the two names, and where its data starts."""
+        tb = peer.to_bytes.get(to) or _wire.encode_name("to", to)
+        fb = self._name_bytes
+        form = peer.replies[to] = (_HEADER_PACK(b"GM", 1, Command.REPLY, 0, len(tb), len(fb), 0, 0, 0)[:8],
+                                   tb + fb, _wire.HEADER_BYTES + len(tb) + len(fb))
+        return form
 
     @staticmethod
     def _timeout_error(aw, timeout):

@@ -3,13 +3,17 @@
 ::
 
     senders --flush--> [immediate: ACK PING PONG BYE] + queue.take() --> transport --> socket
+    a request --write_taken--> queue's in flight + socket (nothing else pending)
     socket --> reader thread --> StreamDecoder --> ACK, PING, PONG, BYE: the link's own
                                               --> the rest: the listener, counted for our ACKs
+    socket --> a caller in await_reply --> its REPLY at the start of a read: taken as is (_took)
+                                      --> the rest: as the reader thread would
 
 The handshake (TLS, then HELLO and WELCOME) runs synchronously in the thread
 that connected or accepted, within 5 s (``_handshake``). After it, one reader thread per link
 reads and runs the listener (the endpoint's handlers run there, as on Java's
-event loop). Writing: any thread that finds the write lock free writes what is
+event loop), except while a caller waiting for a reply reads in its place (the
+read role, ``_rlock``). Writing: any thread that finds the write lock free writes what is
 pending without waiting (MSG_DONTWAIT); what the socket does not take now is
 left to the link's writer thread, started on first need, which may block.
 The endpoint's ticker thread calls :meth:`Link.tick` every 10 ms: the ACK due
@@ -19,6 +23,7 @@ by time (20 ms), PING after a ping interval idle, death after three silent.
 import select
 import socket
 import struct
+import sys
 import threading
 import time
 
@@ -33,6 +38,12 @@ ACK_EVERY_BYTES = 256 * 1024
 ACK_WITHIN = 0.020
 BYE_DRAIN = 0.2
 _ACK_DATA = struct.Struct(">Q")
+_SEQ_LENGTH = struct.Struct(">QI")  # a header's bytes 8..20: sequence, dataLength
+_monotonic = time.monotonic
+#: How long a caller's read of a plaintext link waits at most (SO_RCVTIMEO) before it looks at its deadline
+#: again: a blocking recv is one system call where poll and recv are two.
+RECV_WAIT = 0.05
+_RECV_WAIT = struct.pack("ll", 0, int(RECV_WAIT * 1e6)) if sys.platform.startswith("linux") else None
 
 
 _READING = threading.local()
@@ -90,9 +101,12 @@ class Link:
         # the read role: the reader thread's, or a caller's that waits for a reply (await_reply)
         self._rlock = threading.Lock()
         self._rcond = threading.Condition()
-        self._waiting = 0
-        self._wait_lock = threading.Lock()
+        self._waiters = []  # one item per caller in await_reply (list append and pop: atomic, no lock)
         self._waited_until = 0.0
+        self._blocking_reads = False  # plaintext with SO_RCVTIMEO: a caller waits in recv itself (start)
+        self._rbuf = self._rview = None
+        if not self.tls:
+            self._rbuf, self._rview = transport.buffers()
         self._wake_r, self._wake_w = socket.socketpair()
         self._poll = select.poll()
         self._poll.register(self.sock, select.POLLIN)
@@ -102,6 +116,12 @@ class Link:
     def start(self, pending=()):
         """Starts the reader thread; ``pending`` are messages read with the handshake's last bytes."""
         self.sock.settimeout(None)
+        if not self.tls and _RECV_WAIT is not None:
+            try:
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _RECV_WAIT)
+                self._blocking_reads = True
+            except OSError:
+                pass
         self._reader = threading.Thread(target=self._read_loop, args=(list(pending),),
                                         name="gma-link-%s" % (self.peer_name or "?"), daemon=True)
         self._reader.start()
@@ -148,6 +168,39 @@ class Link:
             self._wlock.release()
             if not self._want_flush:
                 return
+
+    def write_taken(self, packed, sent, queue, now):
+        """Writes a data message at once on this thread when nothing else waits to be written (a request, the
+        common case): it goes straight to the queue's in-flight lane (``SendQueue.offer_taken``) and to the
+        socket, in one system call, without the data lane and flush's gathering. False, having done nothing,
+        when that cannot be (the write lock is busy, something is pending, the queue is not this link's or has
+        no room): the caller then queues it as any other. True once it is in flight, even when the write
+        failed (the link then ends, and the next link resends it)."""
+        wlock = self._wlock
+        if not wlock.acquire(False):
+            return False
+        taken = False
+        try:
+            if not (self._leftover or self._immediate or self._closed) and queue.offer_taken(self, packed, sent):
+                taken = True
+                data = self.transport.encode(packed) if self.tls else packed
+                try:
+                    n = self.sock.send(data, _DONTWAIT) if _DONTWAIT else 0
+                except (BlockingIOError, InterruptedError):
+                    n = 0
+                if n:
+                    self.last_write = now
+                if n < len(data):
+                    self._leftover = data[n:] if n else data
+                    self._wake_writer()
+        except OSError as e:
+            wlock.release()
+            self.fail(GmaError(ErrorCode.INTERNAL, "link to %s failed: %s" % (self.peer_name, e)))
+            return taken
+        wlock.release()
+        if self._want_flush:  # another thread's flush found the lock taken: its holder looks again
+            self.flush()
+        return taken
 
     def _gather(self):
         if self._immediate:
@@ -243,7 +296,7 @@ class Link:
             _READING.on = False
         rlock, cond, sock, wake = self._rlock, self._rcond, self.sock, self._wake_r
         while not self._closed:
-            if self._waiting or time.monotonic() - self._waited_until < 0.002:
+            if self._waiters or time.monotonic() - self._waited_until < 0.002:
                 # a caller reads (await_reply), or did a moment ago and is likely to again: let it, without
                 # being woken by each reply it reads (it reads whatever comes meanwhile, as this thread would)
                 with cond:
@@ -274,6 +327,8 @@ class Link:
         try:
             if chunk is None:
                 chunk = self.transport.recv()
+                if chunk is None:  # nothing within SO_RCVTIMEO (another thread read what select saw)
+                    return not self._closed
             if not chunk:
                 if not self._closed:
                     self._close(GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe()), False)
@@ -292,48 +347,87 @@ class Link:
         finally:
             _READING.on = False
 
-    def await_reply(self, done, deadline):
-        """Reads this link on the calling thread until ``done.done`` is true or ``deadline`` passes: a
-        caller that waits for a reply reads it itself rather than being handed it by the reader thread, which
-        saves two thread switches a round trip. Whatever else arrives meanwhile is handled here as the reader
-        thread would have (handlers included). Returns when done, at the deadline, or if the link closes."""
-        with self._wait_lock:
-            self._waiting += 1
-        nowait = None if self.tls else self.transport.recv_nowait
+    def await_reply(self, aw, expect=None):
+        """Reads this link on the calling thread until ``aw.done`` is true or ``aw.deadline`` passes: a caller
+        that waits for a reply reads it itself rather than being handed it by the reader thread, which saves
+        two thread switches a round trip. Whatever else arrives meanwhile is handled here as the reader thread
+        would have (handlers included). Returns when done, at the deadline, or if the link closes.
+
+        ``expect`` describes the REPLY that answers ``aw`` (its first 8 header bytes, the two names, where
+        its data starts), or is None: such a reply at the start of a read, the common case, is taken without
+        the decoder (:meth:`_took`). On a plaintext link the caller waits in ``recv`` itself (one system call;
+        SO_RCVTIMEO bounds it to RECV_WAIT, after which the deadline is looked at again)."""
+        rlock = self._rlock
+        waiters = self._waiters
+        blocking = self._blocking_reads
+        waiters.append(None)
+        now = 0.0
+        left = aw.deadline - _monotonic()
         try:
-            while not done.done and not self._closed:
-                left = deadline - time.monotonic()
+            while not aw.done and not self._closed:
                 if left <= 0:
                     return
-                if not self._rlock.acquire(timeout=min(left, 0.05)):
+                if not rlock.acquire(False) and not rlock.acquire(True, min(left, RECV_WAIT)):
+                    now = _monotonic()
+                    left = aw.deadline - now
                     continue
                 try:
-                    if done.done or self._closed:
+                    if aw.done or self._closed:
                         return
-                    if nowait is not None:
-                        # the answer is often there already, after the work since the request was written:
-                        # one system call instead of poll and recv
+                    if blocking and left >= RECV_WAIT:
                         try:
-                            chunk = nowait()
-                        except OSError:
-                            chunk = b""
-                        nowait = None  # once: after that, poll says when
-                        if chunk is not None:
-                            if not self.read_once(chunk):
-                                return
-                            continue
-                    try:
-                        ready = self._poll.poll(min(left, 0.05) * 1000)
-                    except (OSError, ValueError):
-                        return
-                    if ready and not self.read_once():
-                        return
+                            n = self.sock.recv_into(self._rbuf)
+                        except (BlockingIOError, InterruptedError, socket.timeout):
+                            n = -1  # nothing within RECV_WAIT
+                        except OSError as e:
+                            self._read_failed(e)
+                            return
+                        now = _monotonic()
+                        if n >= 0 and not self._took(aw, expect, n, now):
+                            return
+                    else:
+                        try:
+                            ready = self._poll.poll(min(left, RECV_WAIT) * 1000)
+                        except (OSError, ValueError):
+                            return
+                        if ready and not self.read_once():
+                            return
+                        now = _monotonic()
+                    left = aw.deadline - now
                 finally:
-                    self._rlock.release()
+                    rlock.release()
         finally:
-            with self._wait_lock:
-                self._waiting -= 1
-                self._waited_until = time.monotonic()
+            waiters.pop()
+            self._waited_until = now or _monotonic()
+
+    def _took(self, aw, expect, n, now):
+        """``n`` bytes were read into the link's buffer by a caller awaiting ``aw``: whether the link goes on.
+        When the read begins with the REPLY that ``expect`` describes, after no partial message, that reply
+        is taken here, counted for our ACK as the decoder's path counts it, and handed to ``aw.answered``
+        (the endpoint's request table); what follows it, or a read that does not begin so, goes the reader
+        thread's way (read_once)."""
+        view = self._rview
+        if expect is not None and n >= 20:
+            head, names, start = expect
+            buf = self._rbuf
+            decoder = self._decoder
+            if buf.startswith(head) and buf.startswith(names, 20) and not decoder._buf:
+                seq, d = _SEQ_LENGTH.unpack_from(buf, 8)
+                end = start + d
+                if seq == aw.sequence and end <= n and d <= decoder._limit and not self._closed:
+                    self._received += 1
+                    self._received_bytes += 20 + d
+                    if self._unacked_since is None:
+                        self._unacked_since = now
+                    self.last_read = now
+                    aw.answered(bytes(view[start:end]))
+                    if end < n:
+                        return self.read_once(view[end:n])
+                    if self._received - self._acked >= ACK_EVERY_MESSAGES or (
+                            self._received_bytes - self._acked_bytes >= ACK_EVERY_BYTES):
+                        self.send_ack()
+                    return not self._closed
+        return self.read_once(view[:n] if n else b"")
 
     def _read_failed(self, e):
         if isinstance(e, ProtocolError):

@@ -3,7 +3,6 @@ attempts and their back-off; and a request awaiting its answer."""
 
 import random
 import threading
-import time
 from _thread import allocate_lock as _allocate_lock
 
 from ._queue import SendQueue
@@ -21,6 +20,7 @@ class _Peer:
         self.failures = 0
         self.forgotten = False
         self.to_bytes = {}
+        self.replies = {}  # a destination's name -> the REPLY it answers with, as Link.await_reply's expect
 
     def active(self):
         return self.queue.carrier
@@ -38,18 +38,22 @@ class _Peer:
 
 class _Awaited:
     """A request awaiting its answer; also what its send queue tells of the REQUEST's fate (``_complete``), so
-    that a REQUEST that fails on its way (a refused link, a closing endpoint) fails the request at once."""
+    that a REQUEST that fails on its way (a refused link, a closing endpoint) fails the request at once.
+
+    It is answered once, by whoever took it out of the endpoint's request table (``finish``, ``answered``).
+    A thread that must block for it (:meth:`wait`) makes its latch then: most requests are answered on the
+    very thread that waits (``Link.await_reply``) and need none."""
 
     __slots__ = ("core", "to", "deadline", "timeout", "latch", "done", "reply", "error", "sequence")
+    completes_on_ack = False  # the queue's ACK of the REQUEST says nothing of its answer: no _complete then
 
-    def __init__(self, core, to, timeout, sequence):
+    def __init__(self, core, to, timeout, sequence, deadline):
         self.core = core
         self.to = to
         self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        self.deadline = deadline
         self.sequence = sequence
-        self.latch = _allocate_lock()
-        self.latch.acquire()  # released when answered: a waiter blocks on it
+        self.latch = None
         self.done = False
         self.reply = None
         self.error = None
@@ -58,9 +62,40 @@ class _Awaited:
         """Answers the request once; false when it was answered already."""
         if self.done:
             return False
-        self.reply, self.error, self.done = reply, error, True
-        self.latch.release()
+        self.reply, self.error = reply, error
+        self._release()
         return True
+
+    def answered(self, data):
+        """Its REPLY was read and checked by the link (``Link._took``): the endpoint's ``_answer`` for it."""
+        core = self.core
+        counters = core.counters
+        counters.received += 1
+        if core._requests.pop(self.sequence, None) is None:
+            counters.duplicates += 1  # answered already (it timed out): a reply to no request, as _answer counts
+            return
+        self.reply = data
+        self.done = True  # as _release, inline: this is every round trip's
+        latch = self.latch
+        if latch is not None:
+            latch.release()
+
+    def _release(self):
+        # done before the latch is read, and the latch set before done is read (wait): one of the two sees
+        # the other, so a waiter never blocks on an answered request
+        self.done = True
+        latch = self.latch
+        if latch is not None:
+            latch.release()
+
+    def wait(self, timeout):
+        """Blocks until answered, ``timeout`` seconds at most: whether it was answered."""
+        if self.done:
+            return True
+        latch = _allocate_lock()
+        latch.acquire()
+        self.latch = latch
+        return self.done or latch.acquire(timeout=timeout)
 
     def _complete(self, error=None):
         if error is not None:

@@ -14,6 +14,7 @@ Condition); no I/O and no callback under it.
 """
 
 import collections
+import operator
 import threading
 import time
 
@@ -22,12 +23,16 @@ from ._errors import ErrorCode, GmaError
 BLOCK = "BLOCK"
 FAIL = "FAIL"
 DROP_OLDEST = "DROP_OLDEST"
+#: Each lane holds (packed bytes, its Sent or _Awaited or None, its size counted against the bounds: 0 for
+#: control messages, which are not bounded).
+_SIZE = operator.itemgetter(2)
 
 
 class Sent:
     """What became of a message: its ``sequence``, and :meth:`acknowledged` to wait for the first hop's ACK."""
 
     __slots__ = ("sequence", "_event", "_error", "_callbacks")
+    completes_on_ack = True  # an ACK completes it (a request's _Awaited waits for its answer instead)
 
     def __init__(self, sequence):
         self.sequence = sequence
@@ -142,8 +147,9 @@ class SendQueue:
         queued = True
         unsent = 0
         with self._lock:
-            self._check_open()
-            if not self._fits(size):
+            if self._closed is not None:
+                raise self._closed
+            if self._count >= self.max_messages or self._bytes + size > self.max_bytes:  # not _fits
                 if policy == FAIL:
                     raise self._full()
                 if policy == DROP_OLDEST:
@@ -172,7 +178,7 @@ class SendQueue:
                             self._blocked -= 1
                         self._check_open()
             if queued:
-                self._data.append((packed, sent, True))
+                self._data.append((packed, sent, size))
                 self._bytes += size
                 self._count += 1
                 self._unsent += size
@@ -184,11 +190,26 @@ class SendQueue:
                 s._complete(err)
         return unsent if queued else -1
 
+    def offer_taken(self, link, packed, sent):
+        """A data message that ``link`` writes at once, under its write lock (``Link.write_taken``): straight
+        to in flight, counted against the bounds as any data. False, having queued nothing, when ``link`` is
+        not the carrier, the queue is closed, other messages wait to be written (they go first), or there is
+        no room (the caller then offers it under the policy)."""
+        size = len(packed)
+        with self._lock:
+            if (link is not self.carrier or self._closed is not None or self._resend or self._control or self._data
+                    or self._count >= self.max_messages or self._bytes + size > self.max_bytes):
+                return False
+            self._inflight.append((packed, sent, size))
+            self._bytes += size
+            self._count += 1
+        return True
+
     def offer_control(self, packed):
         """Queues a control message: never bounded."""
         with self._lock:
             self._check_open()
-            self._control.append((packed, None, False))
+            self._control.append((packed, None, 0))
 
     def _fits(self, size):
         return self._count < self.max_messages and self._bytes + size <= self.max_bytes
@@ -235,24 +256,26 @@ class SendQueue:
             return link is self.carrier and bool(self._resend or self._control or self._data)
 
     def acknowledge(self, link, delta):
-        """The carrier's peer acknowledged ``delta`` more messages."""
-        done = []
+        """The carrier's peer acknowledged ``delta`` more messages: the oldest in flight, taken off together,
+        their bytes and count summed once (an ACK covers 64 at a time)."""
         with self._lock:
             if link is not self.carrier:
                 return
             inflight = self._inflight
-            while delta > 0 and inflight:
-                packed, sent, is_data = inflight.popleft()
-                delta -= 1
-                if is_data:
-                    self._bytes -= len(packed)
-                    self._count -= 1
-                if sent is not None:
-                    done.append(sent)
+            if delta >= len(inflight):
+                acked = list(inflight)
+                inflight.clear()
+            else:
+                popleft = inflight.popleft
+                acked = [popleft() for _ in range(delta)]
+            sizes = list(map(_SIZE, acked))
+            self._bytes -= sum(sizes)
+            self._count -= len(sizes) - sizes.count(0)  # control messages are size 0, out of the bounds
             if self._blocked:
                 self._cond.notify_all()
-        for s in done:
-            s._complete()
+        for _, sent, _ in acked:
+            if sent is not None and sent.completes_on_ack:
+                sent._complete()
 
     def attach(self, link):
         """``link`` carries the queue from now on, unless another does."""

@@ -30,22 +30,21 @@ class Plain:
         self._buffer = None
         self._view = None
 
+    def buffers(self):
+        """The link's read buffer and a memoryview of it, made on first need (a plaintext socket only)."""
+        if self._buffer is None:
+            self._buffer = bytearray(READ_BYTES)
+            self._view = memoryview(self._buffer)
+        return self._buffer, self._view
+
     def recv(self):
         """What was read, as a memoryview of the link's buffer valid until the next read (b'' at the end of
-        the stream). One thread reads at a time (the link's read role)."""
+        the stream; None when nothing came within the socket's SO_RCVTIMEO, which a link sets). One thread
+        reads at a time (the link's read role)."""
         if self._buffer is None:
-            self._buffer = bytearray(READ_BYTES)
-            self._view = memoryview(self._buffer)
-        n = self.sock.recv_into(self._buffer)
-        return self._view[:n] if n else b""
-
-    def recv_nowait(self):
-        """As :meth:`recv` without waiting: None when nothing is there yet (a plaintext socket only)."""
-        if self._buffer is None:
-            self._buffer = bytearray(READ_BYTES)
-            self._view = memoryview(self._buffer)
+            self.buffers()
         try:
-            n = self.sock.recv_into(self._buffer, 0, _DONTWAIT)
+            n = self.sock.recv_into(self._buffer)
         except (BlockingIOError, InterruptedError):
             return None
         return self._view[:n] if n else b""
@@ -73,6 +72,7 @@ class Tls(Plain):
                                      server_hostname=server_hostname)
         self._lock = threading.Lock()
         self._early = b""
+        self._ended = False  # the peer's close_notify came: nothing more to read
 
     def handshake(self, deadline):
         """Runs the TLS handshake until it is over or ``deadline`` (time.monotonic()) passes."""
@@ -110,40 +110,44 @@ class Tls(Plain):
             self.sock.sendall(data)
 
     def _decrypt_buffered(self):
-        chunks = []
         with self._lock:
-            try:
-                while True:
-                    chunks.append(self._obj.read(READ_BYTES))
-            except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
-                pass
+            chunks, self._ended = self._decrypt_all()
         return b"".join(chunks)
 
+    def _decrypt_all(self):
+        """Under the lock: all the TLS engine can decrypt now, and whether the peer closed TLS. Its
+        close_notify is SSLZeroReturnError, or b'' from read again and again (CPython's answer while only the
+        peer has shut down): either ends the stream, rather than read forever."""
+        chunks = []
+        try:
+            while True:
+                piece = self._obj.read(READ_BYTES)
+                if not piece:
+                    return chunks, True
+                chunks.append(piece)
+        except ssl.SSLWantReadError:
+            return chunks, False
+        except ssl.SSLZeroReturnError:
+            return chunks, True
+
     def recv(self):
-        """Decrypted bytes; b'' at the end of the stream. Output the TLS engine makes meanwhile (a KeyUpdate
-        answer) waits in the out BIO for the next write, which :meth:`output` takes. Every read takes all the
-        TLS engine can decrypt, so nothing waits inside it while the socket has nothing more to say."""
+        """Decrypted bytes; b'' at the end of the stream (the connection's, or TLS's close_notify). Output the
+        TLS engine makes meanwhile (a KeyUpdate answer) waits in the out BIO for the next write, which
+        :meth:`output` takes. Every read takes all the TLS engine can decrypt, so nothing waits inside it while
+        the socket has nothing more to say."""
         if self._early:
             data, self._early = self._early, b""
             return data
-        while True:
+        while not self._ended:
             raw = self.sock.recv(READ_BYTES)
             if not raw:
                 return b""
             with self._lock:
                 self._in.write(raw)
-                chunks = []
-                try:
-                    while True:
-                        chunks.append(self._obj.read(READ_BYTES))
-                except ssl.SSLWantReadError:
-                    pass
-                except ssl.SSLZeroReturnError:
-                    if not chunks:
-                        return b""
-            data = b"".join(chunks)
-            if data:
-                return data
+                chunks, self._ended = self._decrypt_all()
+            if chunks:
+                return b"".join(chunks)
+        return b""
 
     def encode(self, plaintext):
         with self._lock:

@@ -8,6 +8,8 @@ import io.gma.cli.RegistryOption;
 import io.gma.cli.Running;
 import io.gma.security.Security;
 import io.gma.wire.Name;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -52,6 +54,13 @@ public final class ArchiveCommand implements Callable<Integer> {
                     + " --jdbc.")
     Path dataDir;
 
+    @Option(names = "--http", paramLabel = "[HOST:]PORT",
+            description = "Serve GET /metrics (its counts per table) and the dashboard's chart data at"
+                    + " http://HOST:PORT (https with the TLS of --security), and register that URL as the attribute"
+                    + " charts, where the registry's dashboard finds it; HOST defaults to 127.0.0.1, PORT 0 takes any"
+                    + " free one (default none).")
+    String http;
+
     @Option(names = "--label", defaultValue = "archiver",
             description = "The label of its producer; its consumer's is LABEL-in (default ${DEFAULT-VALUE}).")
     String label;
@@ -89,7 +98,25 @@ public final class ArchiveCommand implements Callable<Integer> {
         return Running.until(duration.seconds(), () -> {
             spec.commandLine().getOut().println("archiver is " + archiver.name() + ", archiving "
                     + String.join(", ", tables) + " into " + archiver.database().shown() + " for " + retention);
+            archiver.httpUrl().ifPresent(url -> spec.commandLine().getOut().println("metrics at " + url
+                    + "/metrics, chart data for the dashboard at " + url + TableData.PATH));
         }, null, archiver);
+    }
+
+    /** {@code --http [HOST:]PORT} as a URI's host and port; a usage error when it is not that. */
+    private URI httpAddress() {
+        String hostPort = http.matches("[0-9]+") ? "127.0.0.1:" + http : http;
+        try {
+            URI at = new URI("http://" + hostPort);
+            if (at.getHost() != null && at.getPort() >= 0 && at.getPort() <= 65_535 && at.getPath().isEmpty()
+                    && at.getUserInfo() == null) {
+                return at;
+            }
+        } catch (URISyntaxException bad) {
+            // said below
+        }
+        throw new CommandLine.ParameterException(spec.commandLine(), "--http " + http + " is not [HOST:]PORT with"
+                + " PORT 0..65535");
     }
 
     /**
@@ -110,6 +137,10 @@ public final class ArchiveCommand implements Callable<Integer> {
                     .security(secure).tables(tables.toArray(new String[0])).retention(retention);
             if (pc != null && !pc.isEmpty()) {
                 b.pcServlet(pc);
+            }
+            if (http != null) {
+                URI at = httpAddress();
+                b.http(at.getHost().replace("[", "").replace("]", ""), at.getPort());
             }
             if (jdbc != null && !jdbc.isEmpty()) {
                 b.jdbc(jdbc, jdbcUser, System.getenv().getOrDefault("GMA_JDBC_PASSWORD", ""));

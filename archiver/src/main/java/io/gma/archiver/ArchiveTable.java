@@ -45,6 +45,8 @@ final class ArchiveTable {
     private final String quoted;
     private final String columns;
     private final String write;
+    /** What the archiver did with this table's rows. */
+    final Counters counters = new Counters();
 
     /** What a write did with its rows. */
     record Written(int stored, int duplicates) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,8 @@ final class ArchiveWriter implements AutoCloseable {
     }
 
     private final ArchiveDatabase db;
-    private final Counters counters;
+    /** Writes that failed because the database could not be reached, and were tried again. */
+    private final AtomicLong storeFailures = new AtomicLong();
     private final BiConsumer<ArchiveTable, TableRow> dropped;
     private final ArrayBlockingQueue<Pending> queue = new ArrayBlockingQueue<>(QUEUE_ROWS);
     private final Thread thread;
@@ -47,9 +49,8 @@ final class ArchiveWriter implements AutoCloseable {
     private long lastDropLog;
 
     /** @param dropped told of each row dropped for a full queue, and its table */
-    ArchiveWriter(ArchiveDatabase db, Counters counters, BiConsumer<ArchiveTable, TableRow> dropped) {
+    ArchiveWriter(ArchiveDatabase db, BiConsumer<ArchiveTable, TableRow> dropped) {
         this.db = db;
-        this.counters = counters;
         this.dropped = dropped;
         this.thread = Threads.start("gma-archiver-writer", this::run);
     }
@@ -57,7 +58,7 @@ final class ArchiveWriter implements AutoCloseable {
     /** Queues a row to write; on a link's event loop, so never waits: a full queue drops it (counted). */
     void offer(ArchiveTable table, TableRow row) {
         if (closing || !queue.offer(new Pending(table, row))) {
-            counters.dropped.incrementAndGet();
+            table.counters.dropped.incrementAndGet();
             dropped.accept(table, row);
             long now = System.nanoTime();
             if (now - lastDropLog > TimeUnit.SECONDS.toNanos(10)) {
@@ -70,6 +71,10 @@ final class ArchiveWriter implements AutoCloseable {
 
     int queued() {
         return queue.size();
+    }
+
+    long storeFailures() {
+        return storeFailures.get();
     }
 
     /**
@@ -123,7 +128,8 @@ final class ArchiveWriter implements AutoCloseable {
                 if (closing) {
                     LOG.warn("archiver: stopping with the database unreachable: {} rows are not stored",
                             batch.size() + queue.size());
-                    counters.dropped.addAndGet(batch.size() + queue.size());
+                    batch.forEach(p -> p.table().counters.dropped.incrementAndGet());
+                    queue.forEach(p -> p.table().counters.dropped.incrementAndGet());
                     return;
                 }
                 try {
@@ -158,8 +164,8 @@ final class ArchiveWriter implements AutoCloseable {
                     }
                     w = writeEach(c, e.getKey(), e.getValue());
                 }
-                counters.stored.addAndGet(w.stored());
-                counters.duplicates.addAndGet(w.duplicates());
+                e.getKey().counters.stored.addAndGet(w.stored());
+                e.getKey().counters.duplicates.addAndGet(w.duplicates());
                 out.put(e.getKey(), w);
             }
             if (down.compareAndSet(true, false)) {
@@ -167,7 +173,7 @@ final class ArchiveWriter implements AutoCloseable {
             }
             return out;
         } catch (SQLException ex) {
-            counters.storeFailures.incrementAndGet();
+            storeFailures.incrementAndGet();
             if (down.compareAndSet(false, true)) {
                 LOG.warn("archiver: cannot write to the database {} ({}); rows queue (at most {}) and the write is"
                         + " tried again", db.shown(), ex.getMessage(), QUEUE_ROWS);
@@ -195,7 +201,7 @@ final class ArchiveWriter implements AutoCloseable {
                     duplicates++; // written at once by another connection: it is there
                     continue;
                 }
-                counters.refused.incrementAndGet();
+                table.counters.refused.incrementAndGet();
                 LOG.warn("archiver: the database refused a row of {} from {} inserted at {}: {}", table.name(),
                         r.producer(), Micros.instant(r.insertMicros()), ex.getMessage());
             }

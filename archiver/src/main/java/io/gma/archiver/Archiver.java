@@ -4,21 +4,18 @@ import io.gma.client.Consumer;
 import io.gma.client.EndpointBuilder;
 import io.gma.client.EndpointException;
 import io.gma.client.Producer;
-import io.gma.registry.api.QueryResult;
 import io.gma.security.Security;
-import io.gma.tables.Column;
-import io.gma.tables.ColumnType;
 import io.gma.tables.TableSchema;
 import io.gma.wire.Threads;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -28,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +55,11 @@ public final class Archiver implements AutoCloseable {
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(7);
     /** The longest {@link Builder#retention}: 366 days, as a publication's history retention. */
     public static final Duration MAX_RETENTION = TableSchema.MAX_HISTORY_RETENTION;
+    /**
+     * The attribute its producer registers with its {@link #httpUrl()}, where the registry's dashboard finds the
+     * chart data: {@code SELECT value FROM attributes WHERE key = 'charts'}.
+     */
+    public static final String CHARTS_ATTRIBUTE = "charts";
     /** The threads that answer queries from the database, and the queries that may wait for them. */
     static final int READERS = 3;
     static final int READ_QUEUE = 64;
@@ -67,12 +68,13 @@ public final class Archiver implements AutoCloseable {
     /** Rows deleted per statement, and statements per sweep, by the retention. */
     static final int SWEEP_BATCH = 10_000;
     static final int SWEEP_BATCHES = 100;
-    private static final Pattern TABLE = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final Duration retention;
-    private final Counters counters = new Counters();
     private final ArchiveDatabase db;
     private final ArchiveWriter writer;
+    /** Its HTTP listener and the chart data it serves; null without {@link Builder#http}. */
+    private final ArchiverHttp http;
+    private final TableData tableData;
     private final Producer producer;
     private final Consumer consumer;
     private final ExecutorService readers;
@@ -88,23 +90,36 @@ public final class Archiver implements AutoCloseable {
         String url = b.jdbc != null ? b.jdbc : "jdbc:h2:file:" + b.dataDir.toAbsolutePath().normalize()
                 .resolve("archive");
         this.db = ArchiveDatabase.open(url, b.jdbcUser, b.jdbcPassword, READERS + 3);
-        this.writer = new ArchiveWriter(db, counters, this::dropped);
+        this.writer = new ArchiveWriter(db, this::dropped);
+        ArchiverHttp h = null;
         Producer p = null;
         Consumer c = null;
         try {
-            p = b.endpoint(Producer.builder()).label(b.label).build();
+            if (b.httpHost != null) {
+                h = ArchiverHttp.start(b.httpHost, b.httpPort, b.security != null ? b.security
+                        : Security.insecure(), b.registry);
+            }
+            EndpointBuilder<Producer> pb = b.endpoint(Producer.builder()).label(b.label);
+            if (h != null) {
+                pb.attribute(CHARTS_ATTRIBUTE, h.url()); // the registry's dashboard finds the chart data here
+            }
+            p = pb.build();
             c = b.endpoint(Consumer.builder()).label(b.label + "-in").build();
-        } catch (EndpointException | RuntimeException ex) {
+        } catch (EndpointException | ArchiveException | RuntimeException ex) {
             closeQuietly(p);
+            closeQuietly(h);
             writer.close();
             db.close();
-            throw new ArchiveException("cannot start the archiver's endpoints: " + ex.getMessage(), ex);
+            throw ex instanceof ArchiveException ae ? ae
+                    : new ArchiveException("cannot start the archiver's endpoints: " + ex.getMessage(), ex);
         }
+        this.http = h;
         this.producer = p;
         this.consumer = c;
+        this.tableData = h == null ? null : new TableData(consumer);
         this.readers = new ThreadPoolExecutor(READERS, READERS, 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(READ_QUEUE), Threads.numbered("gma-archiver-reader-"));
-        this.follower = new Follower(consumer, db, writer, counters, retention.toNanos() / 1000);
+        this.follower = new Follower(consumer, db, writer, retention.toNanos() / 1000);
         this.follow = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-archiver-follow"));
         this.sweeper = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-archiver-retention"));
         try {
@@ -118,6 +133,9 @@ public final class Archiver implements AutoCloseable {
         } catch (ArchiveException | RuntimeException ex) {
             close();
             throw ex;
+        }
+        if (http != null) {
+            http.serve(producer.name(), tableData, () -> ArchiverMetrics.page(this));
         }
         follow.scheduleWithFixedDelay(this::followTick, 0, FOLLOW.toMillis(), TimeUnit.MILLISECONDS);
         long every = Math.max(1000, Math.min(60_000, retention.toMillis() / 10));
@@ -135,12 +153,43 @@ public final class Archiver implements AutoCloseable {
         return producer.name();
     }
 
-    /** Its counts since it started. */
+    /** Its counts since it started, of every table together. */
     public ArchiverStats stats() {
-        return new ArchiverStats(counters.stored.get(), counters.duplicates.get(), counters.caughtUp.get(),
-                counters.gaps.get(), counters.gapMicros.get() / 1_000_000, counters.dropped.get(),
-                counters.refused.get(), counters.deleted.get(), counters.storeFailures.get(), writer.queued(),
-                archived.size(), waiting.size());
+        Counters sum = new Counters();
+        for (ArchiveTable t : archived.values()) {
+            Counters c = t.counters;
+            sum.stored.addAndGet(c.stored.get());
+            sum.duplicates.addAndGet(c.duplicates.get());
+            sum.caughtUp.addAndGet(c.caughtUp.get());
+            sum.gaps.addAndGet(c.gaps.get());
+            sum.gapMicros.addAndGet(c.gapMicros.get());
+            sum.dropped.addAndGet(c.dropped.get());
+            sum.refused.addAndGet(c.refused.get());
+            sum.deleted.addAndGet(c.deleted.get());
+        }
+        return new ArchiverStats(sum.stored.get(), sum.duplicates.get(), sum.caughtUp.get(), sum.gaps.get(),
+                sum.gapMicros.get() / 1_000_000, sum.dropped.get(), sum.refused.get(), sum.deleted.get(),
+                writer.storeFailures(), writer.queued(), archived.size(), waiting.size());
+    }
+
+    /**
+     * Where its HTTP listener ({@link Builder#http}) serves {@code /metrics} and the dashboard's chart data, such as
+     * {@code http://127.0.0.1:8095}; empty without one.
+     */
+    public Optional<String> httpUrl() {
+        return Optional.ofNullable(http).map(ArchiverHttp::url);
+    }
+
+    /** Each table archived with its counts, by name. */
+    Map<String, Counters> tableCounters() {
+        Map<String, Counters> out = new TreeMap<>();
+        archived.forEach((name, t) -> out.put(name, t.counters));
+        return out;
+    }
+
+    /** The live charts open now (0 without {@link Builder#http}). */
+    long liveCharts() {
+        return tableData == null ? 0 : tableData.liveOpen();
     }
 
     /**
@@ -166,29 +215,12 @@ public final class Archiver implements AutoCloseable {
 
     /** The table as the registry declares it, with the archive's retention; null when it is not declared. */
     private TableSchema declared(String table) throws ArchiveException {
-        QueryResult r;
         try {
-            // the name matched TABLE: nothing to quote
-            r = consumer.query("SELECT name, type, key_position FROM table_columns WHERE table_name = '" + table
-                    + "' ORDER BY position");
+            return Declared.schema(consumer, table, retention);
         } catch (EndpointException ex) {
             throw new ArchiveException("cannot read the declaration of table " + table + " from the registry: "
                     + ex.getMessage(), ex);
         }
-        if (r.rows().isEmpty()) {
-            return null;
-        }
-        List<Column> columns = new ArrayList<>();
-        Map<Integer, String> key = new TreeMap<>();
-        for (List<Object> row : r.rows()) {
-            String name = (String) row.get(0);
-            columns.add(new Column(name, ColumnType.valueOf((String) row.get(1))));
-            if (row.get(2) instanceof Number n) {
-                key.put(n.intValue(), name);
-            }
-        }
-        return new TableSchema(table, columns, List.copyOf(key.values()), null,
-                TableSchema.DEFAULT_LATEST_RETENTION, retention);
     }
 
     /** A row the writer dropped: its producer is asked for it again (the follower is set before any row comes). */
@@ -219,13 +251,14 @@ public final class Archiver implements AutoCloseable {
         long deleted = 0;
         for (ArchiveTable t : archived.values()) {
             try (Connection c = db.connection()) {
-                deleted += t.sweep(c, nowMicros - retention.toNanos() / 1000, SWEEP_BATCH, SWEEP_BATCHES);
+                long n = t.sweep(c, nowMicros - retention.toNanos() / 1000, SWEEP_BATCH, SWEEP_BATCHES);
+                t.counters.deleted.addAndGet(n);
+                deleted += n;
             } catch (SQLException ex) {
                 LOG.info("archiver: the retention could not delete the old rows of {} now: {}", t.name(),
                         ex.getMessage());
             }
         }
-        counters.deleted.addAndGet(deleted);
         return deleted;
     }
 
@@ -251,6 +284,9 @@ public final class Archiver implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        if (http != null) {
+            http.close(); // live charts end, and their continuous queries
         }
         shutdown(follow);
         shutdown(sweeper);
@@ -296,8 +332,27 @@ public final class Archiver implements AutoCloseable {
         private String jdbcPassword = "";
         private Path dataDir;
         private Duration retention = DEFAULT_RETENTION;
+        private String httpHost;
+        private int httpPort;
 
         private Builder() {
+        }
+
+        /**
+         * Serves HTTP at {@code host:port} (port 0: any free one), HTTPS when the {@link #security} has TLS:
+         * {@code GET /metrics}, its counts per table in the Prometheus text format, and the dashboard's chart data
+         * ({@code /data/v1/series} and {@code /data/v1/live}, docs/dashboard.md), whose URL its producer registers
+         * as the attribute {@value #CHARTS_ATTRIBUTE}. Callers on this machine are always answered; from other hosts,
+         * the data to any caller without security and to authenticated ones with it, the metrics to authenticated
+         * callers only. Default: none.
+         */
+        public Builder http(String host, int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("http port " + port + " is outside 0..65535");
+            }
+            this.httpHost = Objects.requireNonNull(host, "host");
+            this.httpPort = port;
+            return this;
         }
 
         /** The registry's base URL, or several separated by commas. Required. */
@@ -334,7 +389,7 @@ public final class Archiver implements AutoCloseable {
         /** The tables to archive (added to those given before): 1 to 256 names. Required. */
         public Builder tables(String... names) {
             for (String t : names) {
-                if (t == null || !TABLE.matcher(t).matches()) {
+                if (t == null || !Declared.TABLE.matcher(t).matches()) {
                     throw new IllegalArgumentException("table \"" + t + "\" is not a table's name: 1..64 of a-z, 0-9"
                             + " and _, starting with a letter");
                 }

@@ -2,7 +2,10 @@ package io.gma.archiver;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The archiver's counts, updated by its threads: what {@link ArchiverStats} shows. */
+/**
+ * One archived table's counts, updated by the archiver's threads: what {@link ArchiverStats} adds up, and what
+ * {@code GET /metrics} shows per table.
+ */
 final class Counters {
     final AtomicLong stored = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
@@ -12,5 +15,4 @@ final class Counters {
     final AtomicLong dropped = new AtomicLong();
     final AtomicLong refused = new AtomicLong();
     final AtomicLong deleted = new AtomicLong();
-    final AtomicLong storeFailures = new AtomicLong();
 }

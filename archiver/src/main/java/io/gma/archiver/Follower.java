@@ -38,7 +38,6 @@ final class Follower {
     private final Consumer consumer;
     private final ArchiveDatabase db;
     private final ArchiveWriter writer;
-    private final Counters counters;
     private final long retentionMicros;
     private final Map<String, Followed> tables = new ConcurrentHashMap<>();
 
@@ -58,11 +57,10 @@ final class Follower {
         }
     }
 
-    Follower(Consumer consumer, ArchiveDatabase db, ArchiveWriter writer, Counters counters, long retentionMicros) {
+    Follower(Consumer consumer, ArchiveDatabase db, ArchiveWriter writer, long retentionMicros) {
         this.consumer = consumer;
         this.db = db;
         this.writer = writer;
-        this.counters = counters;
         this.retentionMicros = retentionMicros;
     }
 
@@ -185,7 +183,7 @@ final class Follower {
             long next = rows.get(rows.size() - 1).insertMicros();
             since = next > since ? next : since + 1;
         }
-        counters.caughtUp.addAndGet(stored);
+        table.counters.caughtUp.addAndGet(stored);
         if (stored > 0) {
             LOG.info("archiver: caught up with {} rows of {} from {} ({} it had already)", stored, table.name(),
                     producer, duplicates);
@@ -194,8 +192,8 @@ final class Follower {
     }
 
     private void gap(ArchiveTable table, String producer, long from, long to) {
-        counters.gaps.incrementAndGet();
-        counters.gapMicros.addAndGet(to - from);
+        table.counters.gaps.incrementAndGet();
+        table.counters.gapMicros.addAndGet(to - from);
         LOG.warn("archiver: rows of {} that {} inserted between {} and {} may be missing: the archiver did not have"
                 + " them, and the producer keeps no history back that far (its answer is complete from {} only)",
                 table.name(), producer, Micros.instant(from), Micros.instant(to), Micros.instant(to));

@@ -47,7 +47,7 @@ class ArchiveCommandTest {
         assertEquals(0, r.status(), r.err());
         for (String option : new String[] {"--tables=TABLE[,TABLE...]", "--jdbc=URL", "--jdbc-user=USER",
             "--retention=AGE", "--data-dir=DIR", "--label=", "--domain=", "--pc=HOST:PORT", "--registry=",
-            "--security=DIR", "--identity=NAME", "--duration=SECONDS"}) {
+            "--security=DIR", "--identity=NAME", "--duration=SECONDS", "--http=[HOST:]PORT"}) {
             assertTrue(r.out().contains(option), option + ": " + r.out());
         }
     }
@@ -70,16 +70,22 @@ class ArchiveCommandTest {
                 + " (jdbc:postgresql:)", "--tables", "host_cpu", "--jdbc", "jdbc:mysql://db/gma?password=secret");
         assertBadArguments("--domain \"no domain\" is not 1..64 of [A-Za-z0-9.-]", "--tables", "host_cpu", "--domain",
                 "no domain");
+        for (String http : new String[] {"localhost", "127.0.0.1:99999", "127.0.0.1:80/x", "a b:1"}) {
+            assertBadArguments("--http " + http + " is not [HOST:]PORT with PORT 0..65535", "--tables", "host_cpu",
+                    "--http", http);
+        }
     }
 
     @Test
     void runsUntilItsDurationAndStopsCleanly() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             Run r = run("--registry", registry.url(), "--tables", "host_cpu", "--data-dir", dir.toString(),
-                    "--retention", "36h", "--duration", "1");
+                    "--retention", "36h", "--duration", "1", "--http", "0");
             assertEquals(0, r.status(), r.err());
             assertTrue(r.out().matches("archiver is archiver-[a-z2-7]{6}@lan, archiving host_cpu into jdbc:h2:file:"
-                    + dir.toAbsolutePath().normalize() + "/archive for PT36H\n"), r.out());
+                    + dir.toAbsolutePath().normalize() + "/archive for PT36H\nmetrics at http://127\\.0\\.0\\.1:"
+                    + "[0-9]+/metrics, chart data for the dashboard at http://127\\.0\\.0\\.1:[0-9]+/data/v1/\n"),
+                    r.out());
         }
     }
 

@@ -31,8 +31,10 @@ import picocli.CommandLine.Spec;
                 + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
                 + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip),"
                 + " tables (monitoring tables: continuous queries against plain streaming, push-down, and latest"
-                + " queries over 1,000 producers);"
-                + " with --only, registry (look-ups with 100,000 endpoints in the PostgreSQL that "
+                + " queries over 1,000 producers), wan;"
+                + " with --only, archive (the archiver's ingest into H2, and PostgreSQL when one is given as for"
+                + " registry, against a plain JDBC batch insert; history query latency over an hour of 1,000 hosts),"
+                + " registry (look-ups with 100,000 endpoints in the PostgreSQL that "
                 + RegistryStage.DATABASE + " names, beside a plain servlet), scale (many thin links: 1,000, 5,000"
                 + " and 10,000 idle uplinks to one PC servlet, its threads, memory and CPU, then each agent"
                 + " publishing 1 msg/s across domains: delivery, order and latency)."
@@ -50,8 +52,8 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, tables, registry, scale (comma-separated; default all but"
-            + " registry and scale).")
+            + " streaming, fanin, tunnel, spool, tokens, tables, wan, archive, registry, scale (comma-separated;"
+            + " default all but archive, registry and scale).")
     List<String> only;
 
     @Option(names = "--scale-agents", paramLabel = "K", split = ",", description = "The scale stage's steps:"

@@ -129,6 +129,7 @@ final class Summary {
         }
         ScaleStage.goals(run.figures()).forEach(line -> md.append(line).append('\n'));
         TablesStage.goals(run.figures()).forEach(line -> md.append(line).append('\n'));
+        ArchiveStage.goals(run.figures()).forEach(line -> md.append(line).append('\n'));
         Optional<Figure> tokens = find(run.figures(), TokensStage.ROUND_TRIP);
         for (double x : xs(tokens, Optional.empty())) {
             md.append("- Secure cross-domain round trip with Ed25519 gma2 tokens within 10% of HMAC gma1 tokens, ")

@@ -84,8 +84,15 @@ class BenchTest {
                 Map.entry(SpoolStage.STREAM, List.of("series", "bytes", "msgs_per_s", "mib_per_s", "messages")),
                 Map.entry(SpoolStage.ROUND_TRIP, LATENCY),
                 Map.entry(TablesStage.CONTINUOUS, TABLES_CONTINUOUS),
-                Map.entry(TablesStage.LATEST, TABLES_LATEST));
+                Map.entry(TablesStage.LATEST, TABLES_LATEST),
+                Map.entry(WanStage.STREAM, List.of("series", "delay_ms", "mib_per_s", "msgs_per_s", "link_share",
+                        "messages")),
+                Map.entry(WanStage.ROUND_TRIP, List.of("series", "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds")));
         Set<String> spool = Set.of(SpoolStage.MEMORY, SpoolStage.BATCH, SpoolStage.ALWAYS);
+        Set<String> wan = new LinkedHashSet<>(List.of(WanStage.RAW));
+        for (int w : WanStage.IN_FLIGHT) {
+            wan.add(WanStage.series(w));
+        }
         Map<String, Set<String>> series = Map.ofEntries(
                 Map.entry("fig4-pingpong-latency", pingPong),
                 Map.entry("fig5-pingpong-bandwidth", pingPong),
@@ -104,7 +111,9 @@ class BenchTest {
                 Map.entry(SpoolStage.ROUND_TRIP, spool),
                 Map.entry(TablesStage.CONTINUOUS, Set.of(TablesStage.PLAIN, TablesStage.MATCH_ALL,
                         TablesStage.ONE_IN_TEN)),
-                Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)));
+                Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)),
+                Map.entry(WanStage.STREAM, wan),
+                Map.entry(WanStage.ROUND_TRIP, wan));
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -137,6 +146,51 @@ class BenchTest {
         assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
         assertTrue(summary.contains("- Monitoring tables: Goal: a continuous query that matches every row delivers at"
                 + " least 50% of plain streaming's rows/s: "), summary);
+    }
+
+    @Test
+    void archiveStageStoresEveryRowAndAnswersWholeHours() throws Exception {
+        assertEquals(0, smoke("--only", "archive", "--out", out.toString()), "exit status; stderr: " + err);
+        String summary = Files.readString(out.resolve("summary.md"));
+        List<String> databases = summary.contains("- Archive: PostgreSQL: skipped") ? List.of("H2")
+                : List.of("H2", "PostgreSQL");
+        Set<String> ingestSeries = new LinkedHashSet<>();
+        Set<String> historySeries = new LinkedHashSet<>();
+        for (String db : databases) {
+            ingestSeries.addAll(List.of(ArchiveStage.ARCHIVER + ", " + db, ArchiveStage.PLAIN + ", " + db));
+            historySeries.addAll(List.of(ArchiveStage.ONE_HOST + ", " + db, ArchiveStage.ONE_KEY + ", " + db,
+                    ArchiveStage.ALL_HOSTS + ", " + db));
+        }
+        assertEquals("series,round,rows_per_s,rows", Files.readAllLines(out.resolve(ArchiveStage.INGEST + ".csv"))
+                .get(0));
+        assertEquals("series,hosts,p50_ms,p99_ms,max_ms,queries,rows_per_answer", Files.readAllLines(
+                out.resolve(ArchiveStage.HISTORY + ".csv")).get(0));
+        Map<String, List<double[]>> ingest = points(out.resolve(ArchiveStage.INGEST + ".csv"));
+        Map<String, List<double[]>> history = points(out.resolve(ArchiveStage.HISTORY + ".csv"));
+        assertEquals(ingestSeries, ingest.keySet());
+        assertEquals(historySeries, history.keySet());
+        ArchiveStage.Sizes sizes = ArchiveStage.Sizes.of(Plan.SMOKE);
+        for (List<double[]> rounds : ingest.values()) {
+            assertEquals(sizes.rounds(), rounds.size());
+            for (double[] round : rounds) {
+                assertEquals(sizes.rows(), (int) round[2]);
+                assertTrue(round[1] > 0);
+            }
+        }
+        for (String db : databases) {
+            double[] one = history.get(ArchiveStage.ONE_HOST + ", " + db).get(0);
+            assertEquals(3600, one[5], 0.0, "one host's hour, each answer");
+            assertEquals(sizes.queries(), (int) one[4]);
+            assertEquals(3600, history.get(ArchiveStage.ONE_KEY + ", " + db).get(0)[5], 0.0);
+            assertEquals(Math.min(3600.0 * sizes.hosts(), 100_001), history.get(ArchiveStage.ALL_HOSTS + ", "
+                    + db).get(0)[5], 0.0, "every host's hour, up to one row over the bound");
+        }
+        for (String id : List.of(ArchiveStage.INGEST, ArchiveStage.HISTORY)) {
+            assertEquals(960, ImageIO.read(out.resolve(id + ".png").toFile()).getWidth(), id + ".png width");
+            assertTrue(summary.contains("(" + id + ".png)") && summary.contains("(" + id + ".csv)"), id);
+        }
+        assertTrue(summary.contains("- Archive: Goal: archive ingest at least 70% of a plain JDBC batch insert's"
+                + " rows/s, H2: "), summary);
     }
 
     @Test
@@ -228,7 +282,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, wan, archive, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test

@@ -198,6 +198,10 @@ final class Inbox {
             // executor did): sends to it wait or fail for a while, as to a full queue
             outbox.destinationFull(m.from(), text);
         }
+        if (from == uplink && uplink != null && refusedByUplink(m, error.code())) {
+            // its ERROR came before the ACK that passes the message, whose future then fails with it
+            outbox.refusedByUplink(m.sequence(), error);
+        }
         if (error.code() == ErrorCode.NO_ROUTE && subscribers.remove(m.from())) {
             // a PC servlet found no way to a subscriber in another domain: it vanished
             LOG.info("{}: dropped subscriber {}: {}", name, m.from(), text);
@@ -213,6 +217,17 @@ final class Inbox {
             LOG.warn("{}: {} reported an error on message {}: {}", name, m.from(),
                     Long.toUnsignedString(m.sequence()), text);
         }
+    }
+
+    /**
+     * Whether an ERROR on the uplink is the PC servlet's refusal of the message it answers, written before the ACK
+     * that passes it (docs/pcservlet.md): one from the PC servlet itself (a send rule, a name with no domain), or
+     * QUEUE_FULL from a destination in another domain whose share of its queue is taken. Not the answers that
+     * come from further on (a destination gone, refused by another domain): those leave the ACK as it is.
+     */
+    private boolean refusedByUplink(Message m, ErrorCode code) {
+        return m.from().equals(Name.pcServlet(config.domain))
+                || code == ErrorCode.QUEUE_FULL && !Name.inDomain(m.from(), config.domain);
     }
 
     /** A message on a direct link whose sender is not the peer that authenticated: refused, not delivered. */

@@ -125,6 +125,16 @@ final class Outbox {
         full.refused(destination, why);
     }
 
+    /**
+     * The uplink's PC servlet refused the message numbered {@code sequence} (its ERROR comes before the ACK that
+     * passes the message): the ACK fails the message's future with {@code why} rather than completing it.
+     */
+    void refusedByUplink(long sequence, EndpointException why) {
+        if (uplink != null) {
+            uplink.queue().refused(sequence, new LinkException(why.code(), why.getMessage()));
+        }
+    }
+
     /** The full-queue policy here: on a link's event loop, waiting would stop the very reads whose ACKs make room. */
     private WhenFull policy() {
         return whenFull == WhenFull.BLOCK && IoThreads.isCurrent() ? WhenFull.FAIL : whenFull;

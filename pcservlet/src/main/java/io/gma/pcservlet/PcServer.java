@@ -13,10 +13,8 @@ import io.gma.security.Security;
 import io.gma.wire.Name;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * A domain's PC servlet, embedded and started in one call: the server that runs its {@link TunnelServlet} on
@@ -69,15 +67,9 @@ public final class PcServer implements AutoCloseable {
 
     private PcServer start() throws Exception {
         node = new PcNode(settings);
-        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
-        threads.setName("gma-pc-" + settings.domain() + "-http");
-        Server s = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        ServerConnector connector = Https.connector(s, http, settings.security());
-        connector.setHost(settings.host());
-        connector.setPort(settings.httpPort());
-        s.addConnector(connector);
+        ServerConnector connector = Https.listener("gma-pc-" + settings.domain() + "-http", 64, settings.host(),
+                settings.httpPort(), settings.security());
+        Server s = connector.getServer();
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(node)), "/*");
         DashboardServlet.mount(context, TunnelServlet.REGISTRY_QUERY);
@@ -85,9 +77,7 @@ public final class PcServer implements AutoCloseable {
         try {
             Https.start(s, connector, "--http-port (PcServer.Builder.httpPort)");
             httpPort = connector.getLocalPort();
-            String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
-            url = settings.publicUrl() != null ? settings.publicUrl()
-                    : Https.scheme(settings.security()) + "://" + host + ":" + httpPort;
+            url = settings.publicUrl() != null ? settings.publicUrl() : Https.url(settings.security(), connector);
             node.start(settings.via() == null ? url : null);
         } catch (Exception e) {
             node.shutdown();

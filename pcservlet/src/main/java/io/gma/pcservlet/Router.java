@@ -3,6 +3,7 @@ package io.gma.pcservlet;
 import io.gma.internal.spool.SpoolException;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
+import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.Packed;
@@ -56,8 +57,7 @@ final class Router implements UplinkServer.Upstream {
         if (Name.inDomain(m.to(), domain)) {
             // an endpoint sent to its own domain through us: deliver it (or park it until there is room)
             if (m.to().equals(pcName)) {
-                answer(m, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
-                return UplinkServer.Routed.TAKEN;
+                return refused(m, pcName, ErrorCode.NO_ROUTE, pcName + " takes no messages of its own");
             }
             if (!spooling.on()) {
                 return deliver(Queued.inMemory(m), false);
@@ -70,8 +70,7 @@ final class Router implements UplinkServer.Upstream {
         }
         String d = Name.domainOf(m.to());
         if (!Name.isDomain(d)) {
-            answer(m, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
-            return UplinkServer.Routed.TAKEN;
+            return refused(m, pcName, ErrorCode.NO_ROUTE, "\"" + m.to() + "\" names no domain");
         }
         if (!spooling.on()) {
             return place(d, Queued.inMemory(m), false);
@@ -145,15 +144,27 @@ final class Router implements UplinkServer.Upstream {
     /**
      * A message for an endpoint of domain {@code d} that is full, its share of the queue taken: not queued, and
      * its sender gets ERROR QUEUE_FULL for it (which its endpoint reads as "that destination is full", and holds
-     * back its next sends to it for a while, as a full send queue would). Taken, so that the uplink's
-     * acknowledgement goes past it and the sender's other destinations flow; done with in the spool if it was
-     * spooled ({@code spoolSeq}).
+     * back its next sends to it for a while, as a full send queue would), written before the uplink's ACK that
+     * goes past it, so that the message's future fails rather than completes. Taken, so that the ACK does go past
+     * it and the sender's other destinations flow; done with in the spool if it was spooled ({@code spoolSeq}).
      */
     private UplinkServer.Routed refuseFull(String d, Message m, long spoolSeq) {
         metrics.drops.increment();
-        answer(m, ErrorCode.QUEUE_FULL, outbound.describeShare(d, m.to()));
         spooling.ack(spoolSeq);
-        return UplinkServer.Routed.TAKEN;
+        return refused(m, m.to(), ErrorCode.QUEUE_FULL, outbound.describeShare(d, m.to()));
+    }
+
+    /**
+     * An uplink's message refused with {@code code}: taken, with the ERROR (from {@code from}: this PC servlet,
+     * or for a full destination that destination, as the sender's endpoint reads them) that the uplink writes to
+     * its sender before the ACK that passes it; an answer is never answered.
+     */
+    private static UplinkServer.Routed refused(Message m, String from, ErrorCode code, String reason) {
+        if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
+            return UplinkServer.Routed.TAKEN;
+        }
+        return new UplinkServer.Routed.Refused(Packed.make(m.sequence(), Command.ERROR, from, m.from(),
+                new ErrorText(code, sentence(reason)).toBytes()));
     }
 
     /** A message queued for an endpoint of this domain that will never reach it: its sender is told. */

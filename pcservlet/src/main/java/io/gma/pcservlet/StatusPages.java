@@ -66,8 +66,12 @@ final class StatusPages {
                 .put("throttledSent", m.throttledSent.sum()).put("throttledReceived", m.throttledReceived.sum())
                 .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
                 .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum());
+        LinkCounters uplinks = node.uplinks().counters();
+        // what this domain's endpoints sent it and what it wrote to them: with messagesReceived and messagesSent,
+        // every message in and out of this PC servlet (the registry's dashboard charts them per second)
+        counters.put("uplinkMessagesIn", uplinks.messagesIn()).put("uplinkMessagesOut", uplinks.messagesOut());
         ObjectNode uplinkRefused = counters.putObject("uplinkRefused");
-        uplinkRefusals(node.uplinks().counters()).forEach((reason, n) -> uplinkRefused.put(camelCase(reason), n));
+        uplinkRefusals(uplinks).forEach((reason, n) -> uplinkRefused.put(camelCase(reason), n));
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     }
 

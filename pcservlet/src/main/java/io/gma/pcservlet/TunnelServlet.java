@@ -1,7 +1,6 @@
 package io.gma.pcservlet;
 
 import io.gma.registry.Https;
-import io.gma.registry.api.RegistryClient;
 import io.gma.security.AuthException;
 import io.gma.security.Rules;
 import io.gma.security.HttpProxy;
@@ -14,7 +13,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,20 +186,7 @@ public final class TunnelServlet extends HttpServlet {
      * servlet was given (a page of any other site must not read what this machine is shown). Null: none.
      */
     private String statusReader(String origin) {
-        if (!node.security().authenticates()) {
-            return "*";
-        }
-        for (String url : RegistryClient.baseUrls(node.settings().registry())) {
-            URI registry = URI.create(url);
-            int port = registry.getPort();
-            boolean usual = port == -1 || port == 443 && registry.getScheme().equals("https")
-                    || port == 80 && registry.getScheme().equals("http");
-            String own = registry.getScheme() + "://" + registry.getHost() + (usual ? "" : ":" + port);
-            if (own.equalsIgnoreCase(origin)) {
-                return origin;
-            }
-        }
-        return null;
+        return Https.allowedOrigin(node.security(), node.settings().registry(), origin);
     }
 
     @Override

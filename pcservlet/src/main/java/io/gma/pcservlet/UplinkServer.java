@@ -86,6 +86,14 @@ final class UplinkServer implements AutoCloseable {
         record Spooled(long seq) implements Routed {
         }
 
+        /**
+         * Refused, and taken (the uplink's ACK goes past it, so that the sender's other messages flow): {@code
+         * error}, a packed ERROR that answers it, is written to the sender before that ACK, so its endpoint fails
+         * the message's future rather than taking the ACK for it (docs/pcservlet.md).
+         */
+        record Refused(byte[] error) implements Routed {
+        }
+
         /** The record a message taken was spooled as, or {@link Spooling#NONE}. */
         static long spooledAs(Routed r) {
             return r instanceof Spooled s ? s.seq() : Spooling.NONE;
@@ -249,17 +257,11 @@ final class UplinkServer implements AutoCloseable {
         }
         LOG.info("{}: refused {} {} from {} to {}: {}", name, m.command(), Long.toUnsignedString(m.sequence()),
                 link.peerName(), m.to(), refused);
-        if (p != null && m.command() != Command.REPLY && m.command() != Command.ERROR) {
-            byte[] error = Packed.make(m.sequence(), Command.ERROR, name, link.peerName(),
-                    new ErrorText(ErrorCode.FORBIDDEN, refused).toBytes());
-            try {
-                p.queue().offerControl(error);
-                p.kick();
-            } catch (LinkException closing) {
-                LOG.debug("{}: could not report FORBIDDEN to {}: {}", name, link.peerName(), closing.getMessage());
-            }
+        if (m.command() == Command.REPLY || m.command() == Command.ERROR) {
+            return Routed.TAKEN; // an answer is never answered
         }
-        return Routed.TAKEN;
+        return new Routed.Refused(Packed.make(m.sequence(), Command.ERROR, name, link.peerName(),
+                new ErrorText(ErrorCode.FORBIDDEN, refused).toBytes()));
     }
 
     /** Stops accepting and says BYE on every uplink; the queues are {@link LocalQueues#close closed} apart. */
@@ -327,7 +329,7 @@ final class UplinkServer implements AutoCloseable {
                 parking.park(link, taker, m);
                 return false;
             }
-            Routed r = route(link, peer, m);
+            Routed r = answered(route(link, peer, m));
             if (r == Routed.NO_ROOM) {
                 parking.park(link, taker, m);
                 return false;
@@ -339,9 +341,18 @@ final class UplinkServer implements AutoCloseable {
             return false;
         }
 
+        /** A refusal's ERROR goes to the sender now, ahead of the ACK that passes the message: then it is taken. */
+        private Routed answered(Routed r) {
+            if (r instanceof Routed.Refused refused) {
+                link.answerNow(refused.error());
+                return Routed.TAKEN;
+            }
+            return r;
+        }
+
         /** Parking's taker: a parked message offered again; counted now, or once on disk. */
         private boolean take(Message m) {
-            Routed r = route(link, peer, m);
+            Routed r = answered(route(link, peer, m));
             if (r == Routed.NO_ROOM) {
                 return false;
             }

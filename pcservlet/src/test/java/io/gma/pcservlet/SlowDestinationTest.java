@@ -3,6 +3,7 @@ package io.gma.pcservlet;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.client.Consumer;
@@ -98,10 +99,18 @@ class SlowDestinationTest {
                 try {
                     toSlow.get(k).delivered().join();
                     delivered.add(slowSentAs.get(k));
+                    toSlow.get(k).acknowledged().join();
                 } catch (CompletionException e) {
                     EndpointException why = (EndpointException) e.getCause();
                     assertEquals(ErrorCode.QUEUE_FULL, why.code(), "message " + slowSentAs.get(k) + " to slow was"
                             + " lost: " + why.getMessage());
+                    // refused by east's PC servlet: its ERROR came before the uplink's ACK, so the message was
+                    // never acknowledged either (a sender without receipts learns it from acknowledged())
+                    Sent refused = toSlow.get(k);
+                    CompletionException ack = assertThrows(CompletionException.class,
+                            () -> refused.acknowledged().join(), "message " + slowSentAs.get(k) + " to slow"
+                            + " was refused (" + why.getMessage() + ") and yet acknowledged");
+                    assertEquals(ErrorCode.QUEUE_FULL, ((EndpointException) ack.getCause()).code());
                     refusedLater++;
                 }
             }

@@ -142,6 +142,7 @@ class StatusPagesTest {
         assertEquals(SENT, counters.get("messagesSent").asLong(), counters.toString());
         assertTrue(counters.get("batchesSent").asLong() > 0, counters.toString());
         assertEquals(0, counters.get("refused").asLong(), counters.toString());
+        assertTrue(counters.get("uplinkMessagesIn").asLong() >= SENT, counters.toString()); // from the producer
     }
 
     @Test
@@ -155,6 +156,7 @@ class StatusPagesTest {
         assertEquals(SENT, counters.get("delivered").asLong(), counters.toString());
         assertEquals(SENT, counters.get("messagesReceived").asLong(), counters.toString());
         assertTrue(counters.get("batchesReceived").asLong() > 0, counters.toString());
+        assertTrue(counters.get("uplinkMessagesOut").asLong() >= SENT, counters.toString()); // to the consumer
     }
 
     @Test

@@ -327,6 +327,24 @@ final class EndpointStore {
         }
     }
 
+    /**
+     * The live domains that have a URL (those a PC servlet serves; outbound-only ones have none), by name, at most
+     * {@code max}: domain to URL.
+     */
+    Map<String, String> reachableDomains(int max) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Connection c = db.getConnection(); PreparedStatement q = c.prepareStatement("SELECT domain, url FROM"
+                + " gma_domains WHERE url IS NOT NULL AND expires_at > CURRENT_TIMESTAMP ORDER BY domain")) {
+            q.setMaxRows(max);
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return out;
+    }
+
     void unregisterDomain(String domain, String identity) throws SQLException {
         deleteOwned("gma_domains", "domain", domain, "domain", identity);
     }

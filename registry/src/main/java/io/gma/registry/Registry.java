@@ -6,10 +6,8 @@ import java.time.Duration;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,8 +43,10 @@ public final class Registry implements AutoCloseable {
     private final Authenticator authenticator;
     private final Authorizer authorizer;
     private final Security security;
+    private final Duration pcSampling;
     private Server server;
     private RegistryCore core;
+    private PcSampler sampler;
     private String url;
 
     private Registry(Builder b) {
@@ -59,6 +59,7 @@ public final class Registry implements AutoCloseable {
         this.authenticator = b.authenticator != null ? b.authenticator
                 : secured ? RulesAuthorizer.authenticator(security) : null;
         this.authorizer = b.authorizer != null ? b.authorizer : secured ? new RulesAuthorizer(security) : null;
+        this.pcSampling = b.pcSampling;
     }
 
     public static Builder builder() {
@@ -77,30 +78,26 @@ public final class Registry implements AutoCloseable {
             throw new IllegalStateException("registry already started at " + url);
         }
         core = new RegistryCore(settings, authenticator, authorizer);
-        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
-        threads.setName("gma-registry-http");
-        Server s = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        ServerConnector connector = Https.connector(s, http, security);
-        connector.setHost(host);
-        connector.setPort(requestedPort);
-        s.addConnector(connector);
+        ServerConnector connector = Https.listener("gma-registry-http", 64, host, requestedPort, security);
+        Server s = connector.getServer();
         ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder("registry", new RegistryServlet(core)), API_PATH + "/*");
+        PcSampler samples = new PcSampler(core.store, security, pcSampling);
+        context.addServlet(new ServletHolder("registry", new RegistryServlet(core, samples)), API_PATH + "/*");
         context.addServlet(new ServletHolder("metrics", new MetricsServlet(core)), MetricsServlet.PATH);
-        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session");
+        DashboardServlet.mount(context, API_PATH + "/query", core.open ? null : API_PATH + "/session",
+                API_PATH + "/pcs");
         s.setHandler(context);
         try {
             Https.start(s, connector, "--port (Registry.Builder.port)");
         } catch (Exception e) {
             s.stop();
+            samples.close();
             core.close();
             throw e;
         }
         server = s;
-        String shownHost = host.contains(":") ? "[" + host + "]" : host;
-        url = Https.scheme(security) + "://" + shownHost + ":" + connector.getLocalPort();
+        sampler = samples;
+        url = Https.url(security, connector);
         if (security.authenticates()) {
             String warning = security.warning("registry"); // an open registry has said so already, at greater length
             if (warning != null) {
@@ -131,6 +128,7 @@ public final class Registry implements AutoCloseable {
         try {
             server.stop();
         } finally {
+            sampler.close();
             core.close();
             server = null;
             url = null;
@@ -173,6 +171,7 @@ public final class Registry implements AutoCloseable {
         private Authorizer authorizer;
         /** Null: none given, which is {@link Security#unlessExposed} of the host. */
         private Security security;
+        private Duration pcSampling = PcSampler.DEFAULT_INTERVAL;
 
         private Builder() {
         }
@@ -277,6 +276,16 @@ public final class Registry implements AutoCloseable {
                         + " has none");
             }
             this.security = security;
+            return this;
+        }
+
+        /**
+         * How often the registry samples each PC servlet's status for the dashboard's charts of messages per second
+         * and queue depths ({@code GET /registry/v1/pcs}; docs/dashboard.md), 1 to 60 s. It keeps 8,640 samples
+         * of each: a day at the default, 10 s.
+         */
+        public Builder pcSampling(Duration interval) {
+            this.pcSampling = PcSampler.checkInterval(Objects.requireNonNull(interval, "interval"));
             return this;
         }
 

@@ -48,14 +48,17 @@ public class RegistryServlet extends HttpServlet {
     private transient RegistryCore core;
     private transient boolean ownsCore;
     private transient TableCalls tables;
+    /** The PC servlets' samples for the dashboard's charts; null in a container, which keeps none. */
+    private transient PcSampler samples;
 
     /** For servlet containers: settings come from init parameters. */
     public RegistryServlet() {
     }
 
-    RegistryServlet(RegistryCore core) {
+    RegistryServlet(RegistryCore core, PcSampler samples) {
         this.core = core;
         this.tables = new TableCalls(core);
+        this.samples = samples;
     }
 
     @Override
@@ -204,6 +207,13 @@ public class RegistryServlet extends HttpServlet {
                 allow(method, "GET", "POST", "DELETE");
                 json(resp, 200, core.sessions.call(req, resp, identity));
                 break;
+            case "pcs":
+                if (parts.length != 1) {
+                    throw unknown(method, req);
+                }
+                allow(method, "GET");
+                pcs(req, resp, identity);
+                break;
             case "health":
                 if (parts.length != 1) {
                     throw unknown(method, req);
@@ -229,6 +239,19 @@ public class RegistryServlet extends HttpServlet {
             health.put("database", core.database.dialect().toString()).put("endpoints", core.store.liveEndpoints());
         }
         json(resp, 200, health);
+    }
+
+    /**
+     * The PC servlets' samples over {@code range} (5m, 1h, 1d), for the dashboard's charts: to whoever may read the
+     * {@code domains} view, which names them.
+     */
+    private void pcs(HttpServletRequest req, HttpServletResponse resp, String identity) throws IOException {
+        if (samples == null) {
+            throw ApiException.notFound("this registry keeps no samples of the PC servlets: it runs in a servlet"
+                    + " container; the registry started by Registry (gma registry) does");
+        }
+        authorize(identity, Authorizer.Action.QUERY, "domains");
+        json(resp, 200, samples.answer(req.getParameter("range")));
     }
 
     static boolean loopback(String address) {

@@ -1,48 +1,11 @@
-// The GMA dashboard: the registry's tables and each reachable PC servlet's status, every second.
+// The GMA dashboard's overview: the registry's tables, each reachable PC servlet's status and the picture of the
+// domains' routes, every second (common.js and routes.js are loaded before it).
 'use strict';
 
-let queryUrl = null;
 let sessionUrl = null; // where to sign in, when the registry authenticates; null: nothing to sign in to
 let epoch = 0; // a sign-in or sign-out starts a new one: refreshes of an older one stop and show nothing
 const previous = {}; // domain -> {at, sent, received}: for rates
-
-// A refusal, with the HTTP status and the sentence of the answer.
-class Refused extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
-// The JSON answer of a call to the registry (or a PC servlet's relay of it). A refusal is thrown with its
-// sentence: the registry's is JSON, a PC servlet's is plain text (such as its relay's "FORBIDDEN the registry
-// relay is off while security is on...").
-async function call(url, init) {
-  const r = await fetch(url, init);
-  const text = await r.text();
-  let body = null;
-  try {
-    body = JSON.parse(text);
-  } catch (notJson) {
-    body = null;
-  }
-  if (!r.ok) {
-    throw new Refused(r.status, (body && body.message) || text.trim() || ('HTTP ' + r.status));
-  }
-  if (body === null) {
-    throw new Error('the answer (HTTP ' + r.status + ') is not JSON');
-  }
-  return body;
-}
-
-// The registry's answer to one query.
-async function query(sql) {
-  const body = await call(queryUrl, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: sql });
-  if (!Array.isArray(body.rows)) {
-    throw new Error('the answer is not a query result');
-  }
-  return body;
-}
+let drawn = null; // what the routes picture shows now, to draw it again only when that changes
 
 function cell(tr, text, numeric) {
   const td = document.createElement('td');
@@ -146,6 +109,15 @@ async function refresh(mine) {
   });
   fill('domains', domainRows);
   fill('queues', queueRows);
+  const answering = {};
+  domains.rows.forEach(([domain, url], i) => {
+    answering[domain] = url ? statuses[i] !== null : undefined;
+  });
+  const picture = JSON.stringify([domains.rows, answering]);
+  if (picture !== drawn) {
+    drawRoutes(document.getElementById('routes'), domains.rows, answering);
+    drawn = picture;
+  }
   document.getElementById('status').textContent = 'updated ' + new Date(now).toLocaleTimeString();
 }
 
@@ -208,6 +180,8 @@ function showSignIn(message, refused) {
   for (const id of ['domains', 'endpoints', 'queues', 'result']) {
     fill(id, []);
   }
+  document.getElementById('routes').replaceChildren();
+  drawn = null;
   document.querySelector('#result thead').replaceChildren();
   document.getElementById('status').textContent = 'not signed in';
   document.getElementById('token').focus();
@@ -252,8 +226,7 @@ async function signOut() {
 }
 
 async function start() {
-  const config = await (await fetch('config.json')).json();
-  queryUrl = config.query;
+  const config = await loadConfig();
   sessionUrl = config.session || null;
   document.getElementById('sql-form').addEventListener('submit', runQuery);
   if (!sessionUrl) {

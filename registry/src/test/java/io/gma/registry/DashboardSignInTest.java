@@ -120,9 +120,10 @@ class DashboardSignInTest {
     @Test
     void theDashboardOfASecuredRegistryOffersASignInAndAnOpenOneNone() throws Exception {
         HttpResponse<String> config = send("GET", "/dashboard/config.json", null);
-        assertEquals("{\"query\":\"/registry/v1/query\",\"session\":\"/registry/v1/session\"}", config.body());
+        assertEquals("{\"query\":\"/registry/v1/query\",\"session\":\"/registry/v1/session\","
+                + "\"pcs\":\"/registry/v1/pcs\"}", config.body());
         try (Registry open = Registry.builder().port(0).build().start()) {
-            assertEquals("{\"query\":\"/registry/v1/query\",\"session\":null}",
+            assertEquals("{\"query\":\"/registry/v1/query\",\"session\":null,\"pcs\":\"/registry/v1/pcs\"}",
                     Http.send("GET", open.url() + "/dashboard/config.json", null, null).body());
             Http.Answer none = Http.send("POST", open.url() + "/registry/v1/session", null, null);
             assertEquals(404, none.status(), none.toString());

@@ -148,8 +148,18 @@ public final class TunnelBench {
             url = "http://127.0.0.1:" + connector.getLocalPort() + "/echo";
         }
 
+        /** The loopback port it listens on. */
+        public int port() {
+            return Integer.parseInt(url.substring(url.lastIndexOf(':') + 1, url.lastIndexOf('/')));
+        }
+
         /** Round-trip times of n POSTs of size bytes echoed back, in nanoseconds, in the order measured. */
         public long[] run(OkHttpClient http, int size, int n) throws IOException {
+            return run(http, url, size, n);
+        }
+
+        /** As {@link #run(OkHttpClient, int, int)}, posted to {@code url} (this echo behind a proxy, say). */
+        public long[] run(OkHttpClient http, String url, int size, int n) throws IOException {
             byte[] payload = new byte[size];
             long[] rtt = new long[n];
             for (int i = 0; i < n; i++) {
@@ -167,6 +177,11 @@ public final class TunnelBench {
 
         /** Seconds to POST n payloads of size bytes, 1 MiB to a body, one POST after another. */
         public double stream(OkHttpClient http, int size, int n) throws IOException {
+            return stream(http, url, size, n);
+        }
+
+        /** As {@link #stream(OkHttpClient, int, int)}, posted to {@code url} (this echo behind a proxy, say). */
+        public double stream(OkHttpClient http, String url, int size, int n) throws IOException {
             int perBody = Math.max(1, (1 << 20) / size);
             byte[] body = new byte[perBody * size];
             long start = System.nanoTime();

@@ -1,7 +1,9 @@
 package io.gma.examples.cli;
 
+import io.gma.archiver.Archiver;
 import io.gma.examples.agent.Agent;
 import io.gma.examples.agent.Collector;
+import io.gma.examples.agent.HostTables;
 import io.gma.pcservlet.PcServer;
 import io.gma.pcservlet.SpoolOptions;
 import io.gma.registry.Registry;
@@ -25,9 +27,13 @@ import java.util.stream.Stream;
  * <pre>
  *   registry
  *   cardiff  PC servlet (reachable)     agent, inserting this machine's metrics into host_cpu, host_memory, ...
+ *                                       archiver of the agents' tables (H2 in the demo's temporary directory), with
+ *                                       the dashboard's chart data and its metrics on an HTTP port
  *   bangor   PC servlet (outbound-only, relayed by cardiff)     agent
  *   swansea  PC servlet (reachable)     collector: continuous queries over the agents' tables, the latest rows
  * </pre>
+ *
+ * <p>The registry samples the PC servlets every second, so that the dashboard's charts move from the start.
  */
 public final class Demo implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
@@ -36,14 +42,17 @@ public final class Demo implements AutoCloseable {
     private final PcServer bangor;
     private final PcServer swansea;
     private final Collector collector;
+    private final Archiver archiver;
 
     /** Where the keys are when every hop is secure, else null. */
     private final Path keys;
-    /** A temporary directory with each PC servlet's spool, deleted when the demo stops. */
-    private final Path spools;
+    /** A temporary directory with each PC servlet's spool and the archive, deleted when the demo stops. */
+    private final Path files;
 
     /** Who a person is, signed in to the secure demo's dashboard with the token it writes. */
     static final String OPERATOR = "operator";
+    /** How often the registry samples the PC servlets for the dashboard's charts: a demo moves at once. */
+    static final Duration PC_SAMPLING = Duration.ofSeconds(1);
     /** How long that token lives: the longest a verifier takes. */
     static final Duration OPERATOR_TOKEN_LIFETIME = Duration.ofHours(24);
     /** Where, in the keys directory, the secure demo writes that token. */
@@ -56,7 +65,8 @@ public final class Demo implements AutoCloseable {
             "domain    cardiff                    cardiff",
             "domain    swansea                    swansea",
             "domain    bangor                     bangor",
-            "send      agent,collector            *",
+            "register  archiver                   *",
+            "send      agent,collector,archiver   *",
             "send      cardiff,swansea,bangor     *",
             "post      cardiff                    cardiff",
             "post      swansea                    swansea",
@@ -67,13 +77,20 @@ public final class Demo implements AutoCloseable {
 
     private Demo(Duration sampleEvery, Path keys) throws Exception {
         this.keys = keys;
-        this.spools = Files.createTempDirectory("gma-demo-spools");
-        keep(() -> deleteTree(spools)); // closed last, after the PC servlets
+        this.files = Files.createTempDirectory("gma-demo");
+        keep(() -> deleteTree(files)); // closed last, after the PC servlets and the archiver
         try {
-            registry = keep(Registry.builder().port(0).security(security("registry")).build().start());
+            registry = keep(Registry.builder().port(0).security(security("registry")).pcSampling(PC_SAMPLING)
+                    .build().start());
             cardiff = keep(pc("cardiff").start());
             swansea = keep(pc("swansea").start());
             bangor = keep(pc("bangor").via("cardiff").start());
+            // before the agents: it archives their tables as they declare them, following them from its own
+            // thread (subscribing to an agent behind the relay can take seconds, which start need not wait for)
+            archiver = keep(Archiver.builder().registry(registry.url()).domain("cardiff").pcServlet(cardiff.uplink())
+                    .security(security("archiver")).tables(HostTables.CPU, HostTables.MEMORY, HostTables.DISK,
+                            HostTables.NET).retention(Duration.ofDays(1)).dataDir(files.resolve("archive"))
+                    .http("127.0.0.1", 0).build());
             String host = Agent.localHost();
             keep(Agent.start(registry.url(), "cardiff", cardiff.uplink(), host + "/cardiff", sampleEvery,
                     security("agent")));
@@ -94,7 +111,7 @@ public final class Demo implements AutoCloseable {
 
     private PcServer.Builder pc(String domain) throws IOException {
         return PcServer.builder(domain, registry.url()).security(security(domain))
-                .spool(SpoolOptions.in(spools.resolve(domain)));
+                .spool(SpoolOptions.in(files.resolve("spool").resolve(domain)));
     }
 
     private static void deleteTree(Path dir) throws IOException {
@@ -115,7 +132,7 @@ public final class Demo implements AutoCloseable {
      * identity, the trust file, a CA and certificates made into {@code keys} (an empty directory) first.
      */
     public static Demo startSecure(Duration sampleEvery, Path keys) throws Exception {
-        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("agent", "collector"));
+        Keys.make(keys, List.of("localhost", "127.0.0.1"), List.of("agent", "collector", "archiver"));
         // each PC servlet signs its own tokens; the operator is a person, at the dashboard
         Keys.addIdentities(keys, List.of("cardiff", "swansea", "bangor", OPERATOR));
         Files.writeString(keys.resolve("rules"), RULES);
@@ -133,14 +150,18 @@ public final class Demo implements AutoCloseable {
     public String describe() {
         return String.join(System.lineSeparator(),
                 "GMA demo, all in this process on loopback. Dashboard: " + dashboard(),
+                "  charts     " + charts() + " (each table's columns per host, live), " + dashboard()
+                        + "pcs.html (the PC servlets' messages per second and queues)",
                 "  registry   " + registry.url() + Registry.API_PATH,
                 "  cardiff    PC servlet " + cardiff.url() + ", an agent inserting this machine's metrics into"
                         + " the tables host_cpu, host_memory, host_disk, host_net",
                 "  bangor     PC servlet, outbound-only (relayed by cardiff), an agent",
                 "  swansea    PC servlet " + swansea.url() + ", the collector below: a continuous query over each"
                         + " table",
-                "  spools     each PC servlet keeps what it acknowledged in " + spools + " until the next hop has"
-                        + " it (deleted when the demo stops)",
+                "  archiver   " + archiver.name() + " keeps the agents' rows for a day, for history queries and the"
+                        + " charts (data and metrics at " + archiver.httpUrl().orElseThrow() + ")",
+                "  files      each PC servlet's spool (what it acknowledged, until the next hop has it) and the"
+                        + " archive's H2 database, in " + files + " (deleted when the demo stops)",
                 keys == null ? "  security   none (--secure for TLS and tokens on every hop)"
                         : "  security   TLS and tokens on every hop, keys and rules in " + keys
                         + System.lineSeparator() + "  dashboard  sign in with the token in " + dashboardToken()
@@ -173,6 +194,16 @@ public final class Demo implements AutoCloseable {
     /** The dashboard's address (the registry serves it; each PC servlet too). */
     public String dashboard() {
         return registry.url() + "/dashboard/";
+    }
+
+    /** The dashboard's page of host_cpu's charts, the busy share of each CPU of each agent's host. */
+    public String charts() {
+        return dashboard() + "table.html?table=" + HostTables.CPU;
+    }
+
+    /** The archiver of the agents' tables, which serves the dashboard's chart data. */
+    public Archiver archiver() {
+        return archiver;
     }
 
     /** The file holding a token to sign in to the dashboard with, when the demo is secure; else null. */

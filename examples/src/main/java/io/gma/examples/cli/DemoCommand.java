@@ -17,13 +17,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code gma demo}. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        header = "The all-in-one demo: three domains, agents and a live collector.",
+        header = "The all-in-one demo: three domains, agents, a live collector and an archiver with charts.",
         description = "Runs the all-in-one demo in this process, on loopback and ephemeral ports: a registry;"
                 + " three domains with their PC servlets (cardiff, swansea, and bangor, which is outbound-only"
                 + " and relayed by cardiff); grid monitoring agents in cardiff and bangor inserting this"
                 + " machine's CPU, memory, disk and network figures into monitoring tables (host_cpu, host_memory,"
                 + " host_disk, host_net); and a collector in swansea with a continuous query over each table,"
-                + " which shows the latest rows with their age and route. It prints a gma select command line to"
+                + " which shows the latest rows with their age and route; and an archiver in cardiff keeping the"
+                + " tables' rows for a day (H2 in a temporary directory), whose HTTP listener feeds the dashboard's"
+                + " live charts of each table. It prints the dashboard's addresses, and a gma select command line to"
                 + " ask the tables yourself. Until Ctrl-C, or --duration.")
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",

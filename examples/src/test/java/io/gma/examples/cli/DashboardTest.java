@@ -27,8 +27,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard of a running demo, in a real headless browser (Debian's chromium and chromium-driver, which
  * .ci/run installs): the demo's endpoints appear, a query typed into the box returns rows, and a screenshot
  * is saved under target/. Served by the registry and by a PC servlet (whose queries it relays). With the secure
- * demo, the registry's dashboard asks for a token, says why a wrong one is refused, and shows the domains with the
- * right one until the person signs out.
+ * demo, the registry's dashboard asks for a token, says why a wrong one is refused, and shows the domains and the
+ * charts with the right one until the person signs out. The demo's charts, its PC servlets' and its routes' picture
+ * are drawn (issue 24).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardTest {
@@ -81,7 +82,7 @@ class DashboardTest {
 
                     WebElement sql = chrome.findElement(By.id("sql"));
                     sql.clear();
-                    sql.sendKeys("SELECT name, domain FROM producers ORDER BY name");
+                    sql.sendKeys("SELECT name, domain FROM producers WHERE label = 'agent' ORDER BY name");
                     chrome.findElement(By.id("run")).click();
                     wait.until(b -> b.findElements(By.cssSelector("#result tbody tr")).size() == 2);
                     String result = chrome.findElement(By.cssSelector("#result tbody")).getText();
@@ -128,7 +129,7 @@ class DashboardTest {
                         .anyMatch(r -> r.getText().matches("agent-[a-z2-7]{6}@bangor producer bangor .*")));
                 WebElement sql = chrome.findElement(By.id("sql"));
                 sql.clear();
-                sql.sendKeys("SELECT name, domain FROM producers ORDER BY name");
+                sql.sendKeys("SELECT name, domain FROM producers WHERE label = 'agent' ORDER BY name");
                 chrome.findElement(By.id("run")).click();
                 wait.until(b -> b.findElements(By.cssSelector("#result tbody tr")).size() == 2);
                 screenshot(chrome, "dashboard-secure.png");
@@ -137,6 +138,12 @@ class DashboardTest {
                         + " + ' ' + document.cookie"));
                 assertFalse(chrome.getCurrentUrl().contains(token), chrome.getCurrentUrl());
                 assertEquals("", chrome.findElement(By.id("token")).getAttribute("value"));
+
+                // the charts: the session reads the registry, the archiver's HTTPS listener lets its dashboard read
+                chrome.get(demo.charts());
+                wait.until(b -> points(b) > 0);
+                chrome.get(demo.dashboard());
+                wait.until(b -> b.findElement(By.id("who")).getText().equals("signed in as operator"));
 
                 chrome.findElement(By.id("signout")).click();
                 wait.until(b -> b.findElement(By.id("signin")).isDisplayed());
@@ -153,6 +160,80 @@ class DashboardTest {
                 chrome.quit();
             }
         }
+    }
+
+    /**
+     * The demo's charts (issue 24): host_cpu's page draws a uPlot line per CPU of each agent's host, fed by the
+     * demo's archiver, whose points grow as rows come live; the range switch reads the period again; the PC
+     * servlets' page charts the registry's samples of each reachable one; and the overview draws the three domains
+     * with bangor relayed by cardiff. A screenshot of each page is kept under target/.
+     */
+    @Test
+    void theDemosChartsMoveAndTheRoutesPictureNamesItsDomains() throws Exception {
+        try (Demo demo = Demo.start(Duration.ofMillis(500))) {
+            ChromeDriver chrome = chromium();
+            try {
+                WebDriverWait wait = new WebDriverWait(chrome, Duration.ofSeconds(30));
+                chrome.get(demo.charts());
+                wait.until(b -> b.findElements(By.cssSelector("#chart .uplot canvas")).size() == 1
+                        && points(b) > 0);
+                assertEquals("5m", chrome.findElement(By.id("chart")).getAttribute("data-range"));
+                assertEquals(300, span(chrome), 2, "the x axis spans the last 5 minutes");
+                String legend = chrome.findElement(By.cssSelector("#chart .u-legend")).getText();
+                assertTrue(legend.matches("(?s).*(cardiff|bangor) / \\S+ / -1.*"), legend); // domain / host / cpu
+                long before = points(chrome);
+                wait.until(b -> points(b) >= before + 2); // live rows, every 500 ms per CPU
+                screenshot(chrome, "dashboard-table.png");
+
+                chrome.findElement(By.cssSelector("#ranges button[data-range='1h']")).click();
+                wait.until(b -> "1h".equals(b.findElement(By.id("chart")).getAttribute("data-range")));
+                assertEquals(3600, span(chrome), 2, "the x axis spans the last hour");
+                assertTrue(chrome.getCurrentUrl().contains("range=1h"), chrome.getCurrentUrl());
+                wait.until(b -> points(b) > 0);
+                screenshot(chrome, "dashboard-table-hour.png");
+
+                chrome.get(demo.dashboard() + "pcs.html");
+                for (String domain : List.of("cardiff", "swansea")) {
+                    By chart = By.cssSelector(".pc[data-domain='" + domain + "']");
+                    wait.until(b -> !b.findElements(chart).isEmpty() && Integer.parseInt(b.findElement(chart)
+                            .getAttribute("data-points")) >= 3);
+                    assertEquals(1, chrome.findElement(chart).findElements(By.cssSelector(".uplot canvas")).size());
+                    String series = chrome.findElement(chart).findElement(By.cssSelector(".u-legend")).getText();
+                    assertTrue(series.contains("in /s") && series.contains("out /s") && series.contains("queued"),
+                            series);
+                }
+                assertTrue(chrome.findElements(By.cssSelector(".pc[data-domain='bangor']")).isEmpty(),
+                        "bangor is outbound-only: nothing reaches its PC servlet");
+                screenshot(chrome, "dashboard-pcs.png");
+
+                chrome.get(demo.dashboard());
+                wait.until(b -> b.findElements(By.cssSelector("#routes svg g.domain")).size() == 3);
+                for (String domain : List.of("bangor", "cardiff", "swansea")) {
+                    assertTrue(chrome.findElement(By.cssSelector("#routes g.domain[data-domain='" + domain + "']"))
+                            .getText().startsWith(domain), domain);
+                }
+                assertEquals(1, chrome.findElements(By.cssSelector(
+                        "#routes line.relay[data-from='bangor'][data-to='cardiff']")).size());
+                assertEquals(1, chrome.findElements(By.cssSelector("#routes path.post")).size(), "cardiff and"
+                        + " swansea post to each other");
+                wait.until(b -> b.findElements(By.cssSelector("#routes g.domain.up")).size() == 2);
+                screenshot(chrome, "dashboard-routes.png");
+            } finally {
+                chrome.quit();
+            }
+        }
+    }
+
+    /** The points the table's chart draws now. */
+    private static long points(WebDriver chrome) {
+        String n = chrome.findElement(By.id("chart")).getAttribute("data-points");
+        return n == null ? 0 : Long.parseLong(n);
+    }
+
+    /** The seconds the chart's x axis spans. */
+    private static double span(ChromeDriver chrome) {
+        return ((Number) chrome.executeScript("return gmaChart.scales.x.max - gmaChart.scales.x.min;"))
+                .doubleValue();
     }
 
     private static void signIn(WebDriver chrome, String token) {

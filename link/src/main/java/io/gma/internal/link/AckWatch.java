@@ -1,7 +1,9 @@
 package io.gma.internal.link;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
@@ -15,6 +17,22 @@ import java.util.PriorityQueue;
  * complete, and the queue completes them once it let go of its lock ({@link #acknowledge}, {@link #fail}).
  */
 final class AckWatch {
+    /** Refusals remembered at most: a peer refuses what is in flight, and a window holds 65,536 at most. */
+    static final int MAX_REFUSED = 65_536;
+    /**
+     * Sequence numbers the peer refused with an ERROR it wrote before the ACK that passes them (a PC servlet's
+     * uplink, for a destination that is full: docs/pcservlet.md), with why; their futures fail when the ACK comes.
+     */
+    private final LinkedHashMap<Long, LinkException> refused = new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, LinkException> eldest) {
+            return size() > MAX_REFUSED;
+        }
+    };
+    /** Refused messages an ACK passed, to fail once the queue's lock is let go; null when none. */
+    private List<QueuedMessage> refusedPassed;
     private final PriorityQueue<QueuedMessage> watched = new PriorityQueue<>((a, b) -> Long.compare(a.index,
             b.index));
 
@@ -32,7 +50,14 @@ final class AckWatch {
         List<QueuedMessage> done = null;
         while (!watched.isEmpty() && watched.peek().index <= acked) {
             QueuedMessage m = watched.poll();
-            if (m.failure == null) { // else dropped, and failed then
+            LinkException no = refused.isEmpty() || m.failure != null ? null : refused.remove(m.sequence());
+            if (no != null) {
+                m.failure = no;
+                if (refusedPassed == null) {
+                    refusedPassed = new ArrayList<>();
+                }
+                refusedPassed.add(m);
+            } else if (m.failure == null) { // else dropped, and failed then
                 if (done == null) {
                     done = new ArrayList<>();
                 }
@@ -40,6 +65,28 @@ final class AckWatch {
             }
         }
         return done;
+    }
+
+    /** The peer refused the message numbered {@code sequence}: its future fails with {@code why} at the ACK. */
+    void refuse(long sequence, LinkException why) {
+        refused.put(sequence, why);
+    }
+
+    /** How the peer refused the message numbered {@code sequence}, if it did (and it is remembered); else null. */
+    LinkException refusal(long sequence) {
+        return refused.isEmpty() ? null : refused.remove(sequence);
+    }
+
+    /** The link is gone: what it refused goes again on the next, which answers afresh. */
+    void forgetRefused() {
+        refused.clear();
+    }
+
+    /** The refused messages the last {@link #passedBy} passed, marked failed, for {@link #fail}; null when none. */
+    List<QueuedMessage> takeRefused() {
+        List<QueuedMessage> r = refusedPassed;
+        refusedPassed = null;
+        return r;
     }
 
     /**

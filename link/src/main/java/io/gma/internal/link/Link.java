@@ -175,6 +175,15 @@ public final class Link {
         writer.send(unsentBytes);
     }
 
+    /**
+     * Writes {@code packed}, an ERROR that answers a message this link carried, ahead of the data queued and in
+     * order with the ACKs: it reaches the peer before the ACK that passes the message it answers, so the peer
+     * fails that message's future rather than completing it ({@link SendQueue#refused}).
+     */
+    public void answerNow(byte[] packed) {
+        writer.sendImmediate(packed);
+    }
+
     /** Writes what is waiting, now, from the calling thread, without blocking. */
     public void flush() {
         writer.flush();

@@ -194,9 +194,13 @@ public final class SendQueue {
             if (m.future != null) {
                 return m.future;
             }
+            boolean acked = m.index != 0 && m.index <= lanes.dataAcked;
+            if (m.failure == null && acked) {
+                m.failure = watch.refusal(m.sequence()); // refused by the peer before its ACK passed it, or null
+            }
             if (m.failure != null) {
                 failed = m.failure;
-            } else if (m.index != 0 && m.index <= lanes.dataAcked) {
+            } else if (acked) {
                 m.future = CompletableFuture.completedFuture(null);
                 return m.future;
             } else if (closedBy != null) {
@@ -413,6 +417,7 @@ public final class SendQueue {
      */
     void acknowledge(Object link, long count) {
         List<QueuedMessage> done;
+        List<QueuedMessage> refused;
         boolean freed;
         lock.lock();
         try {
@@ -424,10 +429,12 @@ public final class SendQueue {
                 room.signalAll();
             }
             done = watch.passedBy(lanes.dataAcked);
+            refused = watch.takeRefused();
         } finally {
             lock.unlock();
         }
         AckWatch.acknowledge(done);
+        AckWatch.fail(refused);
         if (freed && roomFreed != null) {
             roomFreed.run();
         }
@@ -444,7 +451,22 @@ public final class SendQueue {
                 return;
             }
             lanes.putBackFlight();
+            watch.forgetRefused();
             carrier = next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The peer refused the message numbered {@code sequence} with an ERROR that it wrote before the ACK that passes
+     * the message (a PC servlet's uplink does, for a destination that is full): the ACK then fails its future with
+     * {@code why} instead of completing it. The link's loop calls this as it reads the ERROR.
+     */
+    public void refused(long sequence, LinkException why) {
+        lock.lock();
+        try {
+            watch.refuse(sequence, why);
         } finally {
             lock.unlock();
         }

@@ -93,6 +93,41 @@ class SendQueueTest {
     }
 
     /**
+     * A message the peer refused (its ERROR read before the ACK that passes it, as a PC servlet's uplink writes
+     * them for a full destination) fails with that ERROR's code when the ACK comes, whether its future was asked
+     * before or after; the messages around it complete. A lost link forgets refusals: what it had in flight goes
+     * again, and the next link answers afresh.
+     */
+    @Test
+    void aMessageRefusedBeforeItsAckFailsWithTheRefusalAndTheOthersComplete() throws Exception {
+        QueuedMessage a = offer(1);
+        QueuedMessage b = offer(2);
+        QueuedMessage c = offer(3);
+        QueuedMessage d = offer(4);
+        CompletableFuture<Void> fa = a.acknowledged();
+        CompletableFuture<Void> fb = b.acknowledged();
+        assertEquals(4, write(10));
+        queue.refused(2, new LinkException(ErrorCode.QUEUE_FULL, "b@x is full"));
+        queue.refused(3, new LinkException(ErrorCode.QUEUE_FULL, "b@x is full"));
+        assertFalse(fb.isDone(), "refused, but its ACK has not come: nothing is settled yet");
+        queue.acknowledge(null, 4);
+        assertTrue(fa.isDone() && !fa.isCompletedExceptionally(), "the message before it completes");
+        assertEquals(ErrorCode.QUEUE_FULL, ((LinkException) failureOf(fb)).code());
+        assertEquals(ErrorCode.QUEUE_FULL, ((LinkException) failureOf(c.acknowledged())).code(),
+                "asked after the ACK: the refusal still counts");
+        assertTrue(d.acknowledged().isDone() && !d.acknowledged().isCompletedExceptionally(), "the one after it");
+
+        QueuedMessage e = offer(5);
+        CompletableFuture<Void> fe = e.acknowledged();
+        assertEquals(1, write(10));
+        queue.refused(5, new LinkException(ErrorCode.QUEUE_FULL, "b@x is full"));
+        queue.linkLost(null, null);
+        assertEquals(1, write(10), "written again on the next link");
+        queue.acknowledge(null, 1);
+        assertTrue(fe.isDone() && !fe.isCompletedExceptionally(), "the next link took it: the old refusal is gone");
+    }
+
+    /**
      * A PC servlet's queue numbers what it adds, data and control apart, and learns from the two counts which of
      * them the peer has: control is written first, so an ACK may cover control added after data not yet
      * acknowledged.

@@ -54,12 +54,20 @@ public final class Spool implements AutoCloseable {
      */
     static final long MAX_UNWRITTEN_BYTES = 8L << 20;
     /**
-     * Acknowledgements are written each round, and forced at most this often. An acknowledgement is not a promise
-     * to anyone: one lost makes its record go out once more, which the next hop drops as a duplicate. Written,
-     * it survives a crash of the process; forced once per 100 ms, a power loss replays at most that much, well
-     * inside the receivers' window of 65,536 numbers per sender.
+     * Acknowledgements are written in batches ({@link #ACK_BATCH}), and forced at most this often. An
+     * acknowledgement is not a promise to anyone: one lost makes its record go out once more, which the next hop
+     * drops as a duplicate. Written, it survives a crash of the process; forced once per 100 ms, a power loss
+     * replays at most that much, well inside the receivers' window of 65,536 numbers per sender.
      */
     static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Acknowledgements wait to be written until this many have gathered, or the oldest has waited {@link
+     * #ACK_DELAY_NANOS}, or the spool closes: they do not wake the committer one by one (a thread switch and a
+     * write each, on the path of every message a PC servlet passes on), and one lost replays its record as any
+     * unwritten one does.
+     */
+    static final int ACK_BATCH = 4096;
+    static final long ACK_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /**
      * Told each time the committer passes a point where a crash must lose nothing ("forced", "segmentsDeleted"):
      * a crash test in this package halts the process there, as a kill -9 at that moment would. Nothing else sets
@@ -88,6 +96,10 @@ public final class Spool implements AutoCloseable {
     private volatile long durableSeq;
     private long[] pendingAcks = new long[256];
     private int pendingAckCount;
+    /** When the oldest of the pending acknowledgements came (System.nanoTime). */
+    private long acksPendingSince;
+    /** The committer waits with no time set: an acknowledgement must wake it, to set one. */
+    private boolean committerIdle;
     private boolean deletable;
     /** Records appended and not written yet (in {@link Segment.Chunk}s), in bytes; bounded. */
     private long unwrittenBytes;
@@ -475,7 +487,7 @@ public final class Spool implements AutoCloseable {
         lock.lock();
         try {
             ackOne(seq);
-            work.signal();
+            acksTaken();
         } finally {
             lock.unlock();
         }
@@ -488,9 +500,19 @@ public final class Spool implements AutoCloseable {
             for (int i = 0; i < count; i++) {
                 ackOne(seqs[i]);
             }
-            work.signal();
+            acksTaken();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: wakes the committer for acknowledgements only when they are due, a segment may go, or it
+     * waits with no time set (then it sets one).
+     */
+    private void acksTaken() {
+        if (deletable || committerIdle || pendingAckCount >= ACK_BATCH) {
+            work.signal();
         }
     }
 
@@ -504,6 +526,9 @@ public final class Spool implements AutoCloseable {
         acknowledged.increment();
         if (pendingAckCount == pendingAcks.length) {
             pendingAcks = Arrays.copyOf(pendingAcks, pendingAcks.length * 2);
+        }
+        if (pendingAckCount == 0) {
+            acksPendingSince = System.nanoTime();
         }
         pendingAcks[pendingAckCount++] = seq;
         if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
@@ -544,7 +569,9 @@ public final class Spool implements AutoCloseable {
                 while (!closed && !hasWork()) {
                     long wake = nextRetry();
                     if (wake == Long.MAX_VALUE) {
+                        committerIdle = true;
                         work.awaitUninterruptibly();
+                        committerIdle = false;
                     } else {
                         try {
                             work.awaitNanos(Math.max(1, wake - System.nanoTime()));
@@ -563,7 +590,7 @@ public final class Spool implements AutoCloseable {
                     writing |= !chunks.isEmpty();
                     toWrite.add(chunks);
                 }
-                ackCount = pendingAckCount;
+                ackCount = acksDue(System.nanoTime()) ? pendingAckCount : 0;
                 if (ackCount > 0) {
                     acks = Arrays.copyOf(pendingAcks, ackCount);
                     pendingAckCount = 0;
@@ -582,18 +609,29 @@ public final class Spool implements AutoCloseable {
     private boolean hasWork() {
         long now = System.nanoTime();
         boolean toCommit = appendedSeq > durableSeq && broken == null && (!writeRetrying || now - writeRetryAt >= 0);
-        boolean acks = pendingAckCount > 0 && (!ackRetrying || now - ackRetryAt >= 0);
-        return toCommit || acks || deletable;
+        return toCommit || acksDue(now) || deletable;
     }
 
-    /** Under the lock: when a write or acknowledgements that failed are next tried (System.nanoTime), or never. */
+    /** Under the lock: whether the pending acknowledgements are to be written now. */
+    private boolean acksDue(long now) {
+        return pendingAckCount > 0 && (!ackRetrying || now - ackRetryAt >= 0) && (closed
+                || pendingAckCount >= ACK_BATCH || now - acksPendingSince >= ACK_DELAY_NANOS);
+    }
+
+    /**
+     * Under the lock: when the committer next has work that waits for a time (System.nanoTime), or never: a write
+     * or acknowledgements that failed are tried again, or acknowledgements come due ({@link #ACK_DELAY_NANOS}).
+     */
     private long nextRetry() {
         long wake = Long.MAX_VALUE;
         if (writeRetrying && appendedSeq > durableSeq && broken == null) {
             wake = writeRetryAt;
         }
-        if (ackRetrying && pendingAckCount > 0 && (wake == Long.MAX_VALUE || ackRetryAt - wake < 0)) {
-            wake = ackRetryAt;
+        if (pendingAckCount > 0) {
+            long acksAt = ackRetrying ? ackRetryAt : acksPendingSince + ACK_DELAY_NANOS;
+            if (wake == Long.MAX_VALUE || acksAt - wake < 0) {
+                wake = acksAt;
+            }
         }
         return wake;
     }

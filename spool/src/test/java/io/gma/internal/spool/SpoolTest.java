@@ -68,6 +68,18 @@ class SpoolTest {
     }
 
     @Test
+    void acknowledgementsAreWrittenOnceTheyComeDueWithNothingElseToWakeTheCommitter() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            long seq = s.append(0, (byte) 0, "", payload(1, 64));
+            assertTrue(s.awaitDurable(seq, 10, TimeUnit.SECONDS));
+            long before = s.stats().written();
+            s.ack(seq);
+            // nothing is appended after it: the committer's own time set for it must write it (8 bytes and framing)
+            await().atMost(Duration.ofSeconds(5)).until(() -> s.stats().written() > before);
+        }
+    }
+
+    @Test
     void aRecordIsDurableOnlyOnceForcedAndActionsRunInOrder() throws Exception {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             List<Long> ran = new ArrayList<>();
