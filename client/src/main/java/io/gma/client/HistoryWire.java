@@ -2,6 +2,7 @@ package io.gma.client;
 
 import io.gma.tables.Row;
 import io.gma.tables.RowCodec;
+import io.gma.tables.RowEncoder;
 import io.gma.tables.TableSchema;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Name;
@@ -104,12 +105,13 @@ final class HistoryWire {
             out.writeBytes(name);
         }
         ByteBuffer micros = ByteBuffer.allocate(8);
+        RowEncoder encoder = new RowEncoder();
         for (TableRow r : history.rows()) {
-            byte[] row = RowCodec.encode(schema, r.row());
+            int length = encoder.encode(schema, r.row());
             TableWire.writeVarint(out, producers.get(r.producer()));
             out.writeBytes(micros.putLong(0, r.insertMicros()).array());
-            TableWire.writeVarint(out, row.length);
-            out.writeBytes(row);
+            TableWire.writeVarint(out, length);
+            encoder.writeTo(out);
             if (out.size() > maxBytes) {
                 return null;
             }

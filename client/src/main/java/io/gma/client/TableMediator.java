@@ -9,6 +9,7 @@ import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
+import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -191,28 +192,34 @@ final class TableMediator {
 
     /** A TABLE_ROW, on a link's event loop: to its query's handler, or a TABLE_CANCEL for a query that ended. */
     void receive(Message m) {
-        RowEnvelope env;
+        // read in place from the message's own bytes, which nobody changes: no copy, no view
+        byte[] packed = Packed.shared(m);
+        int length = m.dataLength();
+        int at = packed.length - length;
+        long id;
         try {
-            env = RowEnvelope.decode(m.dataBuffer()); // a view: the row is copied once, as it is decoded
+            id = RowEnvelope.queryId(packed, at, length);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
         }
-        ContinuousQuery cq = queries.get(env.queryId());
+        ContinuousQuery cq = queries.get(id);
         if (cq == null || cq.closed()) {
             // off the event loop: a send may wait for room in the producer's queue
             String from = m.from();
-            calls.execute(() -> sendCancel(from, env.queryId()));
+            calls.execute(() -> sendCancel(from, id));
             return;
         }
         Row row;
+        long insertMicros;
         try {
-            row = env.row(cq.bound().schema());
+            insertMicros = RowEnvelope.insertMicros(packed, at, length);
+            row = RowEnvelope.row(cq.bound().schema(), packed, at, length);
         } catch (ProtocolException ex) {
             LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
             return;
         }
-        TableRow projected = new TableRow(m.from(), env.insertMicros(), cq.bound().project(row));
+        TableRow projected = new TableRow(m.from(), insertMicros, cq.bound().project(row));
         if (handlers == null) {
             handle(cq, projected);
             return;

@@ -9,8 +9,7 @@ import io.gma.tables.BoundQuery;
 import io.gma.tables.Column;
 import io.gma.tables.InsertStatement;
 import io.gma.tables.Row;
-import io.gma.tables.RowCodec;
-import io.gma.tables.RowEnvelope;
+import io.gma.tables.RowEncoder;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
@@ -25,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +48,15 @@ final class TablePublisher {
     private static final long PURGE_MICROS = 1_000_000;
     /** The most queries kept parsed. */
     private static final int PARSED = 256;
+    /** How often {@link #nowMicros()} reads the wall clock. */
+    static final long CLOCK_ANCHOR_NANOS = 100_000_000;
+    /** A new anchor this much behind the time carried on is a step of the wall clock, which insert times follow. */
+    static final long CLOCK_STEP_MICROS = 1_000;
+    /** A reading of the wall clock and of the monotonic clock at once. */
+    private record ClockAnchor(long nanos, long micros) {
+    }
+
+    private static volatile ClockAnchor anchor = new ClockAnchor(System.nanoTime(), wallMicros());
     private final String name;
     private final RegistryClient registry;
     private final Receipts outbox;
@@ -70,26 +79,41 @@ final class TablePublisher {
     private record Subscription(String consumer, long queryId, BoundQuery query) {
     }
 
-    /** A row kept as the latest of its key, with its insert time. */
-    private record Kept(long insertMicros, Row row) {
-    }
-
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
     private static final class TableState {
+        private static final Subscription[] NONE = {};
         final TableSchema schema;
-        /** The primary key's column indexes, in the key's order. */
-        final int[] keyColumns;
-        final Map<List<Object>, Kept> latest = new HashMap<>();
-        final List<Subscription> subscriptions = new ArrayList<>();
+        final LatestRows latest;
+        /**
+         * The subscriptions, replaced (never changed) when one comes or goes: an insert that found some matching
+         * sends to them after it let go of the lock.
+         */
+        Subscription[] subscriptions = NONE;
         /** The rows kept for history queries, or null when the table keeps none. */
         final KeptHistory history;
+        /** Encodes each row inserted, once, for every TABLE_ROW it goes out in and for history. */
+        final RowEncoder encoder = new RowEncoder();
         /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
         long nextPurgeMicros;
 
         TableState(TableSchema schema) {
             this.schema = schema;
+            this.latest = new LatestRows(schema);
             this.history = schema.historyRetention().isZero() ? null : new KeptHistory(schema, KeptHistory.MAX_ROWS);
-            this.keyColumns = schema.primaryKey().stream().mapToInt(schema::indexOf).toArray();
+        }
+
+        /** Replaces the subscriptions by those {@code keep} keeps, and {@code add} if not null; under the lock. */
+        void subscriptions(Predicate<Subscription> keep, Subscription add) {
+            List<Subscription> now = new ArrayList<>();
+            for (Subscription s : subscriptions) {
+                if (keep.test(s)) {
+                    now.add(s);
+                }
+            }
+            if (add != null) {
+                now.add(add);
+            }
+            subscriptions = now.toArray(NONE);
         }
     }
 
@@ -190,27 +214,28 @@ final class TablePublisher {
     }
 
     /**
-     * Checks {@code row}, keeps it as its key's latest and sends it to every subscription it matches.
+     * Checks {@code row}, keeps it as its key's latest and sends it to every subscription it matches. The row is
+     * checked and encoded in one walk, once, whatever the number of subscriptions: each TABLE_ROW's data is the
+     * same bytes behind its own query id.
      *
      * @return the number of subscriptions it was sent to
      * @throws TableException naming the table, column or value that does not fit
      */
     int insert(String table, Row row) {
         TableState t = state(table);
-        TableSchema schema = t.schema;
-        try {
-            schema.validate(row);
-        } catch (TableException ex) {
-            throw new TableException("table " + table + ": " + ex.getMessage());
-        }
         long now = nowMicros();
-        List<Object> key = key(t.keyColumns, row);
-        List<Subscription> matching = new ArrayList<>();
-        byte[] kept = t.history == null ? null : RowCodec.encode(schema, row);
+        Subscription[] subscriptions;
+        byte[][] data = null; // the TABLE_ROW for subscriptions[i], or null where the row does not match
+        int matching = 0;
         synchronized (t) {
-            t.latest.put(key, new Kept(now, row));
-            if (kept != null) {
-                t.history.add(now, kept);
+            try {
+                t.schema.validate(row, t.encoder);
+            } catch (TableException ex) {
+                throw new TableException("table " + table + ": " + ex.getMessage());
+            }
+            t.latest.put(row, now);
+            if (t.history != null) {
+                t.history.add(now, t.encoder.toArray());
             }
             if (now >= t.nextPurgeMicros) {
                 // a sweep visits every key: once a second at most, not once per so many inserts, which with many
@@ -218,34 +243,46 @@ final class TablePublisher {
                 t.nextPurgeMicros = now + PURGE_MICROS;
                 purge(t, now);
             }
-            for (Subscription s : t.subscriptions) {
+            subscriptions = t.subscriptions;
+            for (int i = 0; i < subscriptions.length; i++) {
+                Subscription s = subscriptions[i];
                 if (s.query().filter().test(row)) {
-                    matching.add(s);
+                    if (data == null) {
+                        data = new byte[subscriptions.length][];
+                    }
+                    data[i] = t.encoder.envelope(s.queryId(), now);
+                    matching++;
                 }
             }
         }
-        for (Subscription s : matching) {
-            byte[] data = RowEnvelope.encode(s.queryId(), now, schema, row);
-            try {
-                // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
-                // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
-                // the link's ACK handling more than the row itself
-                outbox.send(s.consumer(), TableWire.TABLE_ROW, data);
-            } catch (EndpointException ex) {
-                LOG.debug("{}: row of {} not sent to {}: {}", name, table, s.consumer(), ex.getMessage());
-                if (ex.code() == ErrorCode.NO_ROUTE) {
-                    dropConsumer(s.consumer());
-                }
+        for (int i = 0; matching > 0 && i < subscriptions.length; i++) {
+            if (data[i] != null) {
+                send(table, subscriptions[i].consumer(), data[i]);
             }
         }
-        return matching.size();
+        return matching;
+    }
+
+    /** Sends a TABLE_ROW, after the table's lock is let go: under BLOCK, the send may wait for room. */
+    private void send(String table, String consumer, byte[] data) {
+        try {
+            // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
+            // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
+            // the link's ACK handling more than the row itself
+            outbox.send(consumer, TableWire.TABLE_ROW, data);
+        } catch (EndpointException ex) {
+            LOG.debug("{}: row of {} not sent to {}: {}", name, table, consumer, ex.getMessage());
+            if (ex.code() == ErrorCode.NO_ROUTE) {
+                dropConsumer(consumer);
+            }
+        }
     }
 
     /** Drops every subscription of {@code consumer}, which went away. */
     void dropConsumer(String consumer) {
         for (TableState t : tables.values()) {
             synchronized (t) {
-                t.subscriptions.removeIf(s -> s.consumer().equals(consumer));
+                t.subscriptions(s -> !s.consumer().equals(consumer), null);
             }
         }
     }
@@ -255,7 +292,7 @@ final class TablePublisher {
         Map<String, Integer> counts = new HashMap<>();
         for (TableState t : tables.values()) {
             synchronized (t) {
-                counts.put(t.schema.name(), t.subscriptions.size());
+                counts.put(t.schema.name(), t.subscriptions.length);
             }
         }
         return counts;
@@ -270,7 +307,7 @@ final class TablePublisher {
                 long id = TableWire.readVarint(ByteBuffer.wrap(m.data()), "TABLE_CANCEL");
                 for (TableState t : tables.values()) {
                     synchronized (t) {
-                        t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
+                        t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, null);
                     }
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
@@ -295,8 +332,8 @@ final class TablePublisher {
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
-            t.subscriptions.removeIf(s -> s.consumer().equals(m.from()) && s.queryId() == id);
-            t.subscriptions.add(new Subscription(m.from(), id, q));
+            t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, new Subscription(m.from(), id,
+                    q));
         }
         reply(m, new byte[0]);
     }
@@ -306,22 +343,19 @@ final class TablePublisher {
         TableQuery parsed = parse(sql);
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
-        List<Kept> rows = new ArrayList<>();
+        List<LatestRows.Kept> rows;
         synchronized (t) {
             purge(t, nowMicros());
-            for (Kept k : t.latest.values()) {
-                if (q.filter().test(k.row())) {
-                    rows.add(k);
-                }
-            }
+            rows = t.latest.since(Long.MIN_VALUE, q.filter());
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Kept k : rows) {
-            byte[] row = RowCodec.encode(t.schema, k.row());
+        RowEncoder encoder = new RowEncoder();
+        for (LatestRows.Kept k : rows) {
+            int length = encoder.encode(t.schema, k.row());
             ByteBuffer micros = ByteBuffer.allocate(8).putLong(0, k.insertMicros());
             out.writeBytes(micros.array());
-            TableWire.writeVarint(out, row.length);
-            out.writeBytes(row);
+            TableWire.writeVarint(out, length);
+            encoder.writeTo(out);
             if (out.size() > maxAnswerBytes) {
                 error(m, ErrorCode.TOO_LARGE, "the latest rows of " + t.schema.name() + " that match the query ("
                         + rows.size() + " rows) exceed the answer limit of " + maxAnswerBytes + " bytes of "
@@ -348,7 +382,7 @@ final class TablePublisher {
         BoundQuery q = parsed.bind(t.schema);
         long now = nowMicros();
         List<KeptHistory.Entry> history = null;
-        List<Kept> latest = new ArrayList<>();
+        List<LatestRows.Kept> latest = List.of();
         long complete;
         synchronized (t) {
             purge(t, now);
@@ -356,11 +390,7 @@ final class TablePublisher {
                 history = t.history.since(ask.sinceMicros());
                 complete = t.history.completeSince(now);
             } else {
-                for (Kept k : t.latest.values()) {
-                    if (k.insertMicros() >= ask.sinceMicros()) {
-                        latest.add(k);
-                    }
-                }
+                latest = t.latest.since(ask.sinceMicros(), null);
                 // the latest rows are complete for no period of history; as latest, since the retention's start
                 complete = ask.latest() ? now - t.schema.latestRetention().toNanos() / 1000 : now;
             }
@@ -370,7 +400,7 @@ final class TablePublisher {
             rows = KeptHistory.answer(name, t.schema, q, history);
         } else {
             rows = new ArrayList<>();
-            for (Kept k : latest) {
+            for (LatestRows.Kept k : latest) {
                 if (q.filter().test(k.row())) {
                     rows.add(new TableRow(name, k.insertMicros(), k.row()));
                 }
@@ -410,21 +440,35 @@ final class TablePublisher {
     /** Removes the rows older than the table's latest and history retention; under the table's lock. */
     private static void purge(TableState t, long nowMicros) {
         long oldest = nowMicros - t.schema.latestRetention().toNanos() / 1000;
-        t.latest.values().removeIf(k -> k.insertMicros() < oldest);
+        t.latest.purge(oldest);
         if (t.history != null) {
             t.history.purge(nowMicros);
         }
     }
 
-    private static List<Object> key(int[] columns, Row row) {
-        List<Object> key = new ArrayList<>(columns.length);
-        for (int c : columns) {
-            key.add(row.get(c));
+    /**
+     * The producer's clock, for insert times: microseconds since the epoch. The wall clock is read once every
+     * {@link #CLOCK_ANCHOR_NANOS} and the monotonic clock carries it on in between: {@code Instant.now} is a call
+     * into the VM, twice {@code System.nanoTime}'s cost, and inserts read the clock once a row. Linux slews both
+     * clocks alike, so they part by the moments between their readings: a new anchor that would put the time
+     * back by less than {@link #CLOCK_STEP_MICROS} (a microsecond, as a rule) keeps it where it was, so that one
+     * thread's inserts never go back in time; a step of the wall clock shows within 100 ms.
+     */
+    static long nowMicros() {
+        long nanos = System.nanoTime();
+        ClockAnchor a = anchor;
+        long since = nanos - a.nanos();
+        if (since >= 0 && since < CLOCK_ANCHOR_NANOS) {
+            return a.micros() + since / 1000;
         }
-        return key;
+        long carried = a.micros() + since / 1000;
+        long wall = wallMicros();
+        a = new ClockAnchor(nanos, wall < carried && carried - wall < CLOCK_STEP_MICROS ? carried : wall);
+        anchor = a;
+        return a.micros();
     }
 
-    static long nowMicros() {
+    private static long wallMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }

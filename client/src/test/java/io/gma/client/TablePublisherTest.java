@@ -53,6 +53,71 @@ class TablePublisherTest {
     }
 
     @Test
+    void theInsertClockFollowsTheWallClockAndNeverGoesBackOnOneThread() {
+        // across a few anchors (100 ms each): within a millisecond of Instant.now (which is read before and after,
+        // so that a descheduled thread does not count), and never behind the time it gave before
+        long last = Long.MIN_VALUE;
+        long end = System.nanoTime() + 3 * TablePublisher.CLOCK_ANCHOR_NANOS + 50_000_000;
+        int calls = 0;
+        while (System.nanoTime() < end) {
+            java.time.Instant before = java.time.Instant.now();
+            long now = TablePublisher.nowMicros();
+            java.time.Instant after = java.time.Instant.now();
+            long b = before.getEpochSecond() * 1_000_000 + before.getNano() / 1000;
+            long a = after.getEpochSecond() * 1_000_000 + after.getNano() / 1000;
+            assertTrue(now >= b - 1_000 && now <= a + 1_000, now + " outside [" + b + ", " + a + "] by more than 1 ms");
+            assertTrue(now >= last, now + " after " + last);
+            last = now;
+            calls++;
+        }
+        assertTrue(calls > 1000, calls + " calls");
+    }
+
+    @Test
+    void aRowEncodedOnceReachesEveryQueryAlikeAndInOrderThroughATinyBlockingQueue() throws Exception {
+        // one row's bytes go behind each query's id: three queries (two consumers), rows of every type with NULLs,
+        // NaN, -0.0 and strings beyond ASCII, through send queues of 4 messages that block the inserting thread
+        TableSchema mixed = TableSchema.builder("mixed").column("k", ColumnType.STRING)
+                .column("n", ColumnType.INTEGER).column("x", ColumnType.DOUBLE).column("b", ColumnType.BOOLEAN)
+                .column("t", ColumnType.TIMESTAMP).primaryKey("k", "n").build();
+        try (Producer tiny = fixture.producer("tiny").maxQueuedMessages(4).build();
+                Consumer other = fixture.consumer("other").build()) {
+            tiny.declare(mixed);
+            List<TableRow> all = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<TableRow> even = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<TableRow> projected = java.util.Collections.synchronizedList(new ArrayList<>());
+            try (ContinuousQuery q1 = consumer.continuous("SELECT * FROM mixed", all::add);
+                    ContinuousQuery q2 = consumer.continuous("SELECT * FROM mixed WHERE b = true", even::add);
+                    ContinuousQuery q3 = other.continuous("SELECT t, k, x FROM mixed WHERE n >= 1000",
+                            projected::add)) {
+                String[] keys = {"node-0042.cardiff.gma", "z\u00fcrich", "\u8282\u70b9", "\ud83d\ude00", "",
+                    "x".repeat(130)};
+                double[] xs = {0.25, Double.NaN, -0.0, 1e300, 0.0};
+                List<Row> rows = new ArrayList<>();
+                for (int i = 0; i < 2_000; i++) {
+                    Row row = Row.of(keys[i % keys.length], (long) i, i % 7 == 0 ? null : xs[i % xs.length], i % 2 == 0,
+                            (1L << 50) + i);
+                    rows.add(row);
+                    assertEquals(3 - (i % 2 == 0 ? 0 : 1) - (i >= 1000 ? 0 : 1), tiny.insert("mixed", row));
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> all.size() == 2_000 && even.size() == 1_000
+                        && projected.size() == 1_000);
+                assertEquals(rows, all.stream().map(TableRow::row).toList());
+                assertEquals(rows.stream().filter(r -> r.getBoolean(3)).toList(), even.stream().map(TableRow::row)
+                        .toList());
+                assertEquals(rows.subList(1000, 2000).stream().map(r -> Row.of(r.get(4), r.get(0), r.get(2))).toList(),
+                        projected.stream().map(TableRow::row).toList());
+                // the same insert time in every query's copy of a row
+                for (int i = 0; i < 1000; i++) {
+                    assertEquals(all.get(2 * i).insertMicros(), even.get(i).insertMicros());
+                    assertEquals(all.get(1000 + i).insertMicros(), projected.get(i).insertMicros());
+                    assertTrue(i == 0 || all.get(i - 1).insertMicros() <= all.get(i).insertMicros());
+                }
+            }
+        }
+    }
+
+    @Test
     void declarePublishesTheTableAtTheRegistry() throws Exception {
         var rows = consumer.query("SELECT name, predicate FROM publishers WHERE table_name = 'host_cpu'").rows();
         assertEquals(List.of(List.of(producer.name(), "site = 'cardiff'")), rows);

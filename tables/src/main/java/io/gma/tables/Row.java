@@ -34,6 +34,14 @@ public final class Row {
     }
 
     /**
+     * A row of these arrays, which it owns from now on: the decoder's, which filled them as a builder would.
+     * {@code kinds} may be shared (a schema's, for a row without NULLs): no row changes its arrays.
+     */
+    static Row owned(byte[] kinds, long[] words, String[] strings) {
+        return new Row(kinds, words, strings);
+    }
+
+    /**
      * A row of these values, one per column in the table's order.
      *
      * @param values each a {@code Long}, {@code Double}, {@code String}, {@code Boolean} or null; an

@@ -3,7 +3,6 @@ package io.gma.tables;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ProtocolException;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * The binary form of a {@link Row}, typed by its {@link TableSchema} (docs/tables.md, "Rows"): a nulls bitmap,
@@ -26,14 +25,13 @@ import java.util.List;
  * <p>The encoding is canonical: a row has exactly one encoding, and the decoder refuses every other byte string,
  * with one exception: a DOUBLE NaN may arrive with any of its bit patterns (a C producer's 0.0 / 0.0 on x86 is
  * FFF8000000000000) and is read as NaN, which is written back as 7FF8000000000000.
- * Decoding never allocates more than its input's length allows (a string's length is checked against what
- * remains before its bytes are read) and never reads past its input. Thread-safe: it holds no state.
+ * Encoding is {@link RowEncoder}'s, one walk of the row that checks it too. Decoding never allocates more than its
+ * input's length allows (a string's length is checked against what remains before its bytes are read) and never
+ * reads past its input. Thread-safe: it holds no state.
  */
 public final class RowCodec {
     /** The longest STRING value, in bytes of UTF-8. */
     public static final int MAX_STRING_BYTES = 65_535;
-
-    private static final long CANONICAL_NAN = 0x7FF8000000000000L;
 
     private RowCodec() {
     }
@@ -46,93 +44,9 @@ public final class RowCodec {
      *     key, a string over {@link #MAX_STRING_BYTES} or with an unpaired surrogate
      */
     public static byte[] encode(TableSchema schema, Row row) {
-        byte[] out = new byte[encodedSize(schema, row)];
-        encodeInto(schema, row, out, 0);
-        return out;
-    }
-
-    /** Checks the row against the schema and returns the length of its encoding. */
-    static int encodedSize(TableSchema schema, Row row) {
-        List<Column> columns = schema.columns();
-        int n = columns.size();
-        if (row.size() != n) {
-            throw new TableException("the row has " + row.size() + " values, but table " + schema.name() + " has "
-                    + n + " columns");
-        }
-        long size = (n + 7) / 8;
-        for (int i = 0; i < n; i++) {
-            Column c = columns.get(i);
-            byte kind = row.kinds[i];
-            if (kind == Row.NULL) {
-                if (schema.isKey(i)) {
-                    throw new TableException("key column " + c.name() + " is NULL; a key column needs a value");
-                }
-                continue;
-            }
-            if (kind != kindOf(c.type())) {
-                throw new TableException("column " + c.name() + " is " + c.type() + ", but the row holds "
-                        + Row.kindName(kind) + " (" + Sql.shorten(row.get(i)) + ")");
-            }
-            switch (c.type()) {
-                case INTEGER:
-                case TIMESTAMP:
-                    size += Varint.size(Varint.zigzag(row.words[i]));
-                    break;
-                case DOUBLE:
-                    size += 8;
-                    break;
-                case BOOLEAN:
-                    size += 1;
-                    break;
-                default:
-                    long bytes = Utf8.encodedLength(row.strings[i]);
-                    if (bytes < 0) {
-                        throw new TableException(String.format("column %s has an unpaired surrogate U+%04X at"
-                                + " index %d, which UTF-8 cannot carry", c.name(),
-                                (int) row.strings[i].charAt((int) (-1 - bytes)), -1 - bytes));
-                    }
-                    if (bytes > MAX_STRING_BYTES) {
-                        throw new TableException("column " + c.name() + " is " + bytes
-                                + " bytes in UTF-8, over the limit of " + MAX_STRING_BYTES);
-                    }
-                    size += Varint.size(bytes) + bytes;
-                    break;
-            }
-        }
-        return (int) size;
-    }
-
-    /** Writes a row that {@link #encodedSize} checked; returns the offset after it. */
-    static int encodeInto(TableSchema schema, Row row, byte[] out, int at) {
-        List<Column> columns = schema.columns();
-        int n = columns.size();
-        int p = at + (n + 7) / 8;
-        for (int i = 0; i < n; i++) {
-            long w = row.words[i];
-            switch (row.kinds[i]) {
-                case Row.NULL:
-                    out[at + (i >>> 3)] |= (byte) (1 << (i & 7));
-                    break;
-                case Row.LONG:
-                    p = Varint.write(Varint.zigzag(w), out, p);
-                    break;
-                case Row.DOUBLE:
-                    long bits = Double.isNaN(Double.longBitsToDouble(w)) ? CANONICAL_NAN : w;
-                    for (int k = 56; k >= 0; k -= 8) {
-                        out[p++] = (byte) (bits >>> k);
-                    }
-                    break;
-                case Row.BOOLEAN:
-                    out[p++] = (byte) w;
-                    break;
-                default:
-                    String s = row.strings[i];
-                    p = Varint.write(Utf8.encodedLength(s), out, p);
-                    p = Utf8.encode(s, out, p);
-                    break;
-            }
-        }
-        return p;
+        RowEncoder encoder = new RowEncoder();
+        encoder.encode(schema, row);
+        return encoder.toArray();
     }
 
     /**

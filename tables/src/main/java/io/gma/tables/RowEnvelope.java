@@ -36,20 +36,26 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
     }
 
     /**
-     * Encodes a row's envelope: the data of a {@link #COMMAND} message.
+     * Encodes a row's envelope: the data of a {@link #COMMAND} message. A producer that sends a row to several
+     * queries encodes it once with a {@link RowEncoder} and takes each envelope from it.
      *
      * @return a new array, the caller's
      * @throws TableException as {@link RowCodec#encode}
      */
     public static byte[] encode(long queryId, long insertMicros, TableSchema schema, Row row) {
-        int rowSize = RowCodec.encodedSize(schema, row);
-        int head = Varint.size(queryId);
-        byte[] out = new byte[head + 8 + rowSize];
+        RowEncoder encoder = new RowEncoder();
+        encoder.encode(schema, row);
+        return encoder.envelope(queryId, insertMicros);
+    }
+
+    /** The envelope of the encoded row {@code row[0, length)}: a new array. */
+    static byte[] wrap(long queryId, long insertMicros, byte[] row, int length) {
+        byte[] out = new byte[Varint.size(queryId) + 8 + length];
         int p = Varint.write(queryId, out, 0);
         for (int k = 56; k >= 0; k -= 8) {
             out[p++] = (byte) (insertMicros >>> k);
         }
-        RowCodec.encodeInto(schema, row, out, p);
+        System.arraycopy(row, 0, out, p, length);
         return out;
     }
 
@@ -63,19 +69,67 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
      */
     public static RowEnvelope decode(ByteBuffer data) throws ProtocolException {
         int start = data.position();
-        int end = data.limit();
+        byte[] head = new byte[Math.min(Varint.MAX_BYTES + 8, data.remaining())];
+        data.get(start, head); // absolute: the buffer's position stays
+        int time = timeAt(head, 0, head.length);
+        ByteBuffer row = data.duplicate().position(start + time + 8).limit(data.limit()).slice().asReadOnlyBuffer();
+        return new RowEnvelope(idAt(head, 0), longAt(head, time), row);
+    }
+
+    /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
+    public static RowEnvelope decode(byte[] data) throws ProtocolException {
+        return decode(ByteBuffer.wrap(data));
+    }
+
+    /**
+     * The query id of the envelope in {@code data[offset, offset + length)}, read in place (a message's own bytes:
+     * {@code Packed.shared}): a consumer's hot path reads the id, then {@link #insertMicros(byte[], int, int)} and
+     * {@link #row(TableSchema, byte[], int, int)}, each checking the header, without a copy or a view.
+     *
+     * @param data not changed, not kept
+     * @throws ProtocolException as {@link #decode(ByteBuffer)}
+     */
+    public static long queryId(byte[] data, int offset, int length) throws ProtocolException {
+        timeAt(data, offset, offset + length);
+        return idAt(data, offset);
+    }
+
+    /**
+     * The insert time of the envelope in {@code data[offset, offset + length)}.
+     *
+     * @throws ProtocolException as {@link #decode(ByteBuffer)}
+     */
+    public static long insertMicros(byte[] data, int offset, int length) throws ProtocolException {
+        return longAt(data, timeAt(data, offset, offset + length));
+    }
+
+    /**
+     * The row of the envelope in {@code data[offset, offset + length)}, decoded with the schema of the table the
+     * query reads, straight from the array.
+     *
+     * @throws ProtocolException as {@link #decode(ByteBuffer)} and {@link RowCodec#decode(TableSchema, byte[])}
+     */
+    public static Row row(TableSchema schema, byte[] data, int offset, int length) throws ProtocolException {
+        int row = timeAt(data, offset, offset + length) + 8;
+        return RowCodec.decode(schema, data, row, offset + length - row);
+    }
+
+    /**
+     * Checks the header at {@code data[start, end)}, which holds all of the envelope or at least its first 18
+     * bytes (which hold every header): returns the offset of the insert time.
+     */
+    private static int timeAt(byte[] data, int start, int end) throws ProtocolException {
+        Objects.checkFromToIndex(start, end, data.length);
         int p = start;
-        long id = 0;
         for (int k = 0; ; k++) {
             if (p == end) {
                 throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
             }
-            int b = data.get(p++) & 0xFF;
+            int b = data[p++] & 0xFF;
             if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
                 throw RowCodec.malformed(String.format("row envelope's query id is longer than 10 bytes or overflows"
                         + " 64 bits: its 10th byte is 0x%02X", b));
             }
-            id |= (long) (b & 0x7F) << 7 * k;
             if ((b & 0x80) == 0) {
                 if (b == 0 && k > 0) {
                     throw RowCodec.malformed("row envelope's query id is not minimal: " + (k + 1) + " bytes where "
@@ -88,17 +142,28 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
             throw RowCodec.malformed("row envelope ends inside its insert time at offset " + (p - start) + ": 8"
                     + " bytes needed, " + (end - p) + " remain");
         }
-        long micros = 0;
-        for (int k = 0; k < 8; k++) {
-            micros = micros << 8 | data.get(p + k) & 0xFF; // big-endian whatever the buffer's order
-        }
-        ByteBuffer row = data.duplicate().position(p + 8).limit(end).slice().asReadOnlyBuffer();
-        return new RowEnvelope(id, micros, row);
+        return p;
     }
 
-    /** As {@link #decode(ByteBuffer)}, from all of an array (kept as a view, not copied). */
-    public static RowEnvelope decode(byte[] data) throws ProtocolException {
-        return decode(ByteBuffer.wrap(data));
+    /** The query id at {@code data[start]}, of a header {@link #timeAt} checked. */
+    private static long idAt(byte[] data, int start) {
+        long id = 0;
+        for (int k = 0; ; k++) {
+            int b = data[start + k] & 0xFF;
+            id |= (long) (b & 0x7F) << 7 * k;
+            if ((b & 0x80) == 0) {
+                return id;
+            }
+        }
+    }
+
+    /** 8 bytes big-endian at {@code p}. */
+    private static long longAt(byte[] data, int p) {
+        long v = 0;
+        for (int k = 0; k < 8; k++) {
+            v = v << 8 | data[p + k] & 0xFF;
+        }
+        return v;
     }
 
     /**

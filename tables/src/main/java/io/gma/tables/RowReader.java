@@ -42,41 +42,47 @@ final class RowReader {
             }
         }
         p = start + bitmapBytes;
-        Row.Builder row = new Row.Builder(n);
+        // the row's arrays, filled here and owned by the row: each value as Row.Builder would set it; the
+        // schema's kinds are the row's as long as no value is NULL (a row never changes its arrays)
+        byte[] kinds = schema.kinds;
+        long[] words = new long[n];
+        String[] strings = null;
         for (int i = 0; i < n; i++) {
-            Column c = columns.get(i);
             if ((in[start + (i >>> 3)] & 1 << (i & 7)) != 0) {
                 if (schema.isKey(i)) {
-                    throw RowCodec.malformed("key column " + name(c) + " is NULL in the nulls bitmap at offset "
+                    throw RowCodec.malformed("key column " + name(i) + " is NULL in the nulls bitmap at offset "
                             + (i >>> 3));
                 }
+                if (kinds == schema.kinds) {
+                    kinds = kinds.clone();
+                }
+                kinds[i] = Row.NULL;
                 continue;
             }
-            switch (c.type()) {
-                case INTEGER:
-                case TIMESTAMP:
-                    row.setLong(i, Varint.unzigzag(varint(c, "the varint of column ")));
+            switch (kinds[i]) {
+                case Row.LONG:
+                    words[i] = Varint.unzigzag(varint(i, "the varint of column "));
                     break;
-                case DOUBLE:
-                    need(c, 8);
-                    long bits = 0;
-                    for (int k = 0; k < 8; k++) {
-                        bits = bits << 8 | in[p++] & 0xFF;
-                    }
-                    row.setDouble(i, Double.longBitsToDouble(bits));
+                case Row.DOUBLE:
+                    need(i, 8);
+                    words[i] = (long) RowEncoder.LONG_BE.get(in, p); // raw bits: every NaN as it came
+                    p += 8;
                     break;
-                case BOOLEAN:
-                    need(c, 1);
+                case Row.BOOLEAN:
+                    need(i, 1);
                     int b = in[p] & 0xFF;
                     if (b > 1) {
                         throw RowCodec.malformed(String.format("column %s at offset %d is 0x%02X, not 0 or 1",
-                                name(c), p - start, b));
+                                name(i), p - start, b));
                     }
                     p++;
-                    row.setBoolean(i, b == 1);
+                    words[i] = b;
                     break;
                 default:
-                    row.setString(i, string(c));
+                    if (strings == null) {
+                        strings = new String[n];
+                    }
+                    strings[i] = string(i);
                     break;
             }
         }
@@ -84,10 +90,10 @@ final class RowReader {
             throw RowCodec.malformed("row has " + (end - p) + " bytes after its last column, from offset "
                     + (p - start));
         }
-        return row.buildOwned();
+        return Row.owned(kinds, words, strings);
     }
 
-    private String string(Column c) throws ProtocolException {
+    private String string(int c) throws ProtocolException {
         int at = p - start;
         long length = varint(c, "the length of column ");
         if (Long.compareUnsigned(length, RowCodec.MAX_STRING_BYTES) > 0) { // unsigned: 64-bit lengths are huge
@@ -99,36 +105,54 @@ final class RowReader {
                     + ", but only " + (end - p) + " bytes remain");
         }
         int len = (int) length;
-        int bad = io.gma.wire.Utf8.firstInvalid(in, p, len);
-        if (bad >= 0) {
-            throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
-                    + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
-        }
         String s = new String(in, p, len, StandardCharsets.UTF_8);
+        // as many chars as bytes and no U+FFFD (for which Java's decoder puts each bad sequence): every byte was
+        // ASCII, and the strict check has nothing to refuse; a string of ASCII alone holds no U+FFFD, which
+        // indexOf sees without a scan
+        if (s.length() != len || s.indexOf('\uFFFD') >= 0) {
+            int bad = io.gma.wire.Utf8.firstInvalid(in, p, len);
+            if (bad >= 0) {
+                throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
+                        + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
+            }
+        }
         p += len;
         return s;
     }
 
     /** An unsigned LEB128 varint, minimal, at most 10 bytes, within 64 bits. */
-    private long varint(Column c, String what) throws ProtocolException {
+    private long varint(int c, String what) throws ProtocolException {
+        if (p < end && in[p] >= 0) {
+            return in[p++]; // one byte: a string's length, a small number
+        }
+        if (end - p >= 8) {
+            // 2 to 8 bytes (a timestamp takes 8), minimal: read at once; anything else on the checked way below
+            long word = (long) Varint.LONG_LE.get(in, p);
+            int n = Varint.wideLength(word);
+            if (n > 1 && (word >>> 8 * (n - 1) & 0xFF) != 0) {
+                p += n;
+                return Varint.wideValue(word, n);
+            }
+        }
         int at = p;
+        int limit = Math.min(end, at + Varint.MAX_BYTES); // where the bytes it may take end
         long v = 0;
         for (int k = 0; ; k++) {
-            if (p == end) {
-                throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
-                        + " after " + k + " bytes");
-            }
-            if (k == Varint.MAX_BYTES) {
+            if (p == limit) {
+                if (p == end) {
+                    throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
+                            + " after " + k + " bytes");
+                }
                 throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
                         + Varint.MAX_BYTES + " bytes");
             }
-            int b = in[p++] & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && b > 1 && b < 0x80) { // with 0x80, it is longer than 10 bytes
-                throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
-                        + " 0x%02X", what, name(c), at - start, b));
-            }
+            int b = in[p++];
             v |= (long) (b & 0x7F) << 7 * k;
-            if ((b & 0x80) == 0) {
+            if (b >= 0) { // its last byte
+                if (k == Varint.MAX_BYTES - 1 && b > 1) {
+                    throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
+                            + " 0x%02X", what, name(c), at - start, b));
+                }
                 if (b == 0 && k > 0) {
                     throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is not minimal: "
                             + (k + 1) + " bytes where " + k + " would do");
@@ -138,14 +162,15 @@ final class RowReader {
         }
     }
 
-    private void need(Column c, int bytes) throws ProtocolException {
+    private void need(int c, int bytes) throws ProtocolException {
         if (end - p < bytes) {
             throw RowCodec.malformed("row ends inside column " + name(c) + " at offset " + (p - start) + ": "
                     + bytes + (bytes == 1 ? " byte" : " bytes") + " needed, " + (end - p) + " remain");
         }
     }
 
-    private static String name(Column c) {
+    private String name(int i) {
+        Column c = columns.get(i);
         return c.name() + " (" + c.type() + ")";
     }
 }

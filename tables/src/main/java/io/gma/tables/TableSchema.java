@@ -48,6 +48,8 @@ public final class TableSchema {
     private final Map<String, Integer> indexes;
     /** Bit i set: column i is in the primary key. */
     private final long keyMask;
+    /** Per column, the kind of value a row holds for it ({@link Row#LONG}, ...): for the codec, without a switch. */
+    final byte[] kinds;
     private final Predicate predicateInfo;
 
     /**
@@ -87,6 +89,10 @@ public final class TableSchema {
             }
         }
         this.indexes = Map.copyOf(byName);
+        this.kinds = new byte[this.columns.size()];
+        for (int i = 0; i < kinds.length; i++) {
+            kinds[i] = RowCodec.kindOf(this.columns.get(i).type());
+        }
         if (this.primaryKey.isEmpty()) {
             throw new TableException("table " + name + " has no primary key; name at least one column");
         }
@@ -188,7 +194,18 @@ public final class TableSchema {
      * @throws TableException naming the column and the value
      */
     public void validate(Row row) {
-        RowCodec.encodedSize(this, row);
+        validate(row, new RowEncoder());
+    }
+
+    /**
+     * Checks a row as {@link #validate(Row)} does, and encodes it with {@code encoder} in the same walk: a
+     * producer's insert, which sends the encoding.
+     *
+     * @return the length of the encoding, which {@code encoder} holds until its next encode
+     * @throws TableException as {@link #validate(Row)}
+     */
+    public int validate(Row row, RowEncoder encoder) {
+        int length = encoder.encode(this, row);
         if (predicateInfo != null && predicateInfo.filter.eval(row) != Filters.TRUE) {
             StringBuilder values = new StringBuilder();
             for (Integer i : predicateInfo.fixed.keySet()) {
@@ -197,6 +214,7 @@ public final class TableSchema {
             }
             throw new TableException("the row has " + values + ", outside this producer's predicate " + predicate);
         }
+        return length;
     }
 
     /**

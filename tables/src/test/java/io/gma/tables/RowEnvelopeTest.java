@@ -61,6 +61,26 @@ class RowEnvelopeTest {
         assertEquals(1_714_564_800_000_000L, RowEnvelope.decode(b).insertMicros());
     }
 
+    @Test
+    void readInPlaceTheHeadersAreRefusedAlike() {
+        for (String hex : new String[] {"", "80", "8700", "ffffffffffffffffff80", "07000102", HEX + "00"}) {
+            byte[] bytes = HexFormat.of().parseHex(hex);
+            byte[] within = new byte[bytes.length + 7]; // at offset 4, other bytes around it
+            java.util.Arrays.fill(within, (byte) 0x80);
+            System.arraycopy(bytes, 0, within, 4, bytes.length);
+            String expected = assertThrows(ProtocolException.class, () -> RowEnvelope.decode(bytes).row(CPU))
+                    .getMessage();
+            assertEquals(expected, assertThrows(ProtocolException.class,
+                    () -> RowEnvelope.row(CPU, within, 4, bytes.length)).getMessage(), hex);
+            if (!hex.startsWith(HEX)) {
+                assertEquals(expected, assertThrows(ProtocolException.class,
+                        () -> RowEnvelope.queryId(within, 4, bytes.length)).getMessage(), hex);
+                assertEquals(expected, assertThrows(ProtocolException.class,
+                        () -> RowEnvelope.insertMicros(within, 4, bytes.length)).getMessage(), hex);
+            }
+        }
+    }
+
     private static String refused(String hex) {
         return assertThrows(ProtocolException.class, () -> RowEnvelope.decode(HexFormat.of().parseHex(hex)))
                 .getMessage();

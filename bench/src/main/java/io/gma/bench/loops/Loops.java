@@ -1,6 +1,8 @@
 package io.gma.bench.loops;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.gma.bench.tables.ContinuousBench;
+import io.gma.bench.tables.TableBench;
 import io.gma.bench.tunnel.TunnelBench;
 import io.gma.client.Consumer;
 import io.gma.client.Producer;
@@ -9,7 +11,9 @@ import io.gma.examples.Pong;
 import io.gma.pcservlet.PcServer;
 import io.gma.registry.Registry;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops direct|tunnel|roundtrip
+ * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables [rounds [rows [warm-up s]]]
+ * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables-only [seconds]
  * </pre>
  *
  * <ul>
@@ -27,7 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       last four, in messages/s;
  *   <li>{@code tunnel}: 200,000 DATA of 64 B across two PC servlets in memory, three passes after one; the
  *       median, in messages/s, and the process's CPU time a message;
- *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B over a direct link, after 5,000; the median, µs.
+ *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B over a direct link, after 5,000; the median, µs;
+ *   <li>{@code tables}: the tables stage's plain DATA and match-all continuous passes alone ({@link ContinuousBench},
+ *       1,000,000 rows a pass, 7 rounds by default, the kinds alternated after 2 s of warm-up of each, or more
+ *       on a loaded machine, whose compiler threads lag): each round's rates, their ratio (match all ÷ plain) and
+ *       the CPU a row by thread; then the median ratio;
+ *   <li>{@code tables-only}: match-all passes of 1,000,000 rows only, for a profiler (20 s by default).
  * </ul>
  */
 public final class Loops {
@@ -40,14 +51,27 @@ public final class Loops {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        String what = args.length == 1 ? args[0] : "";
+        String what = args.length >= 1 ? args[0] : "";
+        if (what.equals("tables") || what.equals("tables-only")) {
+            try (Registry registry = Registry.builder().port(0).build().start()) {
+                if (what.equals("tables")) {
+                    tables(registry.url(), args.length > 1 ? Integer.parseInt(args[1]) : 7,
+                            args.length > 2 ? Integer.parseInt(args[2]) : 1_000_000,
+                            args.length > 3 ? Long.parseLong(args[3]) * 1_000_000_000L : TableBench.WARM_UP_NANOS);
+                } else {
+                    tablesOnly(registry.url(), args.length > 1 ? Integer.parseInt(args[1]) : 20);
+                }
+            }
+            return;
+        }
         try (Registry registry = Registry.builder().port(0).build().start()) {
             switch (what) {
                 case "direct" -> direct(registry.url());
                 case "tunnel" -> tunnel(registry.url());
                 case "roundtrip" -> roundTrip(registry.url());
                 default -> {
-                    System.err.println("usage: Loops direct|tunnel|roundtrip");
+                    System.err.println("usage: Loops direct|tunnel|roundtrip|tables [rounds [rows [warm-up s]]]"
+                            + "|tables-only [seconds]");
                     System.exit(2);
                 }
             }
@@ -76,6 +100,54 @@ public final class Loops {
             double[] last = Arrays.copyOfRange(rates, 1, rates.length);
             Arrays.sort(last);
             System.out.printf(Locale.ROOT, "direct64 %.0f%n", (last[1] + last[2]) / 2);
+        }
+    }
+
+    private static void tables(String registry, int rounds, int rows, long warmUpNanos) throws Exception {
+        ContinuousBench.Kind[] kinds = {ContinuousBench.Kind.PLAIN, ContinuousBench.Kind.MATCH_ALL};
+        try (ContinuousBench bench = ContinuousBench.start(registry)) {
+            for (ContinuousBench.Kind k : kinds) {
+                long start = System.nanoTime();
+                do {
+                    bench.run(k, rows);
+                } while (System.nanoTime() - start < warmUpNanos);
+            }
+            double[] ratios = new double[rounds];
+            List<ContinuousBench.Pass> plain = new ArrayList<>();
+            List<ContinuousBench.Pass> all = new ArrayList<>();
+            for (int r = 0; r < rounds; r++) {
+                ContinuousBench.Pass a;
+                ContinuousBench.Pass p;
+                if (r % 2 == 0) {
+                    p = bench.run(kinds[0], rows);
+                    a = bench.run(kinds[1], rows);
+                } else {
+                    a = bench.run(kinds[1], rows);
+                    p = bench.run(kinds[0], rows);
+                }
+                plain.add(p);
+                all.add(a);
+                ratios[r] = a.rowsPerSecond() / p.rowsPerSecond();
+                System.out.printf(Locale.ROOT, "round %d plain %.0f match-all %.0f ratio %.3f%n", r + 1,
+                        p.rowsPerSecond(), a.rowsPerSecond(), ratios[r]);
+            }
+            System.out.println("plain CPU ns a row: " + TableBench.cpuPerRow(plain) + "; "
+                    + TableBench.syscallsPerRow(plain));
+            System.out.println("match-all CPU ns a row: " + TableBench.cpuPerRow(all) + "; "
+                    + TableBench.syscallsPerRow(all));
+            System.out.printf(Locale.ROOT, "tables ratio median %.3f%n", TableBench.median(ratios));
+        }
+    }
+
+    private static void tablesOnly(String registry, int seconds) throws Exception {
+        try (ContinuousBench bench = ContinuousBench.start(registry)) {
+            long start = System.nanoTime();
+            List<ContinuousBench.Pass> all = new ArrayList<>();
+            while (System.nanoTime() - start < seconds * 1_000_000_000L) {
+                all.add(bench.run(ContinuousBench.Kind.MATCH_ALL, 1_000_000));
+            }
+            System.out.println("match-all CPU ns a row: " + TableBench.cpuPerRow(all) + "; "
+                    + TableBench.syscallsPerRow(all));
         }
     }
 
