@@ -106,6 +106,27 @@ class SecureLinkTest {
         stillServes();
     }
 
+    /** Large messages, read straight into their arrays past the first read, arrive whole over TLS among small ones. */
+    @Test
+    void largeMessagesArriveWholeOverTls() throws Exception {
+        stillServes();
+        java.util.Random random = new java.util.Random(11);
+        int[] sizes = {1 << 20, 5, 300_000, 65_537, 16_000, 700_001};
+        List<byte[]> sent = new java.util.ArrayList<>();
+        for (int size : sizes) {
+            byte[] data = new byte[size];
+            random.nextBytes(data);
+            sent.add(data);
+            good.send(inbox.name(), data);
+        }
+        for (byte[] data : sent) {
+            Incoming m = delivered.poll(10, TimeUnit.SECONDS);
+            assertEquals(data.length, m.data().length);
+            assertTrue(java.util.Arrays.equals(data, m.data()), "a message of " + data.length + " bytes changed");
+        }
+        assertNull(delivered.poll(100, TimeUnit.MILLISECONDS));
+    }
+
     @Test
     void garbageTokenIsUnauthorized() throws Exception {
         refused(withToken("garbage", "not-a-token"), ErrorCode.UNAUTHORIZED,

@@ -144,6 +144,39 @@ public final class StreamDecoder {
         }
     }
 
+    /**
+     * The rest of the partial message being filled, as a buffer over its own array, when at least
+     * {@code minBytes} of it are still to come; null otherwise. A reader may read the stream straight into it,
+     * one copy fewer for a large message than {@link #feed}, and then calls {@link #filled}.
+     */
+    public ByteBuffer remainder(int minBytes) {
+        if (failed || current == null || current.length - currentFilled < minBytes) {
+            return null;
+        }
+        return ByteBuffer.wrap(current, currentFilled, current.length - currentFilled);
+    }
+
+    /**
+     * {@code n} bytes were read into the buffer of {@link #remainder}; hands the message to {@code sink} once it
+     * is complete.
+     *
+     * @throws ProtocolException as {@link #feed} does for a complete message
+     */
+    public void filled(int n, Consumer<? super Message> sink) throws ProtocolException {
+        if (failed || current == null || n < 0 || n > current.length - currentFilled) {
+            throw new IllegalStateException(String.format("%d bytes filled into a remainder of %d", n,
+                    current == null ? 0 : current.length - currentFilled));
+        }
+        currentFilled += n;
+        if (currentFilled == current.length) {
+            byte[] packed = current;
+            current = null;
+            failed = true; // as in feed: a throw from here or the sink leaves the stream failed
+            sink.accept(Message.fromChecked(packed, recent));
+            failed = false;
+        }
+    }
+
     /** Whether the decoder sits between messages, holding no partial one. */
     public boolean isIdle() {
         return current == null && headerFilled == 0;

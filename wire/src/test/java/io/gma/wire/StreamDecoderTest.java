@@ -247,6 +247,34 @@ class StreamDecoderTest {
     }
 
     @Test
+    void aLargeMessagesRemainderIsReadIntoItsOwnArray() throws ProtocolException {
+        byte[] data = new byte[200_000];
+        new java.util.Random(7).nextBytes(data);
+        byte[] m = Packed.make(5, Command.DATA, "a@x", "b@x", data);
+        StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+        assertEquals(null, decoder.remainder(1), "nothing partial yet");
+        decoder.feed(m, 0, 1000, out::add);
+        assertEquals(null, decoder.remainder(m.length), "more asked for than is to come");
+        ByteBuffer rest = decoder.remainder(64 * 1024);
+        assertEquals(m.length - 1000, rest.remaining());
+        rest.put(m, 1000, 100_000);
+        decoder.filled(100_000, out::add);
+        assertTrue(out.isEmpty());
+        ByteBuffer last = decoder.remainder(1);
+        assertEquals(m.length - 101_000, last.remaining());
+        IllegalStateException over = assertThrows(IllegalStateException.class,
+                () -> decoder.filled(last.remaining() + 1, out::add));
+        assertEquals((last.remaining() + 1) + " bytes filled into a remainder of " + last.remaining(),
+                over.getMessage());
+        last.put(m, 101_000, m.length - 101_000);
+        decoder.filled(m.length - 101_000, out::add);
+        assertEquals(1, out.size());
+        assertTrue(java.util.Arrays.equals(data, out.get(0).data()));
+        assertTrue(decoder.isIdle());
+        assertEquals(null, decoder.remainder(1));
+    }
+
+    @Test
     void decodeRefusesTrailingBytes() {
         byte[] m = Packed.make(1, Command.DATA, "a@x", "b@x", "x");
         byte[] two = new byte[m.length * 2];

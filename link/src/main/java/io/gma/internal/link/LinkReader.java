@@ -8,6 +8,7 @@ import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
  * A link's input, on its event loop: reads what the socket has, decodes it, and hands each message where it
@@ -21,6 +22,11 @@ import java.nio.ByteBuffer;
  */
 final class LinkReader {
     private static final int READ_BYTES = 256 * 1024;
+    /**
+     * A partial message with this much still to come is read into its own array: for large messages, one copy
+     * fewer than through the thread's buffer.
+     */
+    private static final int LARGE_REMAINDER_BYTES = 64 * 1024;
     /** Each event loop thread's read buffer. */
     private static final ThreadLocal<ByteBuffer> BUFFER = ThreadLocal.withInitial(() -> ByteBuffer.allocate(
             READ_BYTES));
@@ -92,8 +98,12 @@ final class LinkReader {
 
     /** Reads and decodes once; whether anything came. */
     private boolean readOnce(ByteBuffer buffer) throws IOException {
-        buffer.clear().limit(readLimit);
-        int n = transport.read(buffer);
+        // the rest of a large message goes straight into its array, not through the thread's buffer
+        ByteBuffer into = decoder.remainder(LARGE_REMAINDER_BYTES);
+        if (into == null) {
+            into = buffer.clear().limit(readLimit);
+        }
+        int n = transport.read(into);
         if (n < 0) {
             throw new IOException(link.describe() + " closed the connection");
         }
@@ -101,10 +111,9 @@ final class LinkReader {
             return false;
         }
         counters.bytesIn.add(n);
-        buffer.flip();
         messagesRead = 0;
         ProtocolException[] bad = new ProtocolException[1];
-        decoder.feed(buffer, m -> {
+        Consumer<Message> sink = m -> {
             if (bad[0] == null) {
                 try {
                     onMessage(m);
@@ -112,7 +121,12 @@ final class LinkReader {
                     bad[0] = e;
                 }
             }
-        });
+        };
+        if (into == buffer) {
+            decoder.feed(buffer.flip(), sink);
+        } else {
+            decoder.filled(n, sink);
+        }
         // when what was read is handled, not when it came: a handler that held this thread up for longer than
         // three ping intervals must not make the peer look dead (what it sent meanwhile waits unread)
         lastReadAt = System.nanoTime();
