@@ -31,7 +31,9 @@ import picocli.CommandLine.Spec;
                 + " 6), tunnel (figure 7), spool (durable delivery: the PC servlets' spool against memory), tokens"
                 + " (Ed25519 against HMAC tokens: the cost of a check, and the secure cross-domain round trip),"
                 + " tables (monitoring tables: continuous queries against plain streaming, push-down, and latest"
-                + " queries over 1,000 producers), wan;"
+                + " queries over 1,000 producers), wan (across domains through a delaying, rate-limited proxy),"
+                + " latency (64 B round trips back to back and at fixed offered rates, corrected for coordinated"
+                + " omission: p50 to p99.99 in one domain and across domains);"
                 + " with --only, archive (the archiver's ingest into H2, and PostgreSQL when one is given as for"
                 + " registry, against a plain JDBC batch insert; history query latency over an hour of 1,000 hosts),"
                 + " registry (look-ups with 100,000 endpoints in the PostgreSQL that "
@@ -52,8 +54,8 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, tables, wan, archive, registry, scale (comma-separated;"
-            + " default all but archive, registry and scale).")
+            + " streaming, fanin, tunnel, spool, tokens, tables, wan, latency, archive, registry, scale"
+            + " (comma-separated; default all but archive, registry and scale).")
     List<String> only;
 
     @Option(names = "--scale-agents", paramLabel = "K", split = ",", description = "The scale stage's steps:"

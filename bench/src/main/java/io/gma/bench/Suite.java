@@ -19,7 +19,7 @@ import java.util.Set;
 final class Suite {
     /** The stages, in the order they run. */
     static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "spool", "tokens",
-            "tables", "wan", "archive", "registry", "scale");
+            "tables", "wan", "latency", "archive", "registry", "scale");
     /**
      * The stages a run has unless --only says: all but archive, whose smoke run alone takes half a minute and whose
      * full run loads 3.6 million rows ({@link ArchiveStage}), registry, which needs a PostgreSQL
@@ -67,7 +67,8 @@ final class Suite {
                 Map.entry("streaming", StreamingStage::run), Map.entry("fanin", FanInStage::run),
                 Map.entry("tunnel", TunnelStage::run), Map.entry("spool", SpoolStage::run),
                 Map.entry("tokens", TokensStage::run), Map.entry("tables", TablesStage::run),
-                Map.entry("wan", WanStage::run), Map.entry("archive", ArchiveStage::run),
+                Map.entry("wan", WanStage::run), Map.entry("latency", LatencyStage::run),
+                Map.entry("archive", ArchiveStage::run),
                 Map.entry("registry", RegistryStage::run), Map.entry("scale", ScaleStage::run));
         try (Peers peers = Peers.start(skip, s.natsServer(), progress)) {
             for (String name : STAGES) {

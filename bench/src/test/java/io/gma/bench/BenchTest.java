@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BenchTest {
     private static final List<String> LATENCY = List.of("series", "bytes", "p50_us", "p90_us", "p99_us", "rounds");
+    private static final List<String> PERCENTILES = List.of("series", "one_over_1_minus_p", "us", "percentile",
+            "round_trips");
     private static final List<String> TABLES_CONTINUOUS = List.of("series", "round", "rows_per_s", "delivered_per_s",
             "producer_bytes_per_row", "consumer_bytes_per_row", "rows", "delivered");
     private static final List<String> TABLES_LATEST = List.of("series", "producers", "p50_ms", "p99_ms", "first_ms",
@@ -87,7 +89,9 @@ class BenchTest {
                 Map.entry(TablesStage.LATEST, TABLES_LATEST),
                 Map.entry(WanStage.STREAM, List.of("series", "delay_ms", "mib_per_s", "msgs_per_s", "link_share",
                         "messages")),
-                Map.entry(WanStage.ROUND_TRIP, List.of("series", "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds")));
+                Map.entry(WanStage.ROUND_TRIP, List.of("series", "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds")),
+                Map.entry(LatencyStage.DIRECT, PERCENTILES),
+                Map.entry(LatencyStage.CROSS, PERCENTILES));
         Set<String> spool = Set.of(SpoolStage.MEMORY, SpoolStage.BATCH, SpoolStage.ALWAYS);
         Set<String> wan = new LinkedHashSet<>(List.of(WanStage.RAW));
         for (int w : WanStage.IN_FLIGHT) {
@@ -113,7 +117,11 @@ class BenchTest {
                         TablesStage.ONE_IN_TEN)),
                 Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)),
                 Map.entry(WanStage.STREAM, wan),
-                Map.entry(WanStage.ROUND_TRIP, wan));
+                Map.entry(WanStage.ROUND_TRIP, wan),
+                Map.entry(LatencyStage.DIRECT, new LinkedHashSet<>(LatencyStage.allSeries(Peers.RAW,
+                        Peers.GMA_DIRECT))),
+                Map.entry(LatencyStage.CROSS, new LinkedHashSet<>(LatencyStage.allSeries(Peers.RAW_POST,
+                        Peers.GMA_CROSS))));
         for (var figure : columns.entrySet()) {
             String id = figure.getKey();
             List<String> lines = Files.readAllLines(out.resolve(id + ".csv"));
@@ -144,6 +152,8 @@ class BenchTest {
                 + " memory, 64 B: "), summary);
         assertTrue(summary.contains("- " + SpoolStage.BATCH + ", 1,024 B: "), summary);
         assertTrue(summary.contains("Command (from the repository root): `./gma bench --out "), summary);
+        assertTrue(summary.contains("- Aeron's published loopback round trip (busy-spinning on dedicated cores) is p50"
+                + " 4 µs, p99 8 µs. Back to back here, GMA direct is p50 "), summary);
         assertTrue(summary.contains("- Monitoring tables: Goal: a continuous query that matches every row delivers at"
                 + " least 50% of plain streaming's rows/s: "), summary);
     }
@@ -282,9 +292,9 @@ class BenchTest {
 
     @Test
     void refusesAnUnknownStageInOneLine() {
-        assertEquals(2, smoke("--only", "pingpong,latency"));
-        assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, wan, archive, registry, scale (see gma bench --help)", err.toString().strip());
+        assertEquals(2, smoke("--only", "pingpong,latncy"));
+        assertEquals("gma bench: --only latncy is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
+                + " tables, wan, latency, archive, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test
