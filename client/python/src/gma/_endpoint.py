@@ -531,7 +531,7 @@ class EndpointCore:
                             " route" % (self.name, m.to))
             return
         if answer:
-            self._answer(m, peer)
+            self._answer(m, peer, link)
             return
         seen = link.seen
         if seen is None or seen.sender != m.sender or seen.forgotten:
@@ -594,8 +594,14 @@ class EndpointCore:
         except (GmaError, ValueError) as e:
             LOG.debug("%s: could not send the receipt of %d to %s: %s", self.name, m.sequence, m.sender, e)
 
-    def _answer(self, m, peer):
-        """A REPLY or ERROR: it completes the request it answers, if it may."""
+    def _answer(self, m, peer, link=None):
+        """A REPLY or ERROR: it completes the request it answers, if it may. An ERROR that is the uplink's
+        refusal of the message it answers (:meth:`_refused_by_uplink`) fails that message's Sent at the ACK
+        that passes it, which the PC servlet writes after the ERROR (protocol.md section 4)."""
+        if m.command == Command.ERROR and peer is not None and peer is self._uplink and link is not None:
+            code, _ = parse_error_text(m.text())
+            if self._refused_by_uplink(m.sender, code):
+                peer.queue.refused(link, m.sequence, GmaError(code, "%s answered ERROR %s" % (m.sender, m.text())))
         aw = self._requests.get(m.sequence)
         if aw is None:
             if m.command == Command.ERROR:
@@ -625,6 +631,14 @@ class EndpointCore:
         else:
             text = m.text()
             aw.finish(error=GmaError(parse_error_text(text)[0], "%s answered ERROR %s" % (m.sender, text)))
+
+    def _refused_by_uplink(self, sender, code):
+        """Whether an ERROR on the uplink is the PC servlet's refusal of the message it answers, written before
+        the ACK that passes it (docs/pcservlet.md), as Java's Inbox.refusedByUplink: one from the PC servlet
+        itself (a send rule, a name with no domain), or QUEUE_FULL from a destination in another domain whose
+        share of its queue is taken. Not the answers that come from further on (a destination gone, refused by
+        another domain): those leave the ACK as it is."""
+        return sender == self._uplink.name or (code == ErrorCode.QUEUE_FULL and not _in_domain(sender, self.domain))
 
     def _error(self, to, seq, code, sentence):
         try:
@@ -741,6 +755,13 @@ class EndpointCore:
         except OSError:
             pass
         self._server.close()
+
+
+def _in_domain(name, domain):
+    """Whether ``name`` is in ``domain`` (after its last "@"; a name without one is a domain), as Java's
+    Name.inDomain."""
+    at = len(name) - len(domain) - 1
+    return name[at] == "@" and name.endswith(domain) if at >= 0 else name == domain
 
 
 def _host_port(value, default_host="127.0.0.1"):
