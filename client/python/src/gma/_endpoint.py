@@ -30,6 +30,8 @@ from ._registry import RegistryClient, RegistryError
 from ._wire import Command
 
 _HEADER_PACK = _wire._HEADER.pack
+_SEQ_LENGTH_PACK = _link._SEQ_LENGTH.pack  # a header's bytes 8..20: sequence, dataLength
+_join = b"".join
 _READING = _link._READING
 _ACK, _HELLO, _REQUEST = Command.ACK, Command.HELLO, Command.REQUEST
 _monotonic = time.monotonic
@@ -203,21 +205,46 @@ class EndpointCore:
         return self.policy
 
     def send(self, to, command, data, sequence=None):
-        """Queues a data-lane message; its Sent. Raises GmaError QUEUE_FULL, NO_ROUTE, SHUTTING_DOWN."""
-        peer = self._peer(to)
+        """Queues a data-lane message; its Sent. Raises GmaError QUEUE_FULL, NO_ROUTE, SHUTTING_DOWN.
+
+        Every streamed message runs this, so its common case is written out here (docs/python.md, "How it
+        works"): the destination's peer found by name, the message packed from its form (the header's first 8
+        bytes and the two names, made once per destination and command), queued when there is room without
+        looking at the policy, and the writer thread woken only when it is idle."""
+        peer = self._peers.get(to)
+        if peer is None or peer.forgotten or self._closed:
+            peer = self._peer(to)
         seq = next(self._seq) if sequence is None else sequence
-        packed = self._pack(peer, seq, command, to, bytes(data))
+        if type(data) is not bytes:
+            data = bytes(data)
+        form = peer.forms.get(to)
+        if form is None or form[0] != command:
+            form = self._form(peer, seq, command, to, data)
+        packed = _join((form[1], _SEQ_LENGTH_PACK(seq, len(data)), form[2], data))
         sent = Sent(seq)
-        unsent = peer.queue.offer_data(packed, sent, self._policy(), self.block_timeout)
+        queue = peer.queue
+        unsent = queue.offer(packed, sent)
+        if unsent < 0:  # no room (or closed): as the policy says
+            unsent = queue.offer_data(packed, sent, self._policy(), self.block_timeout)
         self.counters.sent += 1
-        link = peer.queue.carrier
+        link = queue.carrier
         if link is None:
             self._connect(peer)
         elif sequence is None and unsent < _WRITE_HERE_BYTES:
-            link.kick()  # streaming: the link's writer thread writes in batches
+            if link._writer_idle:
+                link.kick()  # streaming: the link's writer thread writes in batches
         else:
             link.flush()  # a request: written now, on this thread
         return sent
+
+    def _form(self, peer, seq, command, to, data):
+        """How a data message to ``to`` with ``command`` begins (the header's first 8 bytes: magic, version,
+        command, flags, the names' lengths, the reserved byte) and its two names, as ``send`` packs it; made
+        by ``_pack``, whose checks it passes once per name."""
+        whole = self._pack(peer, seq, command, to, data)
+        tb = peer.to_bytes[to]
+        form = peer.forms[to] = (command, whole[:8], self._name_bytes + tb)
+        return form
 
     def send_control(self, to, command, seq, data):
         """Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data."""

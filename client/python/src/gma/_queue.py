@@ -89,6 +89,11 @@ class Sent:
         if self._error is not None:
             return
         self._error = _OK if error is None else error
+        self._woken()
+
+    def _woken(self):
+        """Done now (``_error`` set): its waiter and callbacks hear of it. Set before they are looked for, as
+        ``acknowledged`` makes its event before it looks at ``_error``: one of the two sees the other."""
         ev = self._event
         if ev is not None:
             ev.set()
@@ -204,6 +209,24 @@ class SendQueue:
                 s._complete(err)
         return unsent if queued else -1
 
+    def offer(self, packed, sent):
+        """Queues a data message when there is room and the queue is open (the common case, without the
+        policy): the data bytes queued and not taken by a link yet, this message's included. -1, having queued
+        nothing, otherwise: the caller then offers it under the policy (:meth:`offer_data`)."""
+        size = len(packed)
+        lock = self._lock
+        lock.acquire()  # not "with": its __enter__ and __exit__ cost twice the lock itself, on every message
+        try:
+            if self._closed is not None or self._count >= self.max_messages or self._bytes + size > self.max_bytes:
+                return -1
+            self._data.append((packed, sent, size))
+            self._bytes += size
+            self._count += 1
+            unsent = self._unsent = self._unsent + size
+        finally:
+            lock.release()
+        return unsent
+
     def offer_taken(self, link, packed, sent):
         """A data message that ``link`` writes at once, under its write lock (``Link.write_taken``): straight
         to in flight, counted against the bounds as any data. False, having queued nothing, when ``link`` is
@@ -274,7 +297,9 @@ class SendQueue:
         their bytes and count summed once (an ACK covers 64 at a time). Those the peer refused before this ACK
         (:meth:`refused`) fail with their refusal; the others complete."""
         refusals = None
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             if link is not self.carrier:
                 return
             inflight = self._inflight
@@ -291,10 +316,16 @@ class SendQueue:
                 self._cond.notify_all()
             if self._refused:
                 refusals = self._passed_refusals(acked)
+        finally:
+            lock.release()
         if refusals is None:
             for _, sent, _ in acked:
-                if sent is not None and sent.completes_on_ack:
-                    sent._complete()
+                # Sent._complete() written out (every streamed message passes here): done first, then the
+                # waiters looked for, as there; those nobody waits for cost no call
+                if sent is not None and sent.completes_on_ack and sent._error is None:
+                    sent._error = _OK
+                    if sent._event is not None or sent._callbacks is not None:
+                        sent._woken()
             return
         for _, sent, _ in acked:
             if sent is not None and sent.completes_on_ack:
