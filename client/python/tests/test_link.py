@@ -187,6 +187,28 @@ def test_fail_policy_refuses_when_the_peer_does_not_acknowledge(world):
     server.close()
 
 
+def test_sends_of_mixed_commands_are_packed_as_the_wire_packs_them(world):
+    server = RawServer()
+    with gma.Consumer(registry=world.registry, domain="east", label="src") as c:
+        c._core._addresses[PEER] = ("127.0.0.1", server.port)
+        # send packs from a form per destination and command (EndpointCore.send): a change of command, of
+        # size and of destination each read back as _wire.pack makes them
+        plan = [(Command.DATA, b"a"), (0x50, b""), (0x50, bytes(300)), (Command.DATA, b"b" * 70000), (0xFF, b"z")]
+        sent = [c._core.send(PEER, command, data) for command, data in plan[:3]]
+        peer = server.accepted()
+        assert peer.next(skip=()).command == Command.HELLO
+        peer.send(Command.WELCOME, PEER, c.name)
+        sent += [c._core.send(PEER, command, data) for command, data in plan[3:]]
+        for (command, data), s in zip(plan, sent):
+            m = peer.next()
+            assert (m.command, m.flags, m.sender, m.to, m.sequence, m.data) == (command, 0, c.name, PEER, s.sequence,
+                                                                                data)
+        peer.send(Command.ACK, PEER, c.name, 0, struct.pack(">Q", len(plan)))
+        for s in sent:
+            s.acknowledged(5)
+    server.close()
+
+
 def test_block_policy_waits_then_fails_with_queue_full(world):
     server = RawServer()
     with _sender(world, policy=gma.BLOCK, block_timeout=0.3) as c:

@@ -56,7 +56,9 @@ class _Endpoint:
         """Sends DATA (or an application command, 0x45..0xFF: 0x40..0x44 are monitoring tables') without
         waiting for the peer.
 
-        Returns a :class:`Sent`, whose ``acknowledged(timeout)`` waits for the first hop's ACK. Raises
+        Returns a :class:`Sent`, whose ``acknowledged(timeout)`` waits for the first hop's ACK (and raises
+        GmaError with the code of the PC servlet's refusal, NO_ROUTE, FORBIDDEN or QUEUE_FULL, for a message
+        refused before that ACK). Raises
         GmaError QUEUE_FULL (the peer's queue is full: FAIL at once, BLOCK after ``block_timeout``; nothing was
         queued), NO_ROUTE (another domain without ``pc``), SHUTTING_DOWN."""
         if not (command == Command.DATA or 0x45 <= command <= 0xFF):

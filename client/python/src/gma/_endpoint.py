@@ -30,6 +30,8 @@ from ._registry import RegistryClient, RegistryError
 from ._wire import Command
 
 _HEADER_PACK = _wire._HEADER.pack
+_SEQ_LENGTH_PACK = _link._SEQ_LENGTH.pack  # a header's bytes 8..20: sequence, dataLength
+_join = b"".join
 _READING = _link._READING
 _ACK, _HELLO, _REQUEST = Command.ACK, Command.HELLO, Command.REQUEST
 _monotonic = time.monotonic
@@ -203,21 +205,46 @@ class EndpointCore:
         return self.policy
 
     def send(self, to, command, data, sequence=None):
-        """Queues a data-lane message; its Sent. Raises GmaError QUEUE_FULL, NO_ROUTE, SHUTTING_DOWN."""
-        peer = self._peer(to)
+        """Queues a data-lane message; its Sent. Raises GmaError QUEUE_FULL, NO_ROUTE, SHUTTING_DOWN.
+
+        Every streamed message runs this, so its common case is written out here (docs/python.md, "How it
+        works"): the destination's peer found by name, the message packed from its form (the header's first 8
+        bytes and the two names, made once per destination and command), queued when there is room without
+        looking at the policy, and the writer thread woken only when it is idle."""
+        peer = self._peers.get(to)
+        if peer is None or peer.forgotten or self._closed:
+            peer = self._peer(to)
         seq = next(self._seq) if sequence is None else sequence
-        packed = self._pack(peer, seq, command, to, bytes(data))
+        if type(data) is not bytes:
+            data = bytes(data)
+        form = peer.forms.get(to)
+        if form is None or form[0] != command:
+            form = self._form(peer, seq, command, to, data)
+        packed = _join((form[1], _SEQ_LENGTH_PACK(seq, len(data)), form[2], data))
         sent = Sent(seq)
-        unsent = peer.queue.offer_data(packed, sent, self._policy(), self.block_timeout)
+        queue = peer.queue
+        unsent = queue.offer(packed, sent)
+        if unsent < 0:  # no room (or closed): as the policy says
+            unsent = queue.offer_data(packed, sent, self._policy(), self.block_timeout)
         self.counters.sent += 1
-        link = peer.queue.carrier
+        link = queue.carrier
         if link is None:
             self._connect(peer)
         elif sequence is None and unsent < _WRITE_HERE_BYTES:
-            link.kick()  # streaming: the link's writer thread writes in batches
+            if link._writer_idle:
+                link.kick()  # streaming: the link's writer thread writes in batches
         else:
             link.flush()  # a request: written now, on this thread
         return sent
+
+    def _form(self, peer, seq, command, to, data):
+        """How a data message to ``to`` with ``command`` begins (the header's first 8 bytes: magic, version,
+        command, flags, the names' lengths, the reserved byte) and its two names, as ``send`` packs it; made
+        by ``_pack``, whose checks it passes once per name."""
+        whole = self._pack(peer, seq, command, to, data)
+        tb = peer.to_bytes[to]
+        form = peer.forms[to] = (command, whole[:8], self._name_bytes + tb)
+        return form
 
     def send_control(self, to, command, seq, data):
         """Queues a control message (REPLY, ERROR, UNSUBSCRIBE): never bounded, never behind data."""
@@ -531,7 +558,7 @@ class EndpointCore:
                             " route" % (self.name, m.to))
             return
         if answer:
-            self._answer(m, peer)
+            self._answer(m, peer, link)
             return
         seen = link.seen
         if seen is None or seen.sender != m.sender or seen.forgotten:
@@ -594,8 +621,14 @@ class EndpointCore:
         except (GmaError, ValueError) as e:
             LOG.debug("%s: could not send the receipt of %d to %s: %s", self.name, m.sequence, m.sender, e)
 
-    def _answer(self, m, peer):
-        """A REPLY or ERROR: it completes the request it answers, if it may."""
+    def _answer(self, m, peer, link=None):
+        """A REPLY or ERROR: it completes the request it answers, if it may. An ERROR that is the uplink's
+        refusal of the message it answers (:meth:`_refused_by_uplink`) fails that message's Sent at the ACK
+        that passes it, which the PC servlet writes after the ERROR (protocol.md section 4)."""
+        if m.command == Command.ERROR and peer is not None and peer is self._uplink and link is not None:
+            code, _ = parse_error_text(m.text())
+            if self._refused_by_uplink(m.sender, code):
+                peer.queue.refused(link, m.sequence, GmaError(code, "%s answered ERROR %s" % (m.sender, m.text())))
         aw = self._requests.get(m.sequence)
         if aw is None:
             if m.command == Command.ERROR:
@@ -625,6 +658,14 @@ class EndpointCore:
         else:
             text = m.text()
             aw.finish(error=GmaError(parse_error_text(text)[0], "%s answered ERROR %s" % (m.sender, text)))
+
+    def _refused_by_uplink(self, sender, code):
+        """Whether an ERROR on the uplink is the PC servlet's refusal of the message it answers, written before
+        the ACK that passes it (docs/pcservlet.md), as Java's Inbox.refusedByUplink: one from the PC servlet
+        itself (a send rule, a name with no domain), or QUEUE_FULL from a destination in another domain whose
+        share of its queue is taken. Not the answers that come from further on (a destination gone, refused by
+        another domain): those leave the ACK as it is."""
+        return sender == self._uplink.name or (code == ErrorCode.QUEUE_FULL and not _in_domain(sender, self.domain))
 
     def _error(self, to, seq, code, sentence):
         try:
@@ -741,6 +782,13 @@ class EndpointCore:
         except OSError:
             pass
         self._server.close()
+
+
+def _in_domain(name, domain):
+    """Whether ``name`` is in ``domain`` (after its last "@"; a name without one is a domain), as Java's
+    Name.inDomain."""
+    at = len(name) - len(domain) - 1
+    return name[at] == "@" and name.endswith(domain) if at >= 0 else name == domain
 
 
 def _host_port(value, default_host="127.0.0.1"):

@@ -20,6 +20,7 @@ class _Peer:
         self.failures = 0
         self.forgotten = False
         self.to_bytes = {}
+        self.forms = {}  # a destination's name -> (command, header's first 8 bytes, both names): EndpointCore.send
         self.replies = {}  # a destination's name -> the REPLY it answers with, as Link.await_reply's expect
 
     def active(self):

@@ -11,6 +11,14 @@ The bounds count a data message from the moment it is queued until it is
 acknowledged, so a slow peer fills the queue and the sender blocks, fails or
 drops its oldest unsent message, as the endpoint's policy says. One lock (a
 Condition); no I/O and no callback under it.
+
+A refusal comes before the ACK (protocol.md section 4): a PC servlet's uplink
+that takes a message only to refuse it writes the ERROR for it before the ACK
+that passes it. The endpoint hands such an ERROR to :meth:`SendQueue.refused`,
+and the ACK then fails that message's Sent with it instead of completing it.
+At most MAX_REFUSED refusals are remembered, and a lost link forgets them (what
+it had in flight goes again on the next link, which answers afresh), as Java's
+AckWatch.
 """
 
 import collections
@@ -26,6 +34,9 @@ DROP_OLDEST = "DROP_OLDEST"
 #: Each lane holds (packed bytes, its Sent or _Awaited or None, its size counted against the bounds: 0 for
 #: control messages, which are not bounded).
 _SIZE = operator.itemgetter(2)
+#: Refusals remembered at most (the oldest go first): a peer refuses what is in flight, and a window holds
+#: 65,536 messages at most.
+MAX_REFUSED = 65536
 
 
 class Sent:
@@ -44,7 +55,9 @@ class Sent:
         """Waits until the peer (the first hop: the destination, or this domain's PC servlet) acknowledged
         the message. Raises GmaError with the code of its failure (QUEUE_FULL when dropped under DROP_OLDEST,
         SHUTTING_DOWN, UNAUTHORIZED, ...), or TIMEOUT when ``timeout`` seconds passed first (it may still be
-        acknowledged later)."""
+        acknowledged later). A message this domain's PC servlet refused (its ERROR came before the ACK that
+        passes it: NO_ROUTE, FORBIDDEN, or QUEUE_FULL for a full destination in another domain) was not
+        acknowledged: this raises GmaError with that ERROR's code, whenever it is asked."""
         ev = self._event
         if ev is None:
             with _EVENTS:
@@ -76,6 +89,11 @@ class Sent:
         if self._error is not None:
             return
         self._error = _OK if error is None else error
+        self._woken()
+
+    def _woken(self):
+        """Done now (``_error`` set): its waiter and callbacks hear of it. Set before they are looked for, as
+        ``acknowledged`` makes its event before it looks at ``_error``: one of the two sees the other."""
         ev = self._event
         if ev is not None:
             ev.set()
@@ -127,6 +145,7 @@ class SendQueue:
         self._unsent = 0  # data queued and not taken by a link
         self._count = 0
         self._closed = None
+        self._refused = {}  # sequence -> GmaError: refused before the ACK that passes it, oldest first
         self.carrier = None
         self.drops = 0
         self.waits = 0
@@ -189,6 +208,24 @@ class SendQueue:
             for s in dropped:
                 s._complete(err)
         return unsent if queued else -1
+
+    def offer(self, packed, sent):
+        """Queues a data message when there is room and the queue is open (the common case, without the
+        policy): the data bytes queued and not taken by a link yet, this message's included. -1, having queued
+        nothing, otherwise: the caller then offers it under the policy (:meth:`offer_data`)."""
+        size = len(packed)
+        lock = self._lock
+        lock.acquire()  # not "with": its __enter__ and __exit__ cost twice the lock itself, on every message
+        try:
+            if self._closed is not None or self._count >= self.max_messages or self._bytes + size > self.max_bytes:
+                return -1
+            self._data.append((packed, sent, size))
+            self._bytes += size
+            self._count += 1
+            unsent = self._unsent = self._unsent + size
+        finally:
+            lock.release()
+        return unsent
 
     def offer_taken(self, link, packed, sent):
         """A data message that ``link`` writes at once, under its write lock (``Link.write_taken``): straight
@@ -257,8 +294,12 @@ class SendQueue:
 
     def acknowledge(self, link, delta):
         """The carrier's peer acknowledged ``delta`` more messages: the oldest in flight, taken off together,
-        their bytes and count summed once (an ACK covers 64 at a time)."""
-        with self._lock:
+        their bytes and count summed once (an ACK covers 64 at a time). Those the peer refused before this ACK
+        (:meth:`refused`) fail with their refusal; the others complete."""
+        refusals = None
+        lock = self._lock
+        lock.acquire()
+        try:
             if link is not self.carrier:
                 return
             inflight = self._inflight
@@ -273,9 +314,53 @@ class SendQueue:
             self._count -= len(sizes) - sizes.count(0)  # control messages are size 0, out of the bounds
             if self._blocked:
                 self._cond.notify_all()
+            if self._refused:
+                refusals = self._passed_refusals(acked)
+        finally:
+            lock.release()
+        if refusals is None:
+            for _, sent, _ in acked:
+                # Sent._complete() written out (every streamed message passes here): done first, then the
+                # waiters looked for, as there; those nobody waits for cost no call
+                if sent is not None and sent.completes_on_ack and sent._error is None:
+                    sent._error = _OK
+                    if sent._event is not None or sent._callbacks is not None:
+                        sent._woken()
+            return
         for _, sent, _ in acked:
             if sent is not None and sent.completes_on_ack:
-                sent._complete()
+                sent._complete(refusals.get(sent.sequence))
+
+    def _passed_refusals(self, acked):
+        """Under the lock: the refusals of the messages ``acked`` (sequence -> GmaError), no longer remembered.
+        A request's too (its answer is that ERROR already), so that none stays behind."""
+        refused = self._refused
+        out = {}
+        for _, sent, _ in acked:
+            if sent is not None:
+                why = refused.pop(sent.sequence, None)
+                if why is not None:
+                    out[sent.sequence] = why
+        return out
+
+    def refused(self, link, sequence, error):
+        """The carrier's peer refused the message numbered ``sequence`` with an ERROR it wrote before the ACK
+        that passes the message (a PC servlet's uplink: docs/pcservlet.md): that ACK fails its Sent with
+        ``error`` (a GmaError) rather than completing it. The link's reader calls this as it reads the ERROR.
+        Nothing is remembered when nothing is in flight on ``link``: the ERROR came after the ACK, which
+        completed the message already. At most MAX_REFUSED are remembered, the oldest forgotten first."""
+        with self._lock:
+            if link is not self.carrier or not self._inflight:
+                return
+            refused = self._refused
+            refused[sequence] = error
+            if len(refused) > MAX_REFUSED:
+                del refused[next(iter(refused))]
+
+    def refusals(self):
+        """How many refusals are remembered, waiting for their ACK."""
+        with self._lock:
+            return len(self._refused)
 
     def attach(self, link):
         """``link`` carries the queue from now on, unless another does."""
@@ -290,6 +375,7 @@ class SendQueue:
             if self.carrier is not link:
                 return False
             self.carrier = None
+            self._refused.clear()  # what it had in flight goes again on the next link, which answers afresh
             if self._inflight:
                 self._inflight.extend(self._resend)
                 self._resend = self._inflight
@@ -314,6 +400,7 @@ class SendQueue:
                 items.extend(x[1] for x in lane if x[1] is not None)
                 lane.clear()
             self._bytes = self._count = 0
+            self._refused.clear()
             self.carrier = None
             self._cond.notify_all()
         for s in items:
