@@ -58,3 +58,17 @@ def test_offer_keeps_the_bounds_and_leaves_a_full_or_closed_queue_to_the_policy(
         assert e.code == ErrorCode.QUEUE_FULL
     q2.close(GmaError(ErrorCode.SHUTTING_DOWN, "closed"))
     assert q2.offer(b"x", Sent(4)) == -1
+
+
+def test_a_peer_keeps_the_encoded_names_of_at_most_max_names_kept_destinations(monkeypatch):
+    from gma import _peers
+
+    monkeypatch.setattr(_peers, "MAX_NAMES_KEPT", 3)
+    peer = _peers._Peer("pc@east", 1 << 20, 1000)
+    for i in range(10):
+        name = "dest%d@west" % i
+        peer.remember_name(name, name.encode())
+        peer.forms[name] = ("form",)
+        peer.replies[name] = ("reply",)
+        assert len(peer.to_bytes) <= 3 and len(peer.forms) <= 3 and len(peer.replies) <= 3
+        assert peer.to_bytes[name] == name.encode()

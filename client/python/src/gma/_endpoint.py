@@ -189,7 +189,7 @@ class EndpointCore:
         if tb is None:
             tb = _wire.encode_name("to", to)
             _wire.pack(seq, command, self._name_bytes, tb, data, flags)  # the full checks, once per name
-            peer.to_bytes[to] = tb
+            peer.remember_name(to, tb)
         if command == _ACK or command == _HELLO:
             return _wire.pack(seq, command, self._name_bytes, tb, data, flags)
         # both names are non-empty and checked, the command known: what the checks would pass

@@ -8,6 +8,9 @@ from _thread import allocate_lock as _allocate_lock
 from ._queue import SendQueue
 
 
+MAX_NAMES_KEPT = 4096  # destinations whose encoded names (and forms) a peer keeps at most
+
+
 class _Peer:
     """A destination (or the uplink): its send queue, its links, its connection attempts and back-off."""
 
@@ -22,6 +25,15 @@ class _Peer:
         self.to_bytes = {}
         self.forms = {}  # a destination's name -> (command, header's first 8 bytes, both names): EndpointCore.send
         self.replies = {}  # a destination's name -> the REPLY it answers with, as Link.await_reply's expect
+
+    def remember_name(self, to, encoded):
+        """Keeps ``to``'s encoded name; the uplink carries messages to any number of names in other domains, so
+        past MAX_NAMES_KEPT the encodings (and the forms made of them) are dropped and made again as needed."""
+        if len(self.to_bytes) >= MAX_NAMES_KEPT:
+            self.to_bytes.clear()
+            self.forms.clear()
+            self.replies.clear()
+        self.to_bytes[to] = encoded
 
     def active(self):
         return self.queue.carrier
