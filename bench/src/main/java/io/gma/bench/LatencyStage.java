@@ -109,7 +109,7 @@ final class LatencyStage {
 
     /** Seconds of each fixed-rate pass. */
     static double seconds(Plan plan) {
-        return plan == Plan.FULL ? 5 : plan == Plan.QUICK ? 2 : 0.2;
+        return plan.is(Plan.FULL) ? 5 : plan.is(Plan.QUICK) ? 2 : 0.2;
     }
 
     private static Figure figure(String id, String title) {

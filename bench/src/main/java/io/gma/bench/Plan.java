@@ -78,6 +78,14 @@ record Plan(String name, int[] latencySizes, int rounds, int largeRounds, int[] 
                 scaleIdleSeconds, memory, tablesRows, tablesRounds, tablesWarmUpMillis, tablesProducers, tablesQueries);
     }
 
+    /**
+     * Whether this is {@code other}, or made from it by {@link #withScale}: compare plans with this, not with
+     * {@code ==}.
+     */
+    boolean is(Plan other) {
+        return name.equals(other.name);
+    }
+
     /** Measured round trips for a size: fewer above 64 KiB, where one takes a millisecond or more. */
     int rounds(int size) {
         return size > 65536 ? largeRounds : rounds;

@@ -10,11 +10,19 @@ import io.gma.examples.Ping;
 import io.gma.examples.Pong;
 import io.gma.pcservlet.PcServer;
 import io.gma.security.NoDelaySocketFactory;
+import io.gma.wire.Threads;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import okhttp3.OkHttpClient;
 
 /**
@@ -28,15 +36,20 @@ final class WanStage {
     static final String STREAM = "wan-streaming";
     static final String ROUND_TRIP = "wan-roundtrip";
     static final String RAW = "raw POST through the link, one at a time";
+    static final String RAW_TCP = "raw TCP through the link, one connection";
+    /** The 32 KB streaming figure; the 1 KB one is {@link #STREAM}. */
+    static final String STREAM_LARGE = "wan-streaming-32kb";
     static final long BITS_PER_SECOND = 100_000_000L;
     static final int[] DELAYS_MS = {0, 10, 50};
     static final int[] IN_FLIGHT = {1, 4, 16};
     static final int STREAM_BYTES = 1024;
+    static final int STREAM_LARGE_BYTES = 32 * 1024;
     static final int ROUND_TRIP_BYTES = 64;
     /** A measured pass of round trips lasts about this long, at least 5 of them (as many again warm up). */
     private static final long ROUND_TRIP_PASS_MILLIS = 4_000;
-    /** Messages in a streaming pass at most: 2 s at the link's rate. */
+    /** Messages in a streaming pass at most, and about 2 s at the link's rate at most. */
     private static final int STREAM_MAX_MESSAGES = 20_000;
+    private static final double STREAM_MAX_SECONDS = 2;
     private static final double MIB = 1024.0 * 1024.0;
 
     private WanStage() {
@@ -47,37 +60,51 @@ final class WanStage {
     }
 
     static List<Figure> run(Plan plan, Peers peers, Progress progress) throws Exception {
-        Figure stream = new Figure(STREAM, "Across a WAN: streaming 1 KB through two PC servlets, each behind a link"
-                + " of 100 Mbit/s each way", "one-way delay (ms)", "MiB/s", false, false, "delay_ms", "mib_per_s",
-                "msgs_per_s", "link_share", "messages");
+        Figure stream = streamFigure(STREAM, "1 KB");
+        Figure streamLarge = streamFigure(STREAM_LARGE, "32 KB");
         Figure latency = new Figure(ROUND_TRIP, "Across a WAN: round trip of 64 B through two PC servlets, each behind"
                 + " a link of 100 Mbit/s each way", "one-way delay (ms)", "round trip, median (ms)", false, false,
                 "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds");
         // the smoke plan checks the stage, not the link: the short delays only
-        int[] delays = plan == Plan.SMOKE ? Arrays.copyOf(DELAYS_MS, 2) : DELAYS_MS;
-        progress.stage("wan: across domains over a WAN", delays.length * (1 + IN_FLIGHT.length));
+        int[] delays = plan.is(Plan.SMOKE) ? Arrays.copyOf(DELAYS_MS, 2) : DELAYS_MS;
+        progress.stage("wan: across domains over a WAN", delays.length * (2 + IN_FLIGHT.length));
         String registry = peers.registry.url();
-        int messages = Math.min(plan.tunnelStreamMessages(STREAM_BYTES), STREAM_MAX_MESSAGES);
         double linkMib = BITS_PER_SECOND / 8.0 / MIB;
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
-        try (TunnelBench.Echo echo = new TunnelBench.Echo()) {
+        try (TunnelBench.Echo echo = new TunnelBench.Echo();
+                RawSink sink = new RawSink()) {
             for (int delay : delays) {
                 WanProxy.Link link = new WanProxy.Link(Duration.ofMillis(delay), BITS_PER_SECOND);
                 int rounds = rounds(plan, delay);
+                progress.step(RAW_TCP + ", " + link);
+                try (WanProxy proxy = WanProxy.start(link).target(sink.port())) {
+                    for (Figure f : List.of(stream, streamLarge)) {
+                        int size = size(f);
+                        int n = messages(plan, size);
+                        streamed(plan, f, RAW_TCP, delay, size, n, linkMib, () -> sink.stream(proxy.port(), size, n));
+                    }
+                }
                 progress.step(RAW + ", " + link);
                 try (WanProxy proxy = WanProxy.start(link).target(echo.port())) {
                     String url = proxy.url() + "/echo";
                     roundTrips(latency, RAW, delay, rounds, n -> echo.run(http, url, ROUND_TRIP_BYTES, n));
-                    streamed(plan, stream, RAW, delay, messages, linkMib,
-                            () -> echo.stream(http, url, STREAM_BYTES, messages));
+                    for (Figure f : List.of(stream, streamLarge)) {
+                        int size = size(f);
+                        int n = messages(plan, size);
+                        streamed(plan, f, RAW, delay, size, n, linkMib, () -> echo.stream(http, url, size, n));
+                    }
                 }
                 for (int w : IN_FLIGHT) {
                     progress.step(series(w) + ", " + link);
                     try (Pair p = Pair.start(registry, "wan-" + delay + "ms-" + w, link, w)) {
                         roundTrips(latency, series(w), delay, rounds,
                                 n -> p.ping.run(p.pong.name(), n, ROUND_TRIP_BYTES, true));
-                        streamed(plan, stream, series(w), delay, messages, linkMib,
-                                () -> TunnelBench.stream(registry, p.east, p.west, STREAM_BYTES, messages));
+                        for (Figure f : List.of(stream, streamLarge)) {
+                            int size = size(f);
+                            int n = messages(plan, size);
+                            streamed(plan, f, series(w), delay, size, n, linkMib,
+                                    () -> TunnelBench.stream(registry, p.east, p.west, size, n));
+                        }
                     }
                 }
             }
@@ -85,13 +112,58 @@ final class WanStage {
             http.dispatcher().executorService().shutdown();
             http.connectionPool().evictAll();
         }
-        stream.notes.add(String.format(Locale.ROOT, "- The link carries %.2f MiB/s each way (100 Mbit/s); link_share"
-                + " in the CSV is the figure's MiB/s of messages over that (HTTP and GMA's framing ride on top).",
-                linkMib));
+        for (Figure f : List.of(stream, streamLarge)) {
+            f.notes.add(String.format(Locale.ROOT, "- The link carries %.2f MiB/s each way (100 Mbit/s); link_share"
+                    + " in the CSV is the figure's MiB/s of messages over that (HTTP and GMA's framing ride on top)."
+                    + " Raw TCP is one connection writing the same bytes through the same link: what it carries.",
+                    linkMib));
+            f.notes.addAll(goals(f, delays[delays.length - 1]));
+        }
         latency.notes.add("- A round trip crosses the link four times (the request's POST and its answer, the"
                 + " reply's POST and its answer), but waits for two of them: 2 x the one-way delay is the floor.");
         progress.finish();
-        return List.of(stream, latency);
+        return List.of(stream, streamLarge, latency);
+    }
+
+    private static Figure streamFigure(String id, String size) {
+        return new Figure(id, "Across a WAN: streaming " + size + " through two PC servlets, each behind a link of"
+                + " 100 Mbit/s each way", "one-way delay (ms)", "MiB/s", false, false, "delay_ms", "mib_per_s",
+                "msgs_per_s", "link_share", "messages");
+    }
+
+    private static int size(Figure streamFigure) {
+        return streamFigure.id.equals(STREAM) ? STREAM_BYTES : STREAM_LARGE_BYTES;
+    }
+
+    /** Messages of a streaming pass: the plan's, at most {@link #STREAM_MAX_MESSAGES} and about 2 s of the link. */
+    static int messages(Plan plan, int size) {
+        double fit = STREAM_MAX_SECONDS * BITS_PER_SECOND / 8 / size;
+        return (int) Math.max(1, Math.min(plan.tunnelStreamMessages(size), Math.min(STREAM_MAX_MESSAGES, fit)));
+    }
+
+    /**
+     * Issue 26's goal at the longest delay: GMA's best number in flight carries 90% or more of what raw TCP
+     * carries through the same link.
+     */
+    private static List<String> goals(Figure f, int delay) {
+        OptionalDouble raw = f.y(RAW_TCP, delay);
+        String best = null;
+        double bestMib = 0;
+        for (int w : IN_FLIGHT) {
+            OptionalDouble y = f.y(series(w), delay);
+            if (y.isPresent() && y.getAsDouble() > bestMib) {
+                bestMib = y.getAsDouble();
+                best = series(w);
+            }
+        }
+        if (raw.isEmpty() || best == null) {
+            return List.of();
+        }
+        double share = bestMib / raw.getAsDouble();
+        return List.of(String.format(Locale.ROOT, "- Goal: at %d ms one-way, streaming %s at 90%% or more of raw TCP"
+                + " through the same link: %s, %.2f MiB/s against %.2f MiB/s (%.2fx): **%s**", delay,
+                size(f) == STREAM_BYTES ? "1 KB" : "32 KB", best, bestMib, raw.getAsDouble(), share,
+                share >= 0.9 ? "met" : "not met"));
     }
 
     /** Round trips at 64 B through the link: enough for {@link #ROUND_TRIP_PASS_MILLIS}, within the plan's. */
@@ -113,11 +185,11 @@ final class WanStage {
                 pct(rtt, 0.99) / 1_000.0, rounds);
     }
 
-    private static void streamed(Plan plan, Figure figure, String series, int delay, int messages, double linkMib,
-            StreamingBench.Pass pass) throws Exception {
-        double seconds = plan == Plan.SMOKE ? pass.seconds() : StreamingBench.afterWarmUp(pass);
+    private static void streamed(Plan plan, Figure figure, String series, int delay, int size, int messages,
+            double linkMib, StreamingBench.Pass pass) throws Exception {
+        double seconds = plan.is(Plan.SMOKE) ? pass.seconds() : StreamingBench.afterWarmUp(pass);
         double rate = messages / seconds;
-        double mib = rate * STREAM_BYTES / MIB;
+        double mib = rate * size / MIB;
         figure.add(series, delay, mib, rate, mib / linkMib, messages);
     }
 
@@ -163,6 +235,65 @@ final class WanStage {
             east.close();
             westLink.close();
             eastLink.close();
+        }
+    }
+
+    /**
+     * Raw TCP through the link: a sink on loopback that reads whatever comes and, once a stream's bytes are all
+     * in, answers one byte; the baseline for what one connection through the proxy carries.
+     */
+    private static final class RawSink implements AutoCloseable {
+        private final ServerSocket server;
+
+        RawSink() throws IOException {
+            server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        /** Seconds from the first byte written, through the link at {@code proxyPort}, to the sink's answer. */
+        double stream(int proxyPort, int size, int n) throws Exception {
+            long total = (long) size * n;
+            Thread reader = Threads.start("wan-raw-sink", () -> {
+                try (Socket s = server.accept()) {
+                    InputStream in = s.getInputStream();
+                    byte[] buffer = new byte[64 * 1024];
+                    long got = 0;
+                    while (got < total) {
+                        int r = in.read(buffer);
+                        if (r < 0) {
+                            return;
+                        }
+                        got += r;
+                    }
+                    s.getOutputStream().write(1);
+                } catch (IOException closed) {
+                    // the sender reports a stream that did not end
+                }
+            });
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxyPort)) {
+                s.setTcpNoDelay(true);
+                byte[] message = new byte[size];
+                OutputStream out = s.getOutputStream();
+                long start = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    out.write(message);
+                }
+                out.flush();
+                if (s.getInputStream().read() != 1) {
+                    throw new IOException("the raw sink did not get the " + total + " bytes sent through the link");
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                reader.join();
+                return seconds;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
         }
     }
 }

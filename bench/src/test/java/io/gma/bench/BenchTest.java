@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BenchTest {
     private static final List<String> LATENCY = List.of("series", "bytes", "p50_us", "p90_us", "p99_us", "rounds");
+    private static final List<String> WAN_STREAM = List.of("series", "delay_ms", "mib_per_s", "msgs_per_s",
+            "link_share", "messages");
     private static final List<String> PERCENTILES = List.of("series", "one_over_1_minus_p", "us", "percentile",
             "round_trips");
     private static final List<String> TABLES_CONTINUOUS = List.of("series", "round", "rows_per_s", "delivered_per_s",
@@ -87,8 +89,8 @@ class BenchTest {
                 Map.entry(SpoolStage.ROUND_TRIP, LATENCY),
                 Map.entry(TablesStage.CONTINUOUS, TABLES_CONTINUOUS),
                 Map.entry(TablesStage.LATEST, TABLES_LATEST),
-                Map.entry(WanStage.STREAM, List.of("series", "delay_ms", "mib_per_s", "msgs_per_s", "link_share",
-                        "messages")),
+                Map.entry(WanStage.STREAM, WAN_STREAM),
+                Map.entry(WanStage.STREAM_LARGE, WAN_STREAM),
                 Map.entry(WanStage.ROUND_TRIP, List.of("series", "delay_ms", "p50_ms", "p90_ms", "p99_ms", "rounds")),
                 Map.entry(LatencyStage.DIRECT, PERCENTILES),
                 Map.entry(LatencyStage.CROSS, PERCENTILES));
@@ -97,6 +99,8 @@ class BenchTest {
         for (int w : WanStage.IN_FLIGHT) {
             wan.add(WanStage.series(w));
         }
+        Set<String> wanStream = new LinkedHashSet<>(List.of(WanStage.RAW_TCP));
+        wanStream.addAll(wan);
         Map<String, Set<String>> series = Map.ofEntries(
                 Map.entry("fig4-pingpong-latency", pingPong),
                 Map.entry("fig5-pingpong-bandwidth", pingPong),
@@ -116,7 +120,8 @@ class BenchTest {
                 Map.entry(TablesStage.CONTINUOUS, Set.of(TablesStage.PLAIN, TablesStage.MATCH_ALL,
                         TablesStage.ONE_IN_TEN)),
                 Map.entry(TablesStage.LATEST, Set.of(TablesStage.LATEST_SERIES)),
-                Map.entry(WanStage.STREAM, wan),
+                Map.entry(WanStage.STREAM, wanStream),
+                Map.entry(WanStage.STREAM_LARGE, wanStream),
                 Map.entry(WanStage.ROUND_TRIP, wan),
                 Map.entry(LatencyStage.DIRECT, new LinkedHashSet<>(LatencyStage.allSeries(Peers.RAW,
                         Peers.GMA_DIRECT))),
