@@ -27,6 +27,8 @@ import java.util.StringJoiner;
  * unique (gma_producer, gma_insert_micros, key...)   a row comes once, whatever re-delivers it
  * index  (gma_insert_micros)                          history: a period, in time order; retention
  * index  (key..., gma_insert_micros)                  a key's rows, and the newest per key (latest)
+ * index  (key_i, gma_insert_micros), i past the first  a key column's rows without the ones before it (a host
+ *                                                     without its domain)
  * </pre>
  *
  * <p>Stateless apart from its SQL: each call takes the connection to use.
@@ -114,10 +116,17 @@ final class ArchiveTable {
         String prefix = "gma_archive_" + number;
         defs.add("CONSTRAINT " + q(prefix + "_once") + " UNIQUE (" + q(PRODUCER) + ", " + q(INSERTED) + ", "
                 + keyColumns() + ")");
-        return List.of("CREATE TABLE IF NOT EXISTS " + quoted + " (" + defs + ")",
+        List<String> ddl = new ArrayList<>(List.of("CREATE TABLE IF NOT EXISTS " + quoted + " (" + defs + ")",
                 "CREATE INDEX IF NOT EXISTS " + q(prefix + "_time") + " ON " + quoted + " (" + q(INSERTED) + ")",
                 "CREATE INDEX IF NOT EXISTS " + q(prefix + "_key") + " ON " + quoted + " (" + keyColumns() + ", "
-                        + q(INSERTED) + ")");
+                        + q(INSERTED) + ")"));
+        // a key column after the first, alone (a host without its domain): the key index cannot serve it
+        List<String> key = schema.primaryKey();
+        for (int i = 1; i < key.size(); i++) {
+            ddl.add("CREATE INDEX IF NOT EXISTS " + q(prefix + "_key" + i) + " ON " + quoted + " (" + q(key.get(i))
+                    + ", " + q(INSERTED) + ")");
+        }
+        return ddl;
     }
 
     /** PostgreSQL: a row that is there already is skipped, and counted 0. */
