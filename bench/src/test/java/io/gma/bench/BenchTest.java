@@ -284,7 +284,7 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latency"));
         assertEquals("gma bench: --only latency is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, wan, archive, registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, wan, archive, compress, registry, scale (see gma bench --help)", err.toString().strip());
     }
 
     @Test

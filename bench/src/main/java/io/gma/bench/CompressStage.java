@@ -1,0 +1,227 @@
+package io.gma.bench;
+
+import io.gma.bench.compress.Codecs;
+import io.gma.bench.compress.Payloads;
+import io.gma.bench.streaming.StreamingBench;
+import io.gma.client.Consumer;
+import io.gma.client.Producer;
+import io.gma.pcservlet.PcServer;
+import io.gma.wire.Command;
+import io.gma.wire.Packed;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Compression of batches between PC servlets (issue 26). Two parts:
+ *
+ * <ul>
+ *   <li>the candidates on a batch of GMA messages in memory (zstd 1 and 3, lz4, Deflater 1 and 6), for the agent's
+ *       rows, key=value text and random 1 KB payloads: ratio, and MB/s each way on one thread;</li>
+ *   <li>streaming through two PC servlets with {@code --compression auto} beside two with {@code off}, in turns
+ *       (alternated passes, the median of each): messages/s, and the bytes of batch bodies on the wire against
+ *       their plain bytes, from the sending PC servlet's /metrics.</li>
+ * </ul>
+ *
+ * The goals: on the agent's rows, 3x fewer bytes on the wire or better; on random bytes, auto at 0.98 of off's
+ * messages/s or better.
+ */
+final class CompressStage {
+    static final String CODECS = "compress-codecs";
+    static final String TUNNEL = "compress-tunnel";
+    static final int[] BATCH_KIB = {16, 1024};
+    /** Measured passes of each of auto and off, in turns. */
+    static final int PASSES = 7;
+    private static final String FROM = "agent-aaaaaa@cardiff";
+    private static final String TO = "sink-bbbbbb@west";
+
+    private CompressStage() {
+    }
+
+    static String series(Payloads.Kind kind, String mode) {
+        return kind.label + ", compression " + mode;
+    }
+
+    static List<Figure> run(Plan plan, Peers peers, Progress progress) throws Exception {
+        Figure codecs = new Figure(CODECS, "Compression of a batch in memory, by codec and payload: ratio",
+                "batch (KiB)", "plain / compressed", true, false, "batch_kib", "ratio", "compress_mb_s",
+                "decompress_mb_s");
+        Figure tunnel = new Figure(TUNNEL, "Streaming through two PC servlets, compression auto and off, in turns",
+                "payload (1 agent rows, 2 text, 3 random 1 KB)", "messages/s", false, false, "payload", "msgs_per_s",
+                "wire_bytes_per_msg", "plain_bytes_per_msg", "plain_over_wire", "compressed_batches", "batches");
+        Payloads.Kind[] kinds = Payloads.Kind.values();
+        progress.stage("compress: batches between PC servlets", kinds.length * (BATCH_KIB.length + 1));
+        long millis = plan == Plan.SMOKE ? 20 : 400;
+        for (Payloads.Kind kind : kinds) {
+            for (int kib : BATCH_KIB) {
+                progress.step(kind.label + ", " + kib + " KiB batch in memory");
+                byte[] batch = batch(kind, kib * 1024);
+                for (Codecs.Codec c : Codecs.all()) {
+                    try (c) {
+                        Codecs.Result r = Codecs.measure(c, batch, millis);
+                        codecs.add(kind.label + ", " + r.codec(), kib, r.ratio(), r.compressMbPerS(),
+                                r.decompressMbPerS());
+                    }
+                }
+            }
+        }
+        String registry = peers.registry.url();
+        try (Pair auto = Pair.start(registry, "auto"); Pair off = Pair.start(registry, "off")) {
+            for (int k = 0; k < kinds.length; k++) {
+                Payloads.Kind kind = kinds[k];
+                progress.step(kind.label + ", through two PC servlets, auto and off in turns");
+                int n = messages(plan, kind);
+                List<byte[]> payloads = Payloads.make(kind, n, 26);
+                Pass a = auto.pass(payloads);
+                Pass o = off.pass(payloads);
+                double[] seconds = plan == Plan.SMOKE ? new double[] {a.seconds(), o.seconds()}
+                        : StreamingBench.alternated(PASSES, a::seconds, o::seconds);
+                add(tunnel, kind, k + 1, "auto", n / seconds[0], a.counted);
+                add(tunnel, kind, k + 1, "off", n / seconds[1], o.counted);
+                double ratio = (double) a.counted[1] / Math.max(1, a.counted[0]);
+                String line = String.format(Locale.ROOT, "- %s: auto %,.0f msgs/s, off %,.0f msgs/s, auto / off"
+                        + " %.3f (medians of %d passes each, in turns); plain / wire with auto %.2fx (%,d bytes"
+                        + " plain, %,d on the wire, %d of %d batches compressed, over all passes)", kind.label,
+                        n / seconds[0], n / seconds[1], seconds[1] / seconds[0], plan == Plan.SMOKE ? 1 : PASSES,
+                        ratio, a.counted[1], a.counted[0], a.counted[2], a.counted[3]);
+                tunnel.notes.add(line);
+                progress.say(line);
+            }
+        }
+        codecs.notes.add("- One thread; MB/s of plain bytes; a batch is GMA messages back to back, as a POST's body"
+                + " is. Agent rows: the data of the agent's TABLE_ROW messages (host_cpu for 8 CPUs and the machine,"
+                + " host_memory, host_disk for 3 file systems, host_net for 2 interfaces, per host of 50, values"
+                + " made as the agent makes them), sent as DATA.");
+        tunnel.notes.add("- wire and plain bytes are the sending PC servlet's gma_pc_tunnel_wire_bytes_total and"
+                + " gma_pc_tunnel_plain_bytes_total (direction sent), per message, over every pass of the series.");
+        progress.finish();
+        return List.of(codecs, tunnel);
+    }
+
+    private static void add(Figure f, Payloads.Kind kind, int x, String mode, double rate, long[] counted) {
+        long n = Math.max(1, counted[4]);
+        f.add(series(kind, mode), x, rate, (double) counted[0] / n, (double) counted[1] / n,
+                (double) counted[1] / Math.max(1, counted[0]), counted[2], counted[3]);
+    }
+
+    /** Messages in a pass: about 100 MB of random, 40 MB of rows in the full plan (a pass of a second or so). */
+    static int messages(Plan plan, Payloads.Kind kind) {
+        if (plan == Plan.SMOKE) {
+            return 2_000;
+        }
+        int n = plan.tunnelStreamMessages(1024);
+        return kind == Payloads.Kind.RANDOM_1K ? Math.min(n, 100_000) : Math.min(4 * n, 200_000);
+    }
+
+    /** Messages of {@code kind} from one agent to one sink, back to back, up to {@code bytes}. */
+    static byte[] batch(Payloads.Kind kind, int bytes) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(bytes + 2048);
+        List<byte[]> payloads = Payloads.make(kind, bytes / 64 + 1, 7);
+        for (int i = 0; out.size() < bytes; i++) {
+            out.writeBytes(Packed.make(i + 1, Command.DATA, FROM, TO, payloads.get(i)));
+        }
+        return out.toByteArray();
+    }
+
+    /** A pass: streams its payloads, and adds what the sending PC servlet counted to {@link #counted}. */
+    private static final class Pass {
+        private final Pair pair;
+        private final List<byte[]> payloads;
+        /** Wire bytes, plain bytes, compressed batches, batches, messages: over all passes. */
+        final long[] counted = new long[5];
+
+        Pass(Pair pair, List<byte[]> payloads) {
+            this.pair = pair;
+            this.payloads = payloads;
+        }
+
+        double seconds() throws Exception {
+            long[] before = pair.counters();
+            double s = pair.stream(payloads);
+            long[] after = pair.counters();
+            for (int i = 0; i < 4; i++) {
+                counted[i] += after[i] - before[i];
+            }
+            counted[4] += payloads.size();
+            return s;
+        }
+    }
+
+    /** Two PC servlets (east sends, west receives) with compression {@code mode}, a producer and a sink. */
+    private record Pair(PcServer east, PcServer west, Producer source, Consumer sink, AtomicLong received,
+            AtomicReference<CountDownLatch> done, AtomicLong target) implements AutoCloseable {
+        static Pair start(String registry, String mode) throws Exception {
+            PcServer east = PcServer.builder("compress-" + mode + "-east", registry).compression(mode).start();
+            PcServer west = PcServer.builder("compress-" + mode + "-west", registry).compression(mode).start();
+            AtomicLong received = new AtomicLong();
+            AtomicLong target = new AtomicLong(Long.MAX_VALUE);
+            AtomicReference<CountDownLatch> done = new AtomicReference<>(new CountDownLatch(1));
+            Consumer sink = Consumer.builder().registry(registry).domain(west.domain()).pcServlet(west.uplink())
+                    .label("sink").onMessage(m -> {
+                        if (received.incrementAndGet() == target.get()) {
+                            done.get().countDown();
+                        }
+                    }).build();
+            Producer source = Producer.builder().registry(registry).domain(east.domain()).pcServlet(east.uplink())
+                    .label("agent").build();
+            return new Pair(east, west, source, sink, received, done, target);
+        }
+
+        Pass pass(List<byte[]> payloads) {
+            return new Pass(this, payloads);
+        }
+
+        /** Seconds from the first send to the last delivery of the payloads. */
+        double stream(List<byte[]> payloads) throws Exception {
+            CountDownLatch latch = new CountDownLatch(1);
+            done.set(latch);
+            target.set(received.get() + payloads.size());
+            long start = System.nanoTime();
+            for (byte[] p : payloads) {
+                source.send(sink.name(), p);
+            }
+            if (!latch.await(5, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("only " + received.get() + " of " + target.get() + " arrived");
+            }
+            return (System.nanoTime() - start) / 1e9;
+        }
+
+        /** East's wire bytes, plain bytes, compressed batches and batches sent. */
+        long[] counters() throws Exception {
+            String page = MetricsPage.fetch(east.url());
+            return new long[] {MetricsPage.sample(page, "gma_pc_tunnel_wire_bytes_total{direction=\"sent\"}"),
+                MetricsPage.sample(page, "gma_pc_tunnel_plain_bytes_total{direction=\"sent\"}"),
+                MetricsPage.sample(page, "gma_pc_compressed_batches_total{direction=\"sent\"}"),
+                MetricsPage.sample(page, "gma_pc_batches_sent_total")};
+        }
+
+        @Override
+        public void close() throws Exception {
+            source.close();
+            sink.close();
+            west.close();
+            east.close();
+        }
+    }
+
+    /** The codec table alone, for a quick look: {@code java -cp bench/target/gma-benchmarks.jar ...}. */
+    public static void main(String[] args) {
+        for (Payloads.Kind kind : Payloads.Kind.values()) {
+            for (int kib : BATCH_KIB) {
+                byte[] batch = batch(kind, kib * 1024);
+                for (Codecs.Codec c : Codecs.all()) {
+                    try (c) {
+                        Codecs.Result r = Codecs.measure(c, batch, 300);
+                        System.out.printf(Locale.ROOT, "%-28s %5d KiB %-11s ratio %6.2f  compress %7.1f MB/s"
+                                + "  decompress %7.1f MB/s%n", kind.label, kib, r.codec(), r.ratio(),
+                                r.compressMbPerS(), r.decompressMbPerS());
+                    }
+                }
+            }
+        }
+    }
+}
