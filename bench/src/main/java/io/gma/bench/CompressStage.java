@@ -28,14 +28,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * </ul>
  *
  * The goals: on the agent's rows, 3x fewer bytes on the wire or better; on random bytes, auto at 0.98 of off's
- * messages/s or better.
+ * messages/s or better. A third pair, off as well, runs in the same turns as a control: how far two identical
+ * pairs differ on this machine at this moment.
  */
 final class CompressStage {
     static final String CODECS = "compress-codecs";
     static final String TUNNEL = "compress-tunnel";
     static final int[] BATCH_KIB = {16, 1024};
-    /** Measured passes of each of auto and off, in turns. */
-    static final int PASSES = 7;
+    /** Measured passes of each of auto, off and the control, in turns: the quick plan's, then the full plan's. */
+    static final int QUICK_PASSES = 7;
+    static final int FULL_PASSES = 11;
     private static final String FROM = "agent-aaaaaa@cardiff";
     private static final String TO = "sink-bbbbbb@west";
 
@@ -52,7 +54,8 @@ final class CompressStage {
                 "decompress_mb_s");
         Figure tunnel = new Figure(TUNNEL, "Streaming through two PC servlets, compression auto and off, in turns",
                 "payload (1 agent rows, 2 text, 3 random 1 KB)", "messages/s", false, false, "payload", "msgs_per_s",
-                "wire_bytes_per_msg", "plain_bytes_per_msg", "plain_over_wire", "compressed_batches", "batches");
+                "wire_bytes_per_msg", "plain_bytes_per_msg", "plain_over_wire", "compressed_batches", "batches",
+                "compress_time_share");
         Payloads.Kind[] kinds = Payloads.Kind.values();
         progress.stage("compress: batches between PC servlets", kinds.length * (BATCH_KIB.length + 1));
         long millis = plan == Plan.SMOKE ? 20 : 400;
@@ -70,24 +73,30 @@ final class CompressStage {
             }
         }
         String registry = peers.registry.url();
-        try (Pair auto = Pair.start(registry, "auto"); Pair off = Pair.start(registry, "off")) {
+        try (Pair auto = Pair.start(registry, "auto", "auto"); Pair off = Pair.start(registry, "off", "off");
+                Pair control = Pair.start(registry, "off", "control")) {
             for (int k = 0; k < kinds.length; k++) {
                 Payloads.Kind kind = kinds[k];
                 progress.step(kind.label + ", through two PC servlets, auto and off in turns");
                 int n = messages(plan, kind);
                 List<byte[]> payloads = Payloads.make(kind, n, 26);
-                Pass a = auto.pass(payloads);
-                Pass o = off.pass(payloads);
-                double[] seconds = plan == Plan.SMOKE ? new double[] {a.seconds(), o.seconds()}
-                        : StreamingBench.alternated(PASSES, a::seconds, o::seconds);
-                add(tunnel, kind, k + 1, "auto", n / seconds[0], a.counted);
-                add(tunnel, kind, k + 1, "off", n / seconds[1], o.counted);
-                double ratio = (double) a.counted[1] / Math.max(1, a.counted[0]);
-                String line = String.format(Locale.ROOT, "- %s: auto %,.0f msgs/s, off %,.0f msgs/s, auto / off"
-                        + " %.3f (medians of %d passes each, in turns); plain / wire with auto %.2fx (%,d bytes"
-                        + " plain, %,d on the wire, %d of %d batches compressed, over all passes)", kind.label,
-                        n / seconds[0], n / seconds[1], seconds[1] / seconds[0], plan == Plan.SMOKE ? 1 : PASSES,
-                        ratio, a.counted[1], a.counted[0], a.counted[2], a.counted[3]);
+                Pass[] passes = {auto.pass(payloads), off.pass(payloads), control.pass(payloads)};
+                int rounds = plan == Plan.SMOKE ? 1 : plan == Plan.QUICK ? QUICK_PASSES : FULL_PASSES;
+                double[][] seconds = inTurns(rounds, plan != Plan.SMOKE, passes);
+                add(tunnel, kind, k + 1, "auto", n / median(seconds[0]), passes[0].counted);
+                add(tunnel, kind, k + 1, "off", n / median(seconds[1]), passes[1].counted);
+                add(tunnel, kind, k + 1, "off (a second pair, the control)", n / median(seconds[2]),
+                        passes[2].counted);
+                long[] a = passes[0].counted;
+                String line = String.format(Locale.ROOT, "- %s: auto %,.0f msgs/s, off %,.0f, control (off) %,.0f;"
+                        + " auto / off %.3f, control / off %.3f (medians of %d passes each, in turns, and of the"
+                        + " ratios pass by pass: %.3f and %.3f); plain / wire with auto %.2fx (%,d bytes plain, %,d"
+                        + " on the wire, %d of %d batches compressed, over all passes); the sender spent %.2f%% of"
+                        + " the passes' time compressing and judging", kind.label,
+                        n / median(seconds[0]), n / median(seconds[1]), n / median(seconds[2]),
+                        median(seconds[1]) / median(seconds[0]), median(seconds[1]) / median(seconds[2]),
+                        seconds[0].length, medianRatio(seconds[1], seconds[0]), medianRatio(seconds[1], seconds[2]),
+                        (double) a[1] / Math.max(1, a[0]), a[1], a[0], a[2], a[3], 100.0 * a[5] / Math.max(1, a[6]));
                 tunnel.notes.add(line);
                 progress.say(line);
             }
@@ -102,10 +111,50 @@ final class CompressStage {
         return List.of(codecs, tunnel);
     }
 
+    /**
+     * Runs the passes in turns, {@code rounds} times each, the first of each round going last in the next (auto,
+     * off, control; off, control, auto; ...), after a warm-up of each: their seconds, pass by pass.
+     */
+    static double[][] inTurns(int rounds, boolean warmUp, Pass... passes) throws Exception {
+        if (warmUp) {
+            for (Pass p : passes) {
+                long start = System.nanoTime();
+                do {
+                    p.seconds();
+                } while (System.nanoTime() - start < StreamingBench.WARM_UP_NANOS);
+                p.reset();
+            }
+        }
+        double[][] seconds = new double[passes.length][rounds];
+        for (int round = 0; round < rounds; round++) {
+            for (int j = 0; j < passes.length; j++) {
+                int i = (round + j) % passes.length;
+                seconds[i][round] = passes[i].seconds();
+            }
+        }
+        return seconds;
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    /** The median of {@code a[i] / b[i]}. */
+    static double medianRatio(double[] a, double[] b) {
+        double[] r = new double[a.length];
+        for (int i = 0; i < a.length; i++) {
+            r[i] = a[i] / b[i];
+        }
+        return median(r);
+    }
+
     private static void add(Figure f, Payloads.Kind kind, int x, String mode, double rate, long[] counted) {
         long n = Math.max(1, counted[4]);
         f.add(series(kind, mode), x, rate, (double) counted[0] / n, (double) counted[1] / n,
-                (double) counted[1] / Math.max(1, counted[0]), counted[2], counted[3]);
+                (double) counted[1] / Math.max(1, counted[0]), counted[2], counted[3],
+                (double) counted[5] / Math.max(1, counted[6]));
     }
 
     /** Messages in a pass: about 100 MB of random, 40 MB of rows in the full plan (a pass of a second or so). */
@@ -131,8 +180,15 @@ final class CompressStage {
     private static final class Pass {
         private final Pair pair;
         private final List<byte[]> payloads;
-        /** Wire bytes, plain bytes, compressed batches, batches, messages: over all passes. */
-        final long[] counted = new long[5];
+        /**
+         * Wire bytes, plain bytes, compressed batches, batches, messages, microseconds the sender spent compressing
+         * (and judging), microseconds of the passes: over all passes since the warm-up.
+         */
+        final long[] counted = new long[7];
+
+        void reset() {
+            java.util.Arrays.fill(counted, 0);
+        }
 
         Pass(Pair pair, List<byte[]> payloads) {
             this.pair = pair;
@@ -147,16 +203,21 @@ final class CompressStage {
                 counted[i] += after[i] - before[i];
             }
             counted[4] += payloads.size();
+            counted[5] += after[4] - before[4];
+            counted[6] += (long) (s * 1e6);
             return s;
         }
     }
 
-    /** Two PC servlets (east sends, west receives) with compression {@code mode}, a producer and a sink. */
+    /**
+     * Two PC servlets (east sends, west receives) with compression {@code mode}, a producer and a sink; their
+     * domains named after {@code name}.
+     */
     private record Pair(PcServer east, PcServer west, Producer source, Consumer sink, AtomicLong received,
             AtomicReference<CountDownLatch> done, AtomicLong target) implements AutoCloseable {
-        static Pair start(String registry, String mode) throws Exception {
-            PcServer east = PcServer.builder("compress-" + mode + "-east", registry).compression(mode).start();
-            PcServer west = PcServer.builder("compress-" + mode + "-west", registry).compression(mode).start();
+        static Pair start(String registry, String mode, String name) throws Exception {
+            PcServer east = PcServer.builder("compress-" + name + "-east", registry).compression(mode).start();
+            PcServer west = PcServer.builder("compress-" + name + "-west", registry).compression(mode).start();
             AtomicLong received = new AtomicLong();
             AtomicLong target = new AtomicLong(Long.MAX_VALUE);
             AtomicReference<CountDownLatch> done = new AtomicReference<>(new CountDownLatch(1));
@@ -196,7 +257,17 @@ final class CompressStage {
             return new long[] {MetricsPage.sample(page, "gma_pc_tunnel_wire_bytes_total{direction=\"sent\"}"),
                 MetricsPage.sample(page, "gma_pc_tunnel_plain_bytes_total{direction=\"sent\"}"),
                 MetricsPage.sample(page, "gma_pc_compressed_batches_total{direction=\"sent\"}"),
-                MetricsPage.sample(page, "gma_pc_batches_sent_total")};
+                MetricsPage.sample(page, "gma_pc_batches_sent_total"), micros(page, "gma_pc_compress_seconds_total")};
+        }
+
+        /** A counter of seconds on a page, in microseconds; 0 when it is not there. */
+        private static long micros(String page, String name) {
+            for (String line : page.split("\n")) {
+                if (line.startsWith(name + " ")) {
+                    return (long) (Double.parseDouble(line.substring(name.length() + 1)) * 1e6);
+                }
+            }
+            return 0;
         }
 
         @Override
@@ -208,8 +279,36 @@ final class CompressStage {
         }
     }
 
-    /** The codec table alone, for a quick look: {@code java -cp bench/target/gma-benchmarks.jar ...}. */
-    public static void main(String[] args) {
+    /**
+     * The streaming part alone for one payload, each pass's seconds printed: {@code java -cp
+     * bench/target/gma-benchmarks.jar io.gma.bench.CompressStage RANDOM_1K 100000 11}; without arguments, the codec
+     * table.
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length == 3) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+            Payloads.Kind kind = Payloads.Kind.valueOf(args[0]);
+            int n = Integer.parseInt(args[1]);
+            List<byte[]> payloads = Payloads.make(kind, n, 26);
+            try (io.gma.registry.Registry registry = io.gma.registry.Registry.builder().port(0).build().start();
+                    Pair auto = Pair.start(registry.url(), "auto", "auto");
+                    Pair off = Pair.start(registry.url(), "off", "off");
+                    Pair control = Pair.start(registry.url(), "off", "control")) {
+                Pass[] passes = {auto.pass(payloads), off.pass(payloads), control.pass(payloads)};
+                double[][] s = inTurns(Integer.parseInt(args[2]), true, passes);
+                String[] names = {"auto", "off", "control"};
+                for (int i = 0; i < 3; i++) {
+                    System.out.printf(Locale.ROOT, "%-8s median %,.0f msgs/s; seconds %s; counted %s%n", names[i],
+                            n / median(s[i]), java.util.Arrays.toString(s[i]),
+                            java.util.Arrays.toString(passes[i].counted));
+                }
+            }
+            return;
+        }
+        codecTable();
+    }
+
+    private static void codecTable() {
         for (Payloads.Kind kind : Payloads.Kind.values()) {
             for (int kib : BATCH_KIB) {
                 byte[] batch = batch(kind, kib * 1024);

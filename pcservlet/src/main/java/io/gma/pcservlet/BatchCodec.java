@@ -63,6 +63,22 @@ final class BatchCodec {
         return out;
     }
 
+    /** The first {@code bytes} bytes of queued messages back to back (all of them when they are fewer). */
+    static byte[] encodePrefix(List<Queued> messages, int bytes) {
+        byte[] out = new byte[bytes];
+        int at = 0;
+        for (Queued q : messages) {
+            byte[] packed = Packed.shared(q.message());
+            int n = Math.min(packed.length, bytes - at);
+            System.arraycopy(packed, 0, out, at, n);
+            at += n;
+            if (at == bytes) {
+                return out;
+            }
+        }
+        return java.util.Arrays.copyOf(out, at);
+    }
+
     /** A POST's body: the messages written to the connection one after another, with no array of them all. */
     static RequestBody requestBody(List<Queued> messages) {
         long length = messages.stream().mapToLong(Queued::encodedLength).sum();

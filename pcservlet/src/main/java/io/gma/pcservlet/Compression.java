@@ -14,8 +14,9 @@ import java.util.Locale;
  * Batches compressed on the HTTP tunnel (protocol.md section 6.2, an extension): zstd, negotiated. A receiver that
  * reads zstd says so with {@code Accept-Encoding: zstd} on its answers (a POST's) or a poller on its request (a
  * poll's); only then does the other side send {@code Content-Encoding: zstd}, and only when it pays: a batch that
- * does not shrink to {@value #PAYS_PERCENT}% or less goes plain. docs/pcservlet.md, "Compression", says why zstd
- * and why level {@value #LEVEL}.
+ * does not shrink to {@value #PAYS_PERCENT}% or less goes plain (a large one is judged by its first
+ * {@value #SAMPLE_BYTES} bytes first). docs/pcservlet.md, "Compression", says why zstd and why level
+ * {@value #LEVEL}.
  */
 final class Compression {
     /** Whether this PC servlet compresses and says it reads compressed batches. */
@@ -50,6 +51,11 @@ final class Compression {
     static final int MISSES = 2;
     /** The most batches sent plain, untried, after misses: the pause doubles with each miss up to this. */
     static final int MAX_SKIP = 64;
+    /**
+     * A batch over twice this is judged by its first this many bytes first: when they do not pay, the batch goes
+     * plain, neither copied into one array nor compressed whole.
+     */
+    static final int SAMPLE_BYTES = 64 * 1024;
 
     private Compression() {
     }
@@ -143,6 +149,14 @@ final class Compression {
         }
 
         /**
+         * Whether the first bytes of a large batch, {@code sample[0, length)}, pay; a miss when not, counted as
+         * {@link #compress} counts one.
+         */
+        synchronized boolean samplePays(byte[] sample, int length) {
+            return !closed && squeeze(sample, length) >= 0;
+        }
+
+        /**
          * {@code plain[0, length)} compressed, a new array of its own; null when it did not pay (the batch goes
          * plain).
          */
@@ -150,6 +164,13 @@ final class Compression {
             if (closed) {
                 return null;
             }
+            int n = squeeze(plain, length);
+            // a copy: the body may still be written while the next batch is compressed
+            return n < 0 ? null : Arrays.copyOf(out, n);
+        }
+
+        /** Compresses into {@link #out}, within PAYS_PERCENT of the input: the length, or -1 (a miss). */
+        private int squeeze(byte[] plain, int length) {
             int room = (int) ((long) length * PAYS_PERCENT / 100);
             if (out.length < room) {
                 out = new byte[room];
@@ -158,18 +179,18 @@ final class Compression {
             try {
                 n = ctx.compressByteArray(out, 0, room, plain, 0, length);
             } catch (ZstdException tooBig) {
-                n = -1; // dstSize_tooSmall: it does not fit in PAYS_PERCENT of the batch
+                n = -1; // dstSize_tooSmall: it does not fit in PAYS_PERCENT of the input
             }
             if (n < 0) {
                 if (++missesInARow >= MISSES) {
                     skip = skip == 0 ? 1 : Math.min(MAX_SKIP, skip * 2);
                     skipping = skip;
                 }
-                return null;
+                return -1;
             }
             missesInARow = 0;
             skip = 0;
-            return Arrays.copyOf(out, n); // the body may still be written while the next batch is compressed
+            return n;
         }
 
         @Override

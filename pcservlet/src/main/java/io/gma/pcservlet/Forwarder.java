@@ -315,6 +315,23 @@ final class Forwarder implements Runnable {
             metrics.uncompressedSent.increment();
             return new Body(BatchCodec.requestBody(batch), null, plain, plain);
         }
+        long start = System.nanoTime();
+        try {
+            return compressed(batch, plain);
+        } finally {
+            metrics.compressNanos.add(System.nanoTime() - start);
+        }
+    }
+
+    /** The batch compressed, or plain when that does not pay (judged by a sample first when it is large). */
+    private Body compressed(List<Queued> batch, long plain) {
+        if (plain > 2L * Compression.SAMPLE_BYTES) {
+            byte[] sample = BatchCodec.encodePrefix(batch, Compression.SAMPLE_BYTES);
+            if (!compressor.samplePays(sample, sample.length)) {
+                metrics.uncompressedSent.increment();
+                return new Body(BatchCodec.requestBody(batch), null, plain, plain);
+            }
+        }
         byte[] bytes = BatchCodec.encodeQueued(batch, plain);
         byte[] zstd = compressor.compress(bytes, bytes.length);
         if (zstd == null) {

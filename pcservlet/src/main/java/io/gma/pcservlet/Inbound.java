@@ -637,7 +637,9 @@ final class Inbound {
         if (settings.compression() == Compression.Mode.AUTO && Compression.accepts(acceptEncoding)) {
             Compression.Compressor compressor = pollCompressors.computeIfAbsent(from,
                     d -> new Compression.Compressor());
+            long start = System.nanoTime();
             byte[] zstd = compressor.tries(plain.length) ? compressor.compress(plain, plain.length) : null;
+            metrics.compressNanos.add(System.nanoTime() - start);
             if (zstd != null) {
                 metrics.sent(zstd.length, plain.length, true);
                 return answer.withBody(zstd, Compression.ZSTD);

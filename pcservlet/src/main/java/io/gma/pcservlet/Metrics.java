@@ -38,6 +38,8 @@ final class Metrics {
     final LongAdder compressedReceived = new LongAdder();
     /** Batches sent plain to a peer that reads zstd: too small, compressing did not pay, or not tried after misses. */
     final LongAdder uncompressedSent = new LongAdder();
+    /** Nanoseconds spent compressing batches to send, and judging those that went plain (samples, misses). */
+    final LongAdder compressNanos = new LongAdder();
     /** Round trips of POSTs to other domains. */
     private final PrometheusText.Histogram postSeconds = new PrometheusText.Histogram(BUCKETS);
 

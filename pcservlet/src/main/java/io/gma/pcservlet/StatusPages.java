@@ -161,6 +161,8 @@ final class StatusPages {
                 + " decompression)", m.plainBytesSent.sum(), m.plainBytesReceived.sum());
         byDirection(out, "gma_pc_compressed_batches_total", "Batch bodies that went compressed (zstd)",
                 m.compressedSent.sum(), m.compressedReceived.sum());
+        PrometheusText.counter(out, "gma_pc_compress_seconds_total", "Time spent compressing batches to send, and"
+                + " judging those that went plain", null, m.compressNanos.sum() / 1e9);
         counter(out, "gma_pc_uncompressed_batches_sent_total", "Batches sent plain to a peer that reads zstd: too"
                 + " small, compressing did not pay, or not tried after batches that did not pay", m.uncompressedSent
                 .sum());

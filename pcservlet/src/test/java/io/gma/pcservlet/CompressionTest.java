@@ -54,6 +54,8 @@ class CompressionTest {
     private final List<AutoCloseable> open = new ArrayList<>();
     private Registry registry;
     private long sequence;
+    /** The sink the last round trip sent to. */
+    private String sinkName;
 
     @BeforeEach
     void startRegistry() throws Exception {
@@ -102,6 +104,7 @@ class CompressionTest {
     /** Sends {@code payloads} from a producer at {@code from} to the sink at {@code to}; all must come, intact. */
     private void roundTrip(PcServer from, PcServer to, List<byte[]> payloads) throws Exception {
         Consumer c = sink(to);
+        sinkName = c.name();
         Producer p = source(from);
         // in rounds, each acknowledged before the next: several batches, the first of them plain (the sender does
         // not know yet whether the receiver reads zstd)
@@ -181,6 +184,47 @@ class CompressionTest {
         assertTrue(counter(sent, "gma_pc_uncompressed_batches_sent_total", null) >= 1, sent);
         assertEquals(counter(sent, "gma_pc_tunnel_plain_bytes_total", "sent"),
                 counter(sent, "gma_pc_tunnel_wire_bytes_total", "sent"), sent);
+    }
+
+    @Test
+    void largeRandomBatchesAreJudgedByASample() throws Exception {
+        PcServer west = pc("west", b -> b);
+        PcServer east = pc("east", b -> b.linger(Duration.ofMillis(500)));
+        List<byte[]> first = new ArrayList<>();
+        for (int i = 0; i < ROUND; i++) {
+            first.add(sample(i));
+        }
+        roundTrip(east, west, first); // east learns that west reads zstd
+        String before = metrics(east);
+        // one batch: random bytes past the sample, then text that would pay; judged by the sample, it goes plain
+        Random random = new Random(7);
+        List<byte[]> mixed = new ArrayList<>();
+        for (int i = 0; i < 2 * Compression.SAMPLE_BYTES / 1024; i++) {
+            byte[] noise = new byte[1024];
+            random.nextBytes(noise);
+            mixed.add(noise);
+        }
+        for (int i = 0; mixed.size() < 8 * Compression.SAMPLE_BYTES / 1024; i++) {
+            mixed.add(("x".repeat(900) + i).getBytes(UTF_8));
+        }
+        Producer p = source(east);
+        List<io.gma.client.Sent> sent = new ArrayList<>();
+        for (byte[] data : mixed) {
+            sent.add(p.send(sinkName, data));
+        }
+        for (io.gma.client.Sent s : sent) {
+            s.acknowledged().get(30, TimeUnit.SECONDS);
+        }
+        for (int i = 0; i < mixed.size(); i++) {
+            assertArrayEquals(mixed.get(i), received.poll(30, TimeUnit.SECONDS).data(), "message " + i);
+        }
+        String after = metrics(east);
+        assertEquals(1, counter(after, "gma_pc_batches_sent_total", null)
+                - counter(before, "gma_pc_batches_sent_total", null), "the messages must go as one batch\n" + after);
+        assertEquals(counter(before, "gma_pc_compressed_batches_total", "sent"),
+                counter(after, "gma_pc_compressed_batches_total", "sent"), after);
+        assertEquals(counter(before, "gma_pc_uncompressed_batches_sent_total", null) + 1,
+                counter(after, "gma_pc_uncompressed_batches_sent_total", null), after);
     }
 
     @Test

@@ -76,7 +76,7 @@ public final class StreamingBench {
      * Warms each pass up as {@link #afterWarmUp} does, then runs them in turn, {@code rounds} times each: the
      * median of each one's seconds, in the order given.
      */
-    public static double[] alternated(int rounds, Pass... passes) throws Exception {
+    static double[] alternated(int rounds, Pass... passes) throws Exception {
         for (Pass pass : passes) {
             long start = System.nanoTime();
             do {
