@@ -324,8 +324,9 @@ class CompressionTest {
         byte[] batch = batchOf(Packed.make(++sequence, Command.DATA, SOURCE, c.name(), "one " + "y".repeat(300)),
                 Packed.make(++sequence, Command.DATA, SOURCE, c.name(), "two " + "y".repeat(300)));
         byte[] frame = Compression.zstd(batch);
+        // not zstd; cut short; a byte changed; a good frame, then bytes that are not one (its messages decode first)
         byte[][] bad = {"this is not zstd at all".getBytes(UTF_8), Arrays.copyOf(frame, frame.length / 2),
-            flipped(frame, frame.length - 3)};
+            flipped(frame, frame.length - 3), batchOf(frame, "and then garbage".getBytes(UTF_8))};
         for (byte[] body : bad) {
             try (Response r = post(west, "east", "zstd", body)) {
                 String text = text(r);
