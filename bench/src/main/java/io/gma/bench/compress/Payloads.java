@@ -25,7 +25,9 @@ public final class Payloads {
         /** A line of text a row: {@code host=node17 cpu=3 busy=12.5 ...}. */
         TEXT("key=value text lines"),
         /** 1 KB of random bytes a message. */
-        RANDOM_1K("random 1 KB");
+        RANDOM_1K("random 1 KB"),
+        /** 1 KB of zeros a message: what the tunnel, wan, spool and tokens stages stream (main only, not the stage). */
+        ZEROS_1K("zeros 1 KB");
 
         public final String label;
 
@@ -45,6 +47,12 @@ public final class Payloads {
     public static List<byte[]> make(Kind kind, int n, long seed) {
         Random random = new Random(seed);
         List<byte[]> out = new ArrayList<>(n);
+        if (kind == Kind.ZEROS_1K) {
+            for (int i = 0; i < n; i++) {
+                out.add(new byte[1024]);
+            }
+            return out;
+        }
         if (kind == Kind.RANDOM_1K) {
             for (int i = 0; i < n; i++) {
                 byte[] b = new byte[1024];
