@@ -3,6 +3,7 @@ package io.gma.bench;
 import io.gma.bench.compress.Codecs;
 import io.gma.bench.compress.Payloads;
 import io.gma.bench.streaming.StreamingBench;
+import io.gma.bench.wan.WanProxy;
 import io.gma.client.Consumer;
 import io.gma.client.Producer;
 import io.gma.pcservlet.PcServer;
@@ -38,6 +39,9 @@ final class CompressStage {
     /** Measured passes of each of auto, off and the control, in turns: the quick plan's, then the full plan's. */
     static final int QUICK_PASSES = 7;
     static final int FULL_PASSES = 11;
+    /** Rows a pass across the link (off: about 3 s at 100 Mbit/s), and passes of each. */
+    static final int WAN_ROWS = 200_000;
+    static final int WAN_PASSES = 5;
     private static final String FROM = "agent-aaaaaa@cardiff";
     private static final String TO = "sink-bbbbbb@west";
 
@@ -53,11 +57,11 @@ final class CompressStage {
                 "batch (KiB)", "plain / compressed", true, false, "batch_kib", "ratio", "compress_mb_s",
                 "decompress_mb_s");
         Figure tunnel = new Figure(TUNNEL, "Streaming through two PC servlets, compression auto and off, in turns",
-                "payload (1 agent rows, 2 text, 3 random 1 KB)", "messages/s", false, false, "payload", "msgs_per_s",
-                "wire_bytes_per_msg", "plain_bytes_per_msg", "plain_over_wire", "compressed_batches", "batches",
-                "compress_time_share");
+                "payload (1 agent rows, 2 text, 3 random 1 KB; 4 agent rows across 100 Mbit/s)", "messages/s",
+                false, false, "payload", "msgs_per_s", "wire_bytes_per_msg", "plain_bytes_per_msg", "plain_over_wire",
+                "compressed_batches", "batches", "compress_time_share");
         Payloads.Kind[] kinds = {Payloads.Kind.AGENT_ROWS, Payloads.Kind.TEXT, Payloads.Kind.RANDOM_1K};
-        progress.stage("compress: batches between PC servlets", kinds.length * (BATCH_KIB.length + 1));
+        progress.stage("compress: batches between PC servlets", kinds.length * (BATCH_KIB.length + 1) + 1);
         long millis = plan == Plan.SMOKE ? 20 : 400;
         for (Payloads.Kind kind : kinds) {
             for (int kib : BATCH_KIB) {
@@ -100,6 +104,28 @@ final class CompressStage {
                 tunnel.notes.add(line);
                 progress.say(line);
             }
+        }
+        progress.step("agent rows, through two PC servlets, the receiver behind a link of 100 Mbit/s");
+        WanProxy.Link link = new WanProxy.Link(java.time.Duration.ZERO, WanStage.BITS_PER_SECOND);
+        try (Pair auto = Pair.start(registry, "auto", "wan-auto", link);
+                Pair off = Pair.start(registry, "off", "wan-off", link)) {
+            Payloads.Kind kind = Payloads.Kind.AGENT_ROWS;
+            int n = plan == Plan.SMOKE ? 2_000 : WAN_ROWS;
+            List<byte[]> payloads = Payloads.make(kind, n, 26);
+            Pass[] passes = {auto.pass(payloads), off.pass(payloads)};
+            double[][] seconds = inTurns(plan == Plan.SMOKE ? 1 : WAN_PASSES, plan != Plan.SMOKE, passes);
+            String across = kind.label + " across " + link;
+            add(tunnel, across, 4, "auto", n / median(seconds[0]), passes[0].counted);
+            add(tunnel, across, 4, "off", n / median(seconds[1]), passes[1].counted);
+            long[] a = passes[0].counted;
+            String line = String.format(Locale.ROOT, "- %s: auto %,.0f msgs/s, off %,.0f; auto / off %.2f (medians"
+                    + " of %d passes each, in turns; pass by pass %.2f); plain / wire with auto %.2fx; off moved"
+                    + " %.2f MiB/s of batch bodies through the link", across, n / median(seconds[0]),
+                    n / median(seconds[1]), median(seconds[1]) / median(seconds[0]), seconds[0].length,
+                    medianRatio(seconds[1], seconds[0]), (double) a[1] / Math.max(1, a[0]),
+                    passes[1].counted[0] / (passes[1].counted[6] / 1e6) / (1 << 20));
+            tunnel.notes.add(line);
+            progress.say(line);
         }
         codecs.notes.add("- One thread; MB/s of plain bytes; a batch is GMA messages back to back, as a POST's body"
                 + " is. Agent rows: the data of the agent's TABLE_ROW messages (host_cpu for 8 CPUs and the machine,"
@@ -151,8 +177,12 @@ final class CompressStage {
     }
 
     private static void add(Figure f, Payloads.Kind kind, int x, String mode, double rate, long[] counted) {
+        add(f, kind.label, x, mode, rate, counted);
+    }
+
+    private static void add(Figure f, String payload, int x, String mode, double rate, long[] counted) {
         long n = Math.max(1, counted[4]);
-        f.add(series(kind, mode), x, rate, (double) counted[0] / n, (double) counted[1] / n,
+        f.add(payload + ", compression " + mode, x, rate, (double) counted[0] / n, (double) counted[1] / n,
                 (double) counted[1] / Math.max(1, counted[0]), counted[2], counted[3],
                 (double) counted[5] / Math.max(1, counted[6]));
     }
@@ -214,10 +244,20 @@ final class CompressStage {
      * domains named after {@code name}.
      */
     private record Pair(PcServer east, PcServer west, Producer source, Consumer sink, AtomicLong received,
-            AtomicReference<CountDownLatch> done, AtomicLong target) implements AutoCloseable {
+            AtomicReference<CountDownLatch> done, AtomicLong target, WanProxy proxy) implements AutoCloseable {
         static Pair start(String registry, String mode, String name) throws Exception {
+            return start(registry, mode, name, null);
+        }
+
+        /** With {@code link}, west is behind a {@link WanProxy} of that link: east's POSTs cross it. */
+        static Pair start(String registry, String mode, String name, WanProxy.Link link) throws Exception {
+            WanProxy proxy = link == null ? null : WanProxy.start(link);
+            PcServer.Builder w = PcServer.builder("compress-" + name + "-west", registry).compression(mode);
+            PcServer west = (proxy == null ? w : w.publicUrl(proxy.url())).start();
+            if (proxy != null) {
+                proxy.target(west.httpPort());
+            }
             PcServer east = PcServer.builder("compress-" + name + "-east", registry).compression(mode).start();
-            PcServer west = PcServer.builder("compress-" + name + "-west", registry).compression(mode).start();
             AtomicLong received = new AtomicLong();
             AtomicLong target = new AtomicLong(Long.MAX_VALUE);
             AtomicReference<CountDownLatch> done = new AtomicReference<>(new CountDownLatch(1));
@@ -229,7 +269,7 @@ final class CompressStage {
                     }).build();
             Producer source = Producer.builder().registry(registry).domain(east.domain()).pcServlet(east.uplink())
                     .label("agent").build();
-            return new Pair(east, west, source, sink, received, done, target);
+            return new Pair(east, west, source, sink, received, done, target, proxy);
         }
 
         Pass pass(List<byte[]> payloads) {
@@ -276,6 +316,9 @@ final class CompressStage {
             sink.close();
             west.close();
             east.close();
+            if (proxy != null) {
+                proxy.close();
+            }
         }
     }
 
