@@ -36,6 +36,9 @@ import picocli.CommandLine.Spec;
                 + " omission: p50 to p99.99 in one domain and across domains);"
                 + " with --only, archive (the archiver's ingest into H2, and PostgreSQL when one is given as for"
                 + " registry, against a plain JDBC batch insert; history query latency over an hour of 1,000 hosts),"
+                + " compress (batches between PC servlets compressed: zstd, lz4 and Deflater on the agent's rows, text"
+                + " and random bytes, then streaming with compression auto and off in turns: bytes on the wire and"
+                + " messages/s),"
                 + " registry (look-ups with 100,000 endpoints in the PostgreSQL that "
                 + RegistryStage.DATABASE + " names, beside a plain servlet), scale (many thin links: 1,000, 5,000"
                 + " and 10,000 idle uplinks to one PC servlet, its threads, memory and CPU, then each agent"
@@ -54,8 +57,8 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", paramLabel = "STAGE", split = ",", description = "Run only these stages: pingpong,"
-            + " streaming, fanin, tunnel, spool, tokens, tables, wan, latency, archive, registry, scale"
-            + " (comma-separated; default all but archive, registry and scale).")
+            + " streaming, fanin, tunnel, spool, tokens, tables, wan, latency, archive, compress, registry, scale"
+            + " (comma-separated; default all but archive, compress, registry and scale).")
     List<String> only;
 
     @Option(names = "--scale-agents", paramLabel = "K", split = ",", description = "The scale stage's steps:"

@@ -19,13 +19,14 @@ import java.util.Set;
 final class Suite {
     /** The stages, in the order they run. */
     static final List<String> STAGES = List.of("pingpong", "streaming", "fanin", "tunnel", "spool", "tokens",
-            "tables", "wan", "latency", "archive", "registry", "scale");
+            "tables", "wan", "latency", "archive", "compress", "registry", "scale");
     /**
      * The stages a run has unless --only says: all but archive, whose smoke run alone takes half a minute and whose
-     * full run loads 3.6 million rows ({@link ArchiveStage}), registry, which needs a PostgreSQL
+     * full run loads 3.6 million rows ({@link ArchiveStage}), compress, a measurement of one choice (issue 26's
+     * compression of batches: {@link CompressStage}), registry, which needs a PostgreSQL
      * ({@link RegistryStage}), and scale, which takes minutes and gigabytes ({@link ScaleStage}).
      */
-    static final List<String> DEFAULT = STAGES.subList(0, STAGES.size() - 3);
+    static final List<String> DEFAULT = STAGES.subList(0, STAGES.size() - 4);
 
     /**
      * @param out the directory for CSV, PNG and summary.md (created)
@@ -68,7 +69,7 @@ final class Suite {
                 Map.entry("tunnel", TunnelStage::run), Map.entry("spool", SpoolStage::run),
                 Map.entry("tokens", TokensStage::run), Map.entry("tables", TablesStage::run),
                 Map.entry("wan", WanStage::run), Map.entry("latency", LatencyStage::run),
-                Map.entry("archive", ArchiveStage::run),
+                Map.entry("archive", ArchiveStage::run), Map.entry("compress", CompressStage::run),
                 Map.entry("registry", RegistryStage::run), Map.entry("scale", ScaleStage::run));
         try (Peers peers = Peers.start(skip, s.natsServer(), progress)) {
             for (String name : STAGES) {

@@ -164,6 +164,27 @@ class BenchTest {
     }
 
     @Test
+    void compressStageMeasuresEveryCodecAndBothModes() throws Exception {
+        assertEquals(0, smoke("--only", "compress", "--out", out.toString()), "exit status; stderr: " + err);
+        List<String> codecs = Files.readAllLines(out.resolve(CompressStage.CODECS + ".csv"));
+        assertEquals("series,batch_kib,ratio,compress_mb_s,decompress_mb_s", codecs.get(0));
+        assertEquals(1 + 3 * 5 * CompressStage.BATCH_KIB.length, codecs.size(), String.join("\n", codecs));
+        List<String> tunnel = Files.readAllLines(out.resolve(CompressStage.TUNNEL + ".csv"));
+        assertEquals("series,payload,msgs_per_s,wire_bytes_per_msg,plain_bytes_per_msg,plain_over_wire,"
+                + "compressed_batches,batches,compress_time_share", tunnel.get(0));
+        for (String row : tunnel.subList(1, tunnel.size())) {
+            String[] v = row.substring(row.lastIndexOf('"') + 2).split(",");
+            double plainOverWire = Double.parseDouble(v[4]);
+            if (row.contains("random") || row.contains("compression off")) {
+                assertEquals(1.0, plainOverWire, 1e-9, row); // plain on the wire: random, and off
+            } else {
+                assertTrue(plainOverWire > 3, row); // the agent's rows and text, compressed 3x and more
+            }
+        }
+        assertEquals(1 + 3 * 3 + 2, tunnel.size(), String.join("\n", tunnel)); // and the rows across the link
+    }
+
+    @Test
     void archiveStageStoresEveryRowAndAnswersWholeHours() throws Exception {
         assertEquals(0, smoke("--only", "archive", "--out", out.toString()), "exit status; stderr: " + err);
         String summary = Files.readString(out.resolve("summary.md"));
@@ -299,7 +320,8 @@ class BenchTest {
     void refusesAnUnknownStageInOneLine() {
         assertEquals(2, smoke("--only", "pingpong,latncy"));
         assertEquals("gma bench: --only latncy is not a stage: pingpong, streaming, fanin, tunnel, spool, tokens,"
-                + " tables, wan, latency, archive, registry, scale (see gma bench --help)", err.toString().strip());
+                + " tables, wan, latency, archive, compress, registry, scale (see gma bench --help)",
+                err.toString().strip());
     }
 
     @Test

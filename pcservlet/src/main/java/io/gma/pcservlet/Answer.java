@@ -5,11 +5,13 @@ import io.gma.wire.ErrorText;
 
 /**
  * What to answer an HTTP request: a status, a body and its type, Retry-After seconds (0: none), the
- * X-Gma-Batch id of a poll's batch and the X-Gma-Full endpoints of a 429 (null: none).
+ * X-Gma-Batch id of a poll's batch, the X-Gma-Full endpoints of a 429 and the body's Content-Encoding (null:
+ * none).
  */
-record Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId, String full) {
+record Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId, String full,
+        String encoding) {
     Answer(int status, String contentType, byte[] body, long retryAfterSeconds, String batchId) {
-        this(status, contentType, body, retryAfterSeconds, batchId, null);
+        this(status, contentType, body, retryAfterSeconds, batchId, null, null);
     }
 
     /** A refusal: {@code CODE sentence} as plain text. */
@@ -25,6 +27,11 @@ record Answer(int status, String contentType, byte[] body, long retryAfterSecond
 
     /** This answer with an X-Gma-Full header. */
     Answer withFull(String endpoints) {
-        return new Answer(status, contentType, body, retryAfterSeconds, batchId, endpoints);
+        return new Answer(status, contentType, body, retryAfterSeconds, batchId, endpoints, encoding);
+    }
+
+    /** This answer with its body compressed as {@code contentEncoding} says. */
+    Answer withBody(byte[] encoded, String contentEncoding) {
+        return new Answer(status, contentType, encoded, retryAfterSeconds, batchId, full, contentEncoding);
     }
 }

@@ -51,6 +51,34 @@ final class BatchCodec {
         return out;
     }
 
+    /** Queued messages back to back, as one array: a batch to compress. */
+    static byte[] encodeQueued(List<Queued> messages, long length) {
+        byte[] out = new byte[Math.toIntExact(length)];
+        int at = 0;
+        for (Queued q : messages) {
+            byte[] packed = Packed.shared(q.message());
+            System.arraycopy(packed, 0, out, at, packed.length);
+            at += packed.length;
+        }
+        return out;
+    }
+
+    /** The first {@code bytes} bytes of queued messages back to back (all of them when they are fewer). */
+    static byte[] encodePrefix(List<Queued> messages, int bytes) {
+        byte[] out = new byte[bytes];
+        int at = 0;
+        for (Queued q : messages) {
+            byte[] packed = Packed.shared(q.message());
+            int n = Math.min(packed.length, bytes - at);
+            System.arraycopy(packed, 0, out, at, n);
+            at += n;
+            if (at == bytes) {
+                return out;
+            }
+        }
+        return java.util.Arrays.copyOf(out, at);
+    }
+
     /** A POST's body: the messages written to the connection one after another, with no array of them all. */
     static RequestBody requestBody(List<Queued> messages) {
         long length = messages.stream().mapToLong(Queued::encodedLength).sum();
@@ -142,15 +170,38 @@ final class BatchCodec {
         return errors;
     }
 
-    /** A batch a poll answered, whole; empty when it cannot be read whole (it is polled again). */
-    Optional<List<Message>> decodeBatch(ResponseBody body) {
+    /**
+     * A batch a poll answered, whole, plain or zstd as {@code contentEncoding} says (counted in {@code metrics});
+     * empty when it cannot be read whole (it is polled again). A zstd body is decompressed up to
+     * {@link #bodyLimit()}, no further.
+     */
+    Optional<List<Message>> decodeBatch(ResponseBody body, String contentEncoding, Metrics metrics) {
         List<Message> batch = new ArrayList<>();
+        boolean zstd = Compression.isZstd(contentEncoding);
+        if (!zstd && !Compression.isPlain(contentEncoding)) {
+            LOG.warn("{}: a polled batch came as Content-Encoding \"{}\", which was not asked for", domain,
+                    contentEncoding);
+            return Optional.empty();
+        }
         try (InputStream in = body.byteStream()) {
-            if (read(in, batch)) {
+            long wire = -1;
+            boolean whole;
+            if (zstd) {
+                byte[] compressed = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, bodyLimit() + 1));
+                wire = compressed.length;
+                try (InputStream plain = Compression.decompressing(compressed)) {
+                    whole = compressed.length <= bodyLimit() && read(plain, batch);
+                }
+            } else {
+                whole = read(in, batch);
+            }
+            if (whole) {
+                long plain = batch.stream().mapToLong(Message::encodedLength).sum();
+                metrics.received(wire < 0 ? plain : wire, plain, zstd);
                 return Optional.of(batch);
             }
             LOG.warn("{}: a polled batch passed maxBatchBytes {} plus one message", domain, maxBatchBytes);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.warn("{}: a polled batch could not be read: {}", domain, e.getMessage());
         }
         return Optional.empty();

@@ -81,6 +81,10 @@ final class Forwarder implements Runnable {
     private long numbered;
     /** How many batches the destination lets be in flight, as it last said; 1 until it says. */
     private int window = 1;
+    /** Whether the destination reads zstd, as its last answer said (Accept-Encoding); false until it says. */
+    private boolean peerReadsZstd;
+    /** This forwarder's compressor, made when a destination first says it reads zstd; closed when it ends. */
+    private Compression.Compressor compressor;
 
     /**
      * @param queue what it posts
@@ -108,6 +112,8 @@ final class Forwarder implements Runnable {
     private final class Flight implements Callback {
         final List<Queued> batch;
         final Routes.Target target;
+        /** The body went as zstd. */
+        final boolean compressed;
         final long start = System.nanoTime();
         private Call call;
         private Response response;
@@ -116,9 +122,10 @@ final class Forwarder implements Runnable {
         /** Given up (go back N, or the forwarder stopped): an answer that still comes is closed unread. */
         private boolean abandoned;
 
-        Flight(List<Queued> batch, Routes.Target target) {
+        Flight(List<Queued> batch, Routes.Target target, boolean compressed) {
             this.batch = batch;
             this.target = target;
+            this.compressed = compressed;
         }
 
         void send(Call c) {
@@ -219,6 +226,9 @@ final class Forwarder implements Runnable {
             LOG.error("{}: the forwarder to {} failed", domain, queue.domain, e);
         } finally {
             flights.forEach(Flight::abandon);
+            if (compressor != null) {
+                compressor.close();
+            }
         }
     }
 
@@ -260,9 +270,10 @@ final class Forwarder implements Runnable {
             return 0;
         }
         Call call;
+        Body body = body(batch);
         try {
-            call = tunnel.postCall(target.domain(), target.url(), BatchCodec.requestBody(batch),
-                    Long.toHexString(stream) + "/" + epoch + "/" + (++numbered));
+            call = tunnel.postCall(target.domain(), target.url(), body.content, Long.toHexString(stream) + "/" + epoch
+                    + "/" + (++numbered), body.encoding);
         } catch (IllegalArgumentException plaintext) {
             numbered--;
             if (!flights.isEmpty()) {
@@ -277,10 +288,57 @@ final class Forwarder implements Runnable {
             finish(batch, ErrorCode.UNAUTHORIZED, domain + " did not send to " + plaintext.getMessage());
             return 0;
         }
-        Flight f = new Flight(batch, target);
+        Flight f = new Flight(batch, target, body.encoding != null);
         flights.addLast(f);
+        metrics.sent(body.wireBytes, body.plainBytes, f.compressed);
         f.send(call);
         return 0;
+    }
+
+    /** A POST's body, its Content-Encoding (null: plain), and its size on the wire and plain. */
+    private record Body(okhttp3.RequestBody content, String encoding, long wireBytes, long plainBytes) {
+    }
+
+    /**
+     * The batch as it is posted: compressed when the destination reads zstd, compression is on, and it pays
+     * (docs/pcservlet.md, "Compression"); else plain, written from the messages with no array of them all.
+     */
+    private Body body(List<Queued> batch) {
+        long plain = batch.stream().mapToLong(Queued::encodedLength).sum();
+        if (!peerReadsZstd || settings.compression() != Compression.Mode.AUTO) {
+            return new Body(BatchCodec.requestBody(batch), null, plain, plain);
+        }
+        if (compressor == null) {
+            compressor = new Compression.Compressor();
+        }
+        if (!compressor.tries(plain)) {
+            metrics.uncompressedSent.increment();
+            return new Body(BatchCodec.requestBody(batch), null, plain, plain);
+        }
+        long start = System.nanoTime();
+        try {
+            return compressed(batch, plain);
+        } finally {
+            metrics.compressNanos.add(System.nanoTime() - start);
+        }
+    }
+
+    /** The batch compressed, or plain when that does not pay (judged by a sample first when it is large). */
+    private Body compressed(List<Queued> batch, long plain) {
+        if (plain > 2L * Compression.SAMPLE_BYTES) {
+            byte[] sample = BatchCodec.encodePrefix(batch, Compression.SAMPLE_BYTES);
+            if (!compressor.samplePays(sample, sample.length)) {
+                metrics.uncompressedSent.increment();
+                return new Body(BatchCodec.requestBody(batch), null, plain, plain);
+            }
+        }
+        byte[] bytes = BatchCodec.encodeQueued(batch, plain);
+        byte[] zstd = compressor.compress(bytes, bytes.length);
+        if (zstd == null) {
+            metrics.uncompressedSent.increment();
+            return new Body(okhttp3.RequestBody.create(bytes, BatchCodec.GMA), null, plain, plain);
+        }
+        return new Body(okhttp3.RequestBody.create(zstd, BatchCodec.GMA), Compression.ZSTD, zstd.length, plain);
     }
 
     /** The newest batch waits until those in flight before it are settled, then is made again. */
@@ -296,7 +354,7 @@ final class Forwarder implements Runnable {
         if (failed == null) {
             try (Response answer = f.response) {
                 metrics.postTook(System.nanoTime() - f.start);
-                return answered(f.batch, answer);
+                return answered(f, answer);
             } catch (IOException e) {
                 failed = e;
             }
@@ -336,11 +394,20 @@ final class Forwarder implements Runnable {
     }
 
     /** Acts on a POST's answer; how long to wait before the next attempt. */
-    private long answered(List<Queued> batch, Response answer) throws IOException {
+    private long answered(Flight f, Response answer) throws IOException {
+        List<Queued> batch = f.batch;
         int status = answer.code();
         String said = answer.header(Tunnel.WINDOW_HEADER);
         if (said != null) {
             window = window(said);
+        }
+        // every answer says whether the destination reads zstd now (it may have restarted with compression off)
+        peerReadsZstd = Compression.accepts(answer.header(Compression.ACCEPT_ENCODING));
+        if (status == 415 && f.compressed) {
+            // it read zstd when it said so, and no longer does: the batch goes again, plain
+            peerReadsZstd = false;
+            goBack();
+            return backoff("domain " + queue.domain + " refused a compressed batch: " + text(answer.body()));
         }
         if (status == 200) {
             metrics.batchesSent.increment();

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -61,6 +62,8 @@ final class Inbound {
     /** KiB of POST bodies being read at once, at most. */
     private final int inboundKib;
     private final Semaphore reading;
+    /** Each relayed domain's compressor of poll answers (one poll of a domain at a time: {@link Relay#poll}). */
+    private final Map<String, Compression.Compressor> pollCompressors = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile boolean closed;
 
@@ -80,6 +83,12 @@ final class Inbound {
         this.metrics = metrics;
         this.inboundKib = (int) Math.max(1, settings.maxTotalBytes() / 1024);
         this.reading = new Semaphore(inboundKib);
+    }
+
+    /** Closes the compressors of poll answers; called once the HTTP side is stopped. */
+    void closeCompressors() {
+        pollCompressors.values().forEach(Compression.Compressor::close);
+        pollCompressors.clear();
     }
 
     /** Stopping: POSTs are answered 503 from now on; polls go on (they are how the relay queues drain). */
@@ -102,8 +111,8 @@ final class Inbound {
      * among the batches its sender has in flight ({@link StreamOrder}), and answered 409 when its turn does not
      * come.
      */
-    Answer accept(String fromDomain, String identity, String contentType, long contentLength, InputStream body,
-            String stream) throws IOException {
+    Answer accept(String fromDomain, String identity, String contentType, String contentEncoding, long contentLength,
+            InputStream body, String stream) throws IOException {
         if (!Name.isDomain(fromDomain)) {
             return Answer.text(400, ErrorCode.MALFORMED, "header " + Tunnel.DOMAIN_HEADER + " \"" + fromDomain
                     + "\" is missing or not " + Name.DOMAIN_RULE);
@@ -115,7 +124,7 @@ final class Inbound {
             return Answer.text(400, ErrorCode.MALFORMED, e.getMessage());
         }
         List<Message> batch = new ArrayList<>();
-        Answer refusal = read(contentType, contentLength, body, batch);
+        Answer refusal = read(contentType, contentEncoding, contentLength, body, batch);
         StreamOrder.Turn turn = null;
         if (position != null) {
             try {
@@ -152,13 +161,20 @@ final class Inbound {
 
     /**
      * Reads and decodes a POST's body into {@code batch}, holding its size of the inbound bytes meanwhile; null,
-     * or the answer that refuses it.
+     * or the answer that refuses it. A zstd body (protocol.md section 6.2) is read whole, then decompressed up to
+     * the batch's limit, and no further.
      */
-    private Answer read(String contentType, long contentLength, InputStream body, List<Message> batch)
-            throws IOException {
+    private Answer read(String contentType, String contentEncoding, long contentLength, InputStream body,
+            List<Message> batch) throws IOException {
         if (!Tunnel.isBatch(contentType)) {
             return Answer.text(415, ErrorCode.MALFORMED, "Content-Type " + (contentType == null ? "(none)"
                     : "\"" + contentType + "\"") + " is not " + Tunnel.MEDIA_TYPE + ": nothing was read as messages");
+        }
+        boolean zstd = Compression.isZstd(contentEncoding);
+        if (!zstd && !Compression.isPlain(contentEncoding)) {
+            return Answer.text(415, ErrorCode.MALFORMED, "Content-Encoding \"" + contentEncoding + "\" is not one"
+                    + " this PC servlet reads (" + Compression.ZSTD + ", " + Compression.IDENTITY
+                    + "): nothing was read as messages");
         }
         if (stopping) {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
@@ -180,11 +196,23 @@ final class Inbound {
             Thread.currentThread().interrupt();
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
         }
+        int[] held = {kib};
         try {
+            long wire;
             try {
-                if (!codec.read(body, batch)) {
-                    return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
-                            + settings.maxBatchBytes() + " plus one message");
+                if (zstd) {
+                    byte[] compressed = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+                    wire = compressed.length;
+                    Answer refused = decompressed(compressed, limit, held, batch);
+                    if (refused != null) {
+                        return refused;
+                    }
+                } else {
+                    if (!codec.read(body, batch)) {
+                        return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
+                                + settings.maxBatchBytes() + " plus one message");
+                    }
+                    wire = -1;
                 }
             } catch (ProtocolException e) {
                 // the status follows the code (protocol.md section 6): a message announcing too much is 413
@@ -193,12 +221,65 @@ final class Inbound {
             if (batch.isEmpty()) {
                 return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
             }
+            long plain = 0;
+            for (Message m : batch) {
+                plain += m.encodedLength();
+            }
+            metrics.received(wire < 0 ? plain : wire, plain, zstd);
             metrics.batchesReceived.increment();
             metrics.messagesReceived.add(batch.size());
             return null;
         } finally {
-            reading.release(kib);
+            reading.release(held[0]);
         }
+    }
+
+    /**
+     * Decompresses a zstd body into {@code batch}, up to {@code limit} plain bytes; null, or the answer that
+     * refuses it. The plain bytes are held in the inbound bytes too ({@code held[0]} KiB in all, on return): as
+     * many as the frame says it holds, else the limit.
+     */
+    private Answer decompressed(byte[] compressed, long limit, int[] held, List<Message> batch)
+            throws IOException {
+        if (compressed.length > limit) {
+            return Answer.text(413, ErrorCode.TOO_LARGE, "a compressed batch of more than " + limit + " bytes exceeds"
+                    + " maxBatchBytes " + settings.maxBatchBytes() + " plus one message (" + limit + " in all)");
+        }
+        long declared = Compression.declaredSize(compressed);
+        if (declared > limit) {
+            return Answer.text(413, ErrorCode.TOO_LARGE, "a batch that decompresses to " + declared + " bytes"
+                    + " exceeds maxBatchBytes " + settings.maxBatchBytes() + " plus one message (" + limit
+                    + " in all); nothing was read as messages");
+        }
+        int more = (int) Math.min(inboundKib - held[0], ((declared >= 0 ? declared : limit) + 1023) / 1024);
+        try {
+            if (more > 0 && !reading.tryAcquire(more, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                metrics.throttledSent.increment();
+                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
+                        + " KiB of other POSTs already");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        held[0] += Math.max(0, more);
+        try (InputStream plain = Compression.decompressing(compressed)) {
+            if (!codec.read(plain, batch)) {
+                batch.clear();
+                return Answer.text(413, ErrorCode.TOO_LARGE, "a batch of " + compressed.length + " compressed bytes"
+                        + " decompresses to more than maxBatchBytes " + settings.maxBatchBytes() + " plus one message ("
+                        + limit + " bytes in all); nothing was taken");
+            }
+        } catch (ProtocolException e) {
+            batch.clear();
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            // read from memory: what fails is the body (not zstd, cut short, a bad checksum)
+            batch.clear();
+            return Answer.text(400, ErrorCode.MALFORMED, "the body is not a valid zstd frame (Content-Encoding "
+                    + Compression.ZSTD + "): " + e.getMessage() + "; nothing was read as messages");
+        }
+        return null;
     }
 
     /**
@@ -511,8 +592,11 @@ final class Inbound {
         return true;
     }
 
-    /** A long poll from an outbound-only domain that registered with this one as its via. */
-    Answer poll(String from, String waitParam, String ackParam) throws InterruptedException {
+    /**
+     * A long poll from an outbound-only domain that registered with this one as its via; its batch goes
+     * compressed when the poll said it reads zstd ({@code acceptEncoding}), compression is on, and it pays.
+     */
+    Answer poll(String from, String waitParam, String ackParam, String acceptEncoding) throws InterruptedException {
         if (!Name.isDomain(from)) {
             return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + from + "\" is missing or not "
                     + Name.DOMAIN_RULE);
@@ -548,9 +632,22 @@ final class Inbound {
         }
         metrics.batchesSent.increment();
         metrics.messagesSent.add(batch.messages().size());
-        return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(batch.messages().stream()
-                .map(Queued::message).toList()), 0,
-                Long.toString(batch.id()));
+        byte[] plain = BatchCodec.encodeAll(batch.messages().stream().map(Queued::message).toList());
+        Answer answer = new Answer(200, Tunnel.MEDIA_TYPE, plain, 0, Long.toString(batch.id()));
+        if (settings.compression() == Compression.Mode.AUTO && Compression.accepts(acceptEncoding)) {
+            Compression.Compressor compressor = pollCompressors.computeIfAbsent(from,
+                    d -> new Compression.Compressor());
+            long start = System.nanoTime();
+            byte[] zstd = compressor.tries(plain.length) ? compressor.compress(plain, plain.length) : null;
+            metrics.compressNanos.add(System.nanoTime() - start);
+            if (zstd != null) {
+                metrics.sent(zstd.length, plain.length, true);
+                return answer.withBody(zstd, Compression.ZSTD);
+            }
+            metrics.uncompressedSent.increment();
+        }
+        metrics.sent(plain.length, plain.length, false);
+        return answer;
     }
 
     private Answer busy(int status, ErrorCode code, String sentence) {

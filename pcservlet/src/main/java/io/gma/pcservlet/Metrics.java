@@ -25,8 +25,41 @@ final class Metrics {
     final LongAdder relayed = new LongAdder();
     /** Messages read back from the spool older than maxAge, sent back to their senders as ERROR TIMEOUT. */
     final LongAdder expired = new LongAdder();
+    /**
+     * Batch bodies on the tunnel, as they went on the wire (compressed or not) and as they are plain, sent (POSTs,
+     * answers to polls) and received (POSTs, polled batches).
+     */
+    final LongAdder wireBytesSent = new LongAdder();
+    final LongAdder plainBytesSent = new LongAdder();
+    final LongAdder wireBytesReceived = new LongAdder();
+    final LongAdder plainBytesReceived = new LongAdder();
+    /** Batches that went compressed, sent and received. */
+    final LongAdder compressedSent = new LongAdder();
+    final LongAdder compressedReceived = new LongAdder();
+    /** Batches sent plain to a peer that reads zstd: too small, compressing did not pay, or not tried after misses. */
+    final LongAdder uncompressedSent = new LongAdder();
+    /** Nanoseconds spent compressing batches to send, and judging those that went plain (samples, misses). */
+    final LongAdder compressNanos = new LongAdder();
     /** Round trips of POSTs to other domains. */
     private final PrometheusText.Histogram postSeconds = new PrometheusText.Histogram(BUCKETS);
+
+    /** A batch body sent: {@code wire} bytes on the wire, {@code plain} before compression. */
+    void sent(long wire, long plain, boolean compressed) {
+        wireBytesSent.add(wire);
+        plainBytesSent.add(plain);
+        if (compressed) {
+            compressedSent.increment();
+        }
+    }
+
+    /** A batch body received: {@code wire} bytes on the wire, {@code plain} once decompressed. */
+    void received(long wire, long plain, boolean compressed) {
+        wireBytesReceived.add(wire);
+        plainBytesReceived.add(plain);
+        if (compressed) {
+            compressedReceived.increment();
+        }
+    }
 
     /** Records one POST's round trip. */
     void postTook(long nanos) {

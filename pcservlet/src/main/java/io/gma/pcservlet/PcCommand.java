@@ -91,6 +91,11 @@ public final class PcCommand implements Callable<Integer> {
                     + " the next go; the destination takes them in order (default ${DEFAULT-VALUE}: one at a time).")
     int maxBatchesInFlight;
 
+    @Option(names = "--compression", paramLabel = "auto|off", defaultValue = "auto",
+            description = "auto: batches to other PC servlets, and answers to relayed domains' polls, go compressed"
+                    + " (zstd) where the other side reads zstd and it pays; off: all plain (default ${DEFAULT-VALUE}).")
+    String compression;
+
     @Option(names = "--max-links", paramLabel = "N", defaultValue = "10000",
             description = "The most uplinks open at once; past it, an endpoint's uplink is refused with ERROR"
                     + " QUEUE_FULL and tries again after its back-off (default ${DEFAULT-VALUE}). The open-file limit"
@@ -268,7 +273,7 @@ public final class PcCommand implements Callable<Integer> {
             PcServer.Builder b = PcServer.builder(domain, registry.url()).host(host).httpPort(httpPort)
                     .uplinkPort(uplinkPort).maxQueuedBytes(maxQueuedBytes).maxQueuedMessages(maxQueuedMessages)
                     .maxTotalBytes(maxTotalBytes).maxEndpointBytes(maxEndpointBytes).maxBatchBytes(maxBatchBytes)
-                    .maxBatchesInFlight(maxBatchesInFlight)
+                    .maxBatchesInFlight(maxBatchesInFlight).compression(compression)
                     .maxLinks(maxLinks).ioThreads(ioThreads != null ? ioThreads : IoThreads.defaultLoops())
                     .linger(Duration.ofMillis(lingerMs)).drainTimeout(Duration.ofSeconds(drainSeconds))
                     .security(secure);

@@ -309,6 +309,7 @@ final class PcNode implements AutoCloseable {
             poller.interrupt();
         }
         inbound.close(); // no POST is between its check and its queueing now
+        inbound.closeCompressors(); // a poll answered after this goes plain
         List<Queued> fromQueues = relay.drain();
         fromQueues.addAll(outbound.close());
         if (spooling.on()) {

@@ -158,6 +158,7 @@ public final class PcServer implements AutoCloseable {
         /** Null: the registry's default lease. */
         private Duration registryGrace;
         private HttpProxy proxy;
+        private Compression.Mode compression = Compression.Mode.AUTO;
 
         private Builder(String domain, String registry) {
             this.domain = Name.requireDomain("domain", domain);
@@ -361,6 +362,19 @@ public final class PcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether batches to other PC servlets, and the answers to the polls of relayed domains, go compressed
+         * (zstd) where the other side says it reads zstd and compressing pays: {@code auto} (the default), or
+         * {@code off} (all plain, and this PC servlet does not say it reads zstd). docs/pcservlet.md,
+         * "Compression".
+         *
+         * @throws IllegalArgumentException if {@code mode} is neither auto nor off
+         */
+        public Builder compression(String mode) {
+            this.compression = Compression.Mode.parse(Objects.requireNonNull(mode, "compression"));
+            return this;
+        }
+
         /** How long a destination's queue and forwarder live without traffic; default 60 s (for tests). */
         Builder idleQueue(Duration idle) {
             this.idleQueue = idle;
@@ -374,7 +388,7 @@ public final class PcServer implements AutoCloseable {
                     retryAfter,
                     drainTimeout, lease, idleQueue,
                     security != null ? security : Security.unlessExposed(host, "PC servlet of " + domain), spool,
-                    registryGrace, proxy);
+                    registryGrace, proxy, compression);
         }
 
         /**

@@ -24,6 +24,7 @@ final class Poller implements Runnable {
 
     private final String domain;
     private final String via;
+    private final Compression.Mode compression;
     private final Routes routes;
     private final TunnelClient tunnel;
     private final BatchCodec codec;
@@ -46,6 +47,7 @@ final class Poller implements Runnable {
             Metrics metrics, BooleanSupplier stopping) {
         this.domain = settings.domain();
         this.via = settings.via();
+        this.compression = settings.compression();
         this.routes = routes;
         this.tunnel = tunnel;
         this.codec = codec;
@@ -79,7 +81,7 @@ final class Poller implements Runnable {
         }
         Response answer;
         try {
-            answer = tunnel.poll(via, base, WAIT_SECONDS, ack);
+            answer = tunnel.poll(via, base, WAIT_SECONDS, ack, compression == Compression.Mode.AUTO);
         } catch (IllegalArgumentException plaintext) {
             if (!base.equals(refusedUrl)) {
                 refusedUrl = base;
@@ -110,7 +112,8 @@ final class Poller implements Runnable {
         if (id == null) {
             return backoff("via " + via + " answered a poll without " + Tunnel.BATCH_HEADER);
         }
-        Optional<List<Message>> batch = codec.decodeBatch(answer.body());
+        Optional<List<Message>> batch = codec.decodeBatch(answer.body(), answer.header(Compression.CONTENT_ENCODING),
+                metrics);
         if (batch.isEmpty()) {
             return backoff("via " + via + " answered a batch that cannot be read whole");
         }

@@ -32,10 +32,12 @@ import java.time.Duration;
  * @param registryGrace how long the registry's "not registered" is not final after it restarted, or null: its
  *     default lease
  * @param proxy the HTTP proxy its calls to other PC servlets and the registry go through, or null: direct
+ * @param compression whether batches go compressed where the peer reads zstd and it pays (docs/pcservlet.md,
+ *     "Compression")
  */
 record Settings(String domain, String registry, String host, int httpPort, int uplinkPort, String publicUrl,
         String via, long maxQueuedBytes, int maxQueuedMessages, long maxTotalBytes, long maxEndpointBytes,
         int maxBatchBytes, int maxBatchesInFlight, int maxLinks, int ioThreads, Duration linger, Duration retryAfter,
         Duration drainTimeout, Duration lease, Duration idleQueue, Security security, SpoolOptions spool,
-        Duration registryGrace, HttpProxy proxy) {
+        Duration registryGrace, HttpProxy proxy, Compression.Mode compression) {
 }

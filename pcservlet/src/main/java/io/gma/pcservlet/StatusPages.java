@@ -65,7 +65,13 @@ final class StatusPages {
                 .put("batchesReceived", m.batchesReceived.sum()).put("messagesReceived", m.messagesReceived.sum())
                 .put("throttledSent", m.throttledSent.sum()).put("throttledReceived", m.throttledReceived.sum())
                 .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
-                .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum());
+                .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum())
+                .put("wireBytesSent", m.wireBytesSent.sum()).put("plainBytesSent", m.plainBytesSent.sum())
+                .put("wireBytesReceived", m.wireBytesReceived.sum())
+                .put("plainBytesReceived", m.plainBytesReceived.sum())
+                .put("compressedBatchesSent", m.compressedSent.sum())
+                .put("compressedBatchesReceived", m.compressedReceived.sum())
+                .put("uncompressedBatchesSent", m.uncompressedSent.sum());
         LinkCounters uplinks = node.uplinks().counters();
         // what this domain's endpoints sent it and what it wrote to them: with messagesReceived and messagesSent,
         // every message in and out of this PC servlet (the registry's dashboard charts them per second)
@@ -107,6 +113,13 @@ final class StatusPages {
         return g.address().getHostString() + ":" + g.address().getPort();
     }
 
+    /** A counter with a {@code direction} label, sent and received. */
+    private static void byDirection(StringBuilder out, String name, String help, long sent, long received) {
+        PrometheusText.metric(out, name, "counter", help);
+        PrometheusText.sample(out, name, PrometheusText.label("direction", "sent"), sent);
+        PrometheusText.sample(out, name, PrometheusText.label("direction", "received"), received);
+    }
+
     static String metrics(PcNode node) {
         StringBuilder out = new StringBuilder(4096);
         domainGauges(out, "gma_pc_outbound_queue", "queued for each destination domain", node.outbound().queues());
@@ -141,6 +154,18 @@ final class StatusPages {
         counter(out, "gma_pc_drops_total", "Messages that could not be delivered", m.drops.sum());
         counter(out, "gma_pc_delivered_total", "Messages queued for this domain's endpoints", m.delivered.sum());
         counter(out, "gma_pc_relayed_total", "Messages relayed for outbound-only domains", m.relayed.sum());
+        byDirection(out, "gma_pc_tunnel_wire_bytes_total", "Bytes of batch bodies on the HTTP tunnel as they went on"
+                + " the wire, compressed or not: sent (POSTs, answers to polls) and received (POSTs, polled batches)",
+                m.wireBytesSent.sum(), m.wireBytesReceived.sum());
+        byDirection(out, "gma_pc_tunnel_plain_bytes_total", "The same bodies before compression (after"
+                + " decompression)", m.plainBytesSent.sum(), m.plainBytesReceived.sum());
+        byDirection(out, "gma_pc_compressed_batches_total", "Batch bodies that went compressed (zstd)",
+                m.compressedSent.sum(), m.compressedReceived.sum());
+        PrometheusText.counter(out, "gma_pc_compress_seconds_total", "Time spent compressing batches to send, and"
+                + " judging those that went plain", null, m.compressNanos.sum() / 1e9);
+        counter(out, "gma_pc_uncompressed_batches_sent_total", "Batches sent plain to a peer that reads zstd: too"
+                + " small, compressing did not pay, or not tried after batches that did not pay", m.uncompressedSent
+                .sum());
         LinkCounters uplinks = node.uplinks().counters();
         counter(out, "gma_pc_uplink_messages_in_total", "Messages read from uplinks", uplinks.messagesIn());
         counter(out, "gma_pc_uplink_messages_out_total", "Messages written to uplinks", uplinks.messagesOut());

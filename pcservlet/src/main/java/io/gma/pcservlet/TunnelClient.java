@@ -45,15 +45,19 @@ final class TunnelClient {
 
     /**
      * A POST of a batch to domain {@code to}'s PC servlet at {@code baseUrl}, numbered {@code stream}
-     * ({@link Tunnel#STREAM_HEADER}), not sent yet: {@link Call#enqueue} sends it; the callback closes the
-     * response.
+     * ({@link Tunnel#STREAM_HEADER}), its body encoded as {@code contentEncoding} says (null: plain), not sent
+     * yet: {@link Call#enqueue} sends it; the callback closes the response.
      *
      * @throws IllegalArgumentException when security is on and the URL is not https (nothing is sent; the
      *     sentence names the URL)
      */
-    Call postCall(String to, String baseUrl, RequestBody batch, String stream) {
-        return http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH)
-                .header(Tunnel.STREAM_HEADER, stream).post(batch).build());
+    Call postCall(String to, String baseUrl, RequestBody batch, String stream, String contentEncoding) {
+        Request.Builder b = authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH)
+                .header(Tunnel.STREAM_HEADER, stream);
+        if (contentEncoding != null) {
+            b.header(Compression.CONTENT_ENCODING, contentEncoding);
+        }
+        return http.newCall(b.post(batch).build());
     }
 
     /** A POST of a batch, answered within {@code timeout}; the caller closes the response. */
@@ -66,14 +70,19 @@ final class TunnelClient {
 
     /**
      * A long poll of the via domain {@code via} at {@code baseUrl}, acknowledging batch {@code ack} (empty:
-     * none); the caller closes the response.
+     * none), saying it reads zstd when {@code zstd} (else OkHttp's own gzip, which it decompresses itself, is
+     * what it says); the caller closes the response.
      *
      * @throws IllegalArgumentException as {@link #post}
      */
-    Response poll(String via, String baseUrl, int waitSeconds, String ack) throws IOException {
+    Response poll(String via, String baseUrl, int waitSeconds, String ack, boolean zstd) throws IOException {
         HttpUrl url = HttpUrl.get(baseUrl + Tunnel.MESSAGES_PATH).newBuilder().addQueryParameter("domain", domain)
                 .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack).build();
-        return http.newCall(authorized(via, baseUrl).url(url).get().build()).execute();
+        Request.Builder b = authorized(via, baseUrl).url(url);
+        if (zstd) {
+            b.header(Compression.ACCEPT_ENCODING, Compression.ZSTD);
+        }
+        return http.newCall(b.get().build()).execute();
     }
 
     /** A request from this domain with its credentials for {@code audience}, to a URL that may carry them. */

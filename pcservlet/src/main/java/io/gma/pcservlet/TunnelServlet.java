@@ -32,7 +32,8 @@ import java.time.Duration;
  *
  * Embedded, {@link PcServer} hands it its engine. Deployed in a container (mapped to {@code /*}), it builds
  * one from its init parameters: {@code domain}, {@code registry}, {@code url} (how other domains reach it;
- * absent with {@code via}), {@code via}, {@code uplinkHost}, {@code uplinkPort}.
+ * absent with {@code via}), {@code via}, {@code uplinkHost}, {@code uplinkPort}, {@code compression} ({@code auto}
+ * or {@code off}), and those of the spool and the proxy.
  */
 public final class TunnelServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -72,6 +73,10 @@ public final class TunnelServlet extends HttpServlet {
             String uplinkPort = param("uplinkPort", false);
             if (uplinkPort != null) {
                 b.uplinkPort(Integer.parseInt(uplinkPort));
+            }
+            String compression = param("compression", false);
+            if (compression != null) {
+                b.compression(compression);
             }
             String url = param("url", via == null);
             spool(b);
@@ -205,14 +210,18 @@ public final class TunnelServlet extends HttpServlet {
                 // the header as sent: the container's getContentType() fails on a charset the JVM does not know
                 String stream = req.getHeader(Tunnel.STREAM_HEADER);
                 answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
-                        IDENTITY), req.getHeader("Content-Type"), req.getContentLengthLong(), req.getInputStream(),
-                        stream);
+                        IDENTITY), req.getHeader("Content-Type"), req.getHeader(Compression.CONTENT_ENCODING),
+                        req.getContentLengthLong(), req.getInputStream(), stream);
+                if (node.settings().compression() == Compression.Mode.AUTO) {
+                    // protocol.md section 6.2: the sender may compress its next batches (RFC 9110 12.5.3)
+                    resp.setHeader(Compression.ACCEPT_ENCODING, Compression.ZSTD);
+                }
                 if (stream != null) {
                     resp.setHeader(Tunnel.WINDOW_HEADER, Integer.toString(StreamOrder.MAX_WINDOW));
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
-                        req.getParameter("ack"));
+                        req.getParameter("ack"), req.getHeader(Compression.ACCEPT_ENCODING));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
                 answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
                 String reader = statusReader(req.getHeader("Origin"));
@@ -249,6 +258,10 @@ public final class TunnelServlet extends HttpServlet {
         }
         if (answer.contentType() != null) {
             resp.setContentType(answer.contentType());
+        }
+        if (answer.encoding() != null) {
+            resp.setHeader(Compression.CONTENT_ENCODING, answer.encoding());
+            resp.setHeader("Vary", Compression.ACCEPT_ENCODING);
         }
         resp.setContentLength(answer.body().length);
         resp.getOutputStream().write(answer.body());

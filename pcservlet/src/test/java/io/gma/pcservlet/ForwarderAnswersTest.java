@@ -73,6 +73,10 @@ class ForwarderAnswersTest {
     private static final class FakeWest extends HttpServlet {
         private static final long serialVersionUID = 1L;
         final List<Post> posts = new CopyOnWriteArrayList<>();
+        /** Each POST's Content-Encoding, in order (absent: "none"). */
+        final List<String> encodings = new CopyOnWriteArrayList<>();
+        /** Whether its answers say Accept-Encoding: zstd (as a PC servlet that reads zstd does). */
+        volatile boolean advertise;
         /** (the POST's number from 1, its body) to the answer. */
         volatile BiFunction<Integer, byte[], Scripted> script = (n, body) -> Scripted.ok();
 
@@ -80,8 +84,13 @@ class ForwarderAnswersTest {
         protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
             long now = System.nanoTime();
             byte[] body = req.getInputStream().readAllBytes();
+            String encoding = req.getHeader("Content-Encoding");
+            encodings.add(encoding == null ? "none" : encoding);
             posts.add(new Post(now, req.getHeader("X-Gma-Domain"), req.getContentType(), body));
             Scripted s = script.apply(posts.size(), body);
+            if (advertise) {
+                resp.setHeader("Accept-Encoding", "zstd");
+            }
             resp.setStatus(s.status());
             if (s.retryAfter() != null) {
                 resp.setHeader("Retry-After", s.retryAfter());
@@ -206,6 +215,31 @@ class ForwarderAnswersTest {
         assertTrue(e.getMessage().contains("refused the batch (415)"), e.getMessage());
         assertNoMorePostsThan(1);
         assertTrue(metrics().contains("\ngma_pc_refused_total 1\n"), "refused counter");
+    }
+
+    @Test
+    void aCompressedBatchAnswered415GoesAgainPlain() throws Exception {
+        fake.advertise = true;
+        fake.script = (n, body) -> {
+            if (fake.encodings.get(n - 1).equals("zstd")) {
+                fake.advertise = false; // as a receiver restarted without zstd: it no longer says it reads it
+                return Scripted.text(415, "MALFORMED Content-Encoding \"zstd\" is not one this PC servlet reads"
+                        + " (identity): nothing was read as messages");
+            }
+            return Scripted.ok();
+        };
+        byte[] data = "host=node17 load1=0.42 ".repeat(100).getBytes(UTF_8);
+        producer.send(DESTINATION, data).acknowledged().get(10, TimeUnit.SECONDS);
+        awaitPosts(1); // plain: west has not said yet that it reads zstd
+        producer.send(DESTINATION, data);
+        awaitPosts(3);
+        assertEquals(List.of("none", "zstd", "none"), fake.encodings);
+        assertArrayEquals(data, theMessage(fake.posts.get(2)).data());
+        assertTrue(fake.posts.get(1).body().length < data.length / 4, fake.posts.get(1).body().length + " bytes");
+        assertNoMorePostsThan(3);
+        String text = metrics();
+        assertTrue(text.contains("\ngma_pc_refused_total 0\n"), text);
+        assertTrue(text.contains("\ngma_pc_messages_sent_total 2\n"), text);
     }
 
     // ---------------------------------------------------------------- pushback and failures: retried

@@ -155,7 +155,7 @@ class HardCasesTest {
             Answer[] answer = new Answer[1];
             Thread post = new Thread(() -> {
                 try {
-                    answer[0] = node.inbound().accept("east", "", Tunnel.MEDIA_TYPE, -1, slowBody, null);
+                    answer[0] = node.inbound().accept("east", "", Tunnel.MEDIA_TYPE, null, -1, slowBody, null);
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }

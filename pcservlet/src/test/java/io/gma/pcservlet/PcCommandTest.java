@@ -186,6 +186,16 @@ class PcCommandTest {
     }
 
     @Test
+    void compressionIsAutoOrOff() {
+        assertEquals(Compression.Mode.AUTO, parse("--domain", "east").configured().settings().compression());
+        assertEquals(Compression.Mode.OFF, parse("--domain", "east", "--compression", "OFF").configured().settings()
+                .compression());
+        assertBadArguments(run("--domain", "east", "--registry", DEAD_REGISTRY, "--compression", "gzip"),
+                "compression \"gzip\" is not auto or off");
+        assertTrue(run("--help").out().contains("--compression"));
+    }
+
+    @Test
     void runsForItsDurationAndExitsZero(@TempDir Path dir) throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start()) {
             Path spool = dir.resolve("spool-east");
