@@ -25,7 +25,8 @@ import java.util.StringJoiner;
  *
  * <pre>
  * unique (gma_producer, gma_insert_micros, key...)   a row comes once, whatever re-delivers it
- * index  (gma_insert_micros)                          history: a period, in time order; retention
+ * index  (gma_insert_micros, gma_producer)            history: a period, in its order (read no further than
+ *                                                     its bound); retention
  * index  (key..., gma_insert_micros)                  a key's rows, and the newest per key (latest)
  * index  (key_i, gma_insert_micros), i past the first  a key column's rows without the ones before it (a host
  *                                                     without its domain)
@@ -117,7 +118,11 @@ final class ArchiveTable {
         defs.add("CONSTRAINT " + q(prefix + "_once") + " UNIQUE (" + q(PRODUCER) + ", " + q(INSERTED) + ", "
                 + keyColumns() + ")");
         List<String> ddl = new ArrayList<>(List.of("CREATE TABLE IF NOT EXISTS " + quoted + " (" + defs + ")",
-                "CREATE INDEX IF NOT EXISTS " + q(prefix + "_time") + " ON " + quoted + " (" + q(INSERTED) + ")",
+                "CREATE INDEX IF NOT EXISTS " + q(prefix + "_period") + " ON " + quoted + " (" + q(INSERTED) + ", "
+                        + q(PRODUCER) + ")",
+                // an archive made before the period index had this one on the time alone: the period index serves
+                // all it did, and a history's order (time, then producer) besides
+                "DROP INDEX IF EXISTS " + q(prefix + "_time"),
                 "CREATE INDEX IF NOT EXISTS " + q(prefix + "_key") + " ON " + quoted + " (" + keyColumns() + ", "
                         + q(INSERTED) + ")"));
         // a key column after the first, alone (a host without its domain): the key index cannot serve it
