@@ -115,9 +115,9 @@ final class ArchiveStage {
             delete(dir);
         }
         ingest.notes.add("- Rows: " + Figure.number(sizes.rows()) + " host_cpu rows a pass (13 columns, key domain,"
-                + " host, cpu; unique (producer, insert time, key) and the archive's two indexes), batches of "
-                + StoreBench.BATCH + " rows, a transaction each; " + sizes.rounds() + " rounds, each into fresh"
-                + " tables, the two paths taking turns first. H2 is on file.");
+                + " host, cpu; unique (producer, insert time, key) and the archive's indexes: docs/tables.md),"
+                + " batches of " + StoreBench.BATCH + " rows, a transaction each; " + sizes.rounds() + " rounds,"
+                + " each into fresh tables, the two paths taking turns first. H2 is on file.");
         ingest.notes.add("- The archiver's store path is measured directly (its writer's queue, thread and batch"
                 + " write: MERGE on H2, INSERT ... ON CONFLICT DO NOTHING on PostgreSQL), not through a producer's"
                 + " continuous query, which would measure the links more than the database.");
@@ -140,10 +140,12 @@ final class ArchiveStage {
                 + sizes.queries() + " queries after " + sizes.warmUp() + " as warm-up.");
         history.notes.add("- " + ONE_HOST + ": `SELECT host, load1, sampled FROM host_cpu WHERE host = 'h<n>'`, a"
                 + " different host each time (3,600 rows); " + ONE_KEY + ": the same with `domain = 'bench' AND`,"
-                + " which the archive's key index (domain, host, cpu, insert time) serves, where host alone leaves"
-                + " the time index and a filter. " + ALL_HOSTS + ": `SELECT host, load1, sampled FROM"
+                + " which the archive's key index (domain, host, cpu, insert time) serves; host alone has its own,"
+                + " (host, insert time). " + ALL_HOSTS + ": `SELECT host, load1, sampled FROM"
                 + " host_cpu`, which reads at most " + Figure.number(StoreBench.MAX_HISTORY_ROWS + 1) + " rows: past"
-                + " " + Figure.number(StoreBench.MAX_HISTORY_ROWS) + " the consumer gets TOO_LARGE.");
+                + " " + Figure.number(StoreBench.MAX_HISTORY_ROWS) + " the consumer gets TOO_LARGE (the period"
+                + " index, (insert time, producer), gives the rows in the answer's order, so that reading stops"
+                + " there).");
         return List.of(ingest, history);
     }
 
