@@ -186,15 +186,9 @@ final class Inbound {
         }
         // bodies being read hold memory: together within maxTotalBytes (one alone always fits)
         int kib = (int) Math.min(inboundKib, ((contentLength >= 0 ? contentLength : limit) + 1023) / 1024);
-        try {
-            if (!reading.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
-                metrics.throttledSent.increment();
-                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
-                        + " KiB of other POSTs already");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        Answer full = hold(kib);
+        if (full != null) {
+            return full;
         }
         int[] held = {kib};
         try {
@@ -252,15 +246,9 @@ final class Inbound {
                     + " in all); nothing was read as messages");
         }
         int more = (int) Math.min(inboundKib - held[0], ((declared >= 0 ? declared : limit) + 1023) / 1024);
-        try {
-            if (more > 0 && !reading.tryAcquire(more, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
-                metrics.throttledSent.increment();
-                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
-                        + " KiB of other POSTs already");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        Answer full = hold(more);
+        if (full != null) {
+            return full;
         }
         held[0] += Math.max(0, more);
         try (InputStream plain = Compression.decompressing(compressed)) {
@@ -648,6 +636,24 @@ final class Inbound {
         }
         metrics.sent(plain.length, plain.length, false);
         return answer;
+    }
+
+    /**
+     * Holds {@code kib} more KiB of the bodies being read, which together stay within maxTotalBytes: null, or the
+     * answer when they do not come free within {@link #ADMIT_WAIT_NANOS}.
+     */
+    private Answer hold(int kib) {
+        try {
+            if (kib > 0 && !reading.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                metrics.throttledSent.increment();
+                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
+                        + " KiB of other POSTs already");
+            }
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
     }
 
     private Answer busy(int status, ErrorCode code, String sentence) {

@@ -94,6 +94,15 @@ class CompressionTest {
     }
 
     /** A line of monitoring text, as an agent's sample: {@code host=node17 load1=0.42 ...}. */
+    /** {@link #MESSAGES} samples, in order. */
+    private static List<byte[]> samples() {
+        List<byte[]> payloads = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            payloads.add(sample(i));
+        }
+        return payloads;
+    }
+
     private static byte[] sample(int i) {
         return String.format(java.util.Locale.ROOT, "site=cardiff host=node%d cpu=%d busy=%.2f usr=%.2f sys=%.2f"
                 + " iowait=%.2f idle=%.2f load1=%.2f load5=%.2f load15=%.2f sampled=%d", i % 40, i % 8,
@@ -130,10 +139,7 @@ class CompressionTest {
     void compressedBatchesBetweenTwoPcServletsArriveIntactWithFewerBytes() throws Exception {
         PcServer west = pc("west", b -> b);
         PcServer east = pc("east", b -> b);
-        List<byte[]> payloads = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
-            payloads.add(sample(i));
-        }
+        List<byte[]> payloads = samples();
         roundTrip(east, west, payloads);
         String sent = metrics(east);
         String got = metrics(west);
@@ -152,10 +158,7 @@ class CompressionTest {
     void aPeerWithCompressionOffGetsPlainBatchesAndSaysNothing() throws Exception {
         PcServer west = pc("west", b -> b.compression("off"));
         PcServer east = pc("east", b -> b);
-        List<byte[]> payloads = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
-            payloads.add(sample(i));
-        }
+        List<byte[]> payloads = samples();
         roundTrip(east, west, payloads);
         String sent = metrics(east);
         assertEquals(0, counter(sent, "gma_pc_compressed_batches_total", "sent"), sent);
@@ -232,10 +235,7 @@ class CompressionTest {
         PcServer hub = pc("hub", b -> b);
         PcServer east = pc("east", b -> b.via("hub"));
         PcServer west = pc("west", b -> b);
-        List<byte[]> payloads = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
-            payloads.add(sample(i));
-        }
+        List<byte[]> payloads = samples();
         roundTrip(west, east, payloads); // west posts to hub, which relays for east: east polls it
         String relay = metrics(hub);
         String polled = metrics(east);
@@ -251,10 +251,7 @@ class CompressionTest {
         PcServer hub = pc("hub", b -> b);
         PcServer east = pc("east", b -> b.via("hub").compression("off"));
         PcServer west = pc("west", b -> b);
-        List<byte[]> payloads = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
-            payloads.add(sample(i));
-        }
+        List<byte[]> payloads = samples();
         roundTrip(west, east, payloads);
         String relay = metrics(hub);
         assertEquals(0, counter(relay, "gma_pc_compressed_batches_total", "sent"), relay);
