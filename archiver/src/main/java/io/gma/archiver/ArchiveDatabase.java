@@ -65,11 +65,6 @@ final class ArchiveDatabase implements AutoCloseable {
         if (!password.isEmpty()) {
             config.setPassword(password); // PostgreSQL's may be in the URL, which an empty one would override
         }
-        if (dialect == Dialect.H2) {
-            // rows as they are read, not the whole result first: a history over its bound stops at the bound
-            // (PostgreSQL streams in fetches, inside a transaction: ArchiveTable.read)
-            config.setConnectionInitSql("SET LAZY_QUERY_EXECUTION TRUE");
-        }
         config.setMaximumPoolSize(connections);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(5_000);

@@ -249,6 +249,11 @@ final class ArchiveTable {
         if (!r.latest() && limit >= 0) {
             most = Math.min(most, limit);
         }
+        if (!r.latest() && !query.query().hasWhere()) {
+            // every row answers: the database stops at the bound, in the period index's order (H2 would read the
+            // whole period into its result first; its lazy execution loses pages under writes, h2database 4142)
+            sql.append(" FETCH FIRST ").append(most).append(" ROWS ONLY");
+        }
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false); // PostgreSQL streams a result in fetches only inside a transaction
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
