@@ -49,6 +49,34 @@ def test_a_peer_without_credentials_is_refused(secure_world):
         assert e.value.code == gma.ErrorCode.UNAUTHORIZED, e.value
 
 
+def test_a_client_certificate_stands_for_a_token_at_a_python_endpoint(secure_world):
+    """Mutual TLS (docs/security.md): a HELLO without a token, over TLS with alice's client certificate, is
+    alice's, and a Python endpoint takes the link under the name alice registered; the same HELLO without the
+    certificate is refused, and so is the certificate with a name nobody registered."""
+    w = secure_world
+    from gma.pong import start
+    from gma import _handshake
+    alice = _alice(w)
+    assert alice.cert_file and alice.cert_file.endswith("client-alice.pem"), alice.cert_file
+    with start(w.registry, "east", "pymtls", security=alice), \
+            gma.Consumer(registry=w.registry, domain="east", label="ping", security=alice) as c:
+        info = c._core._registry.lookup("pymtls@east")
+        address = (info["host"], int(info["port"]))
+
+        def hello(name, context):
+            return _handshake.connect(address, name, b"", c._core, 15, 1 << 24, context, expected="pymtls@east")
+
+        link, _ = hello(c.name, alice.client_context())
+        link.close_without_bye()
+        with pytest.raises(gma.GmaError) as e:
+            hello(c.name, Security(alice.ca_file).client_context())
+        assert e.value.code == gma.ErrorCode.UNAUTHORIZED, e.value
+        with pytest.raises(gma.GmaError) as e:
+            hello("nobody-aaaaaa@east", alice.client_context())
+        assert e.value.code == gma.ErrorCode.FORBIDDEN, e.value
+        assert "nobody registered that name" in str(e.value), e.value
+
+
 def test_plaintext_registry_url_is_refused_with_security(secure_world):
     w = secure_world
     with pytest.raises(ValueError) as e:
