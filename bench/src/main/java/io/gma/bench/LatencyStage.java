@@ -66,8 +66,8 @@ final class LatencyStage {
         long passNanos = (long) (seconds(plan) * 1e9);
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
         String registry = peers.registry.url();
-        try (PcServer east = PcServer.builder("lat-east", registry).start();
-                PcServer west = PcServer.builder("lat-west", registry).start();
+        try (PcServer east = PcServer.builder("lat-east", registry).compression("off").start();
+                PcServer west = PcServer.builder("lat-west", registry).compression("off").start();
                 Producer pong = Pong.start(registry, east.domain(), "pong", east.uplink());
                 Ping ping = Ping.start(registry, west.domain(), west.uplink());
                 TunnelBench.Echo echo = new TunnelBench.Echo()) {

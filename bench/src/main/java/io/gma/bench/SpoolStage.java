@@ -49,7 +49,7 @@ final class SpoolStage {
 
         private static PcServer pc(String domain, String registry, SpoolOptions.Fsync fsync, Path dir)
                 throws Exception {
-            PcServer.Builder b = PcServer.builder(domain, registry);
+            PcServer.Builder b = PcServer.builder(domain, registry).compression("off");
             if (fsync != null) {
                 b.spool(new SpoolOptions(dir.resolve(domain), fsync, SpoolOptions.DEFAULT_MAX_BYTES, Duration.ZERO));
             }

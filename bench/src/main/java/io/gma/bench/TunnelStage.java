@@ -27,8 +27,8 @@ final class TunnelStage {
         progress.stage("fig 7 sockets vs HTTP", plan.tunnelSizes().length * 4 + plan.tunnelStreamSizes().length * 2);
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
         String registry = peers.registry.url();
-        try (PcServer east = PcServer.builder("east", registry).start();
-                PcServer west = PcServer.builder("west", registry).start();
+        try (PcServer east = PcServer.builder("east", registry).compression("off").start();
+                PcServer west = PcServer.builder("west", registry).compression("off").start();
                 Producer pong = Pong.start(registry, "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry, "west", west.uplink());
                 TunnelBench.Echo echo = new TunnelBench.Echo()) {

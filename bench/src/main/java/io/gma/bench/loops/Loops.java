@@ -152,8 +152,8 @@ public final class Loops {
     }
 
     private static void tunnel(String registry) throws Exception {
-        try (PcServer east = PcServer.builder("east", registry).start();
-                PcServer west = PcServer.builder("west", registry).start()) {
+        try (PcServer east = PcServer.builder("east", registry).compression("off").start();
+                PcServer west = PcServer.builder("west", registry).compression("off").start()) {
             TunnelBench.stream(registry, east, west, 64, TUNNEL_MESSAGES);
             OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             long cpuBefore = os.getProcessCpuTime();

@@ -54,8 +54,10 @@ public final class CrossDomain implements AutoCloseable {
         this.identities = identities;
         try {
             registry = keep(Registry.builder().port(0).security(identities.of("registry")).build().start());
-            east = keep(PcServer.builder("east", registry.url()).security(identities.of("east")).start());
-            west = keep(PcServer.builder("west", registry.url()).security(identities.of("west")).start());
+            east = keep(PcServer.builder("east", registry.url()).security(identities.of("east"))
+                    .compression("off").start());
+            west = keep(PcServer.builder("west", registry.url()).security(identities.of("west"))
+                    .compression("off").start());
             pong = keep(Pong.start(registry.url(), "east", "pong", east.uplink(), identities.of("alice")));
             ping = keep(Ping.start(registry.url(), "west", west.uplink(), identities.of("bob")));
             http = HttpClients.configure(new OkHttpClient.Builder(), identities.of("bob")).build();

@@ -54,8 +54,10 @@ public final class TunnelBench {
         Duration linger = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 0);
         OkHttpClient http = new OkHttpClient.Builder().socketFactory(NoDelaySocketFactory.INSTANCE).build();
         try (Registry registry = Registry.builder().port(0).build().start();
-                PcServer east = PcServer.builder("east", registry.url()).linger(linger).start();
-                PcServer west = PcServer.builder("west", registry.url()).linger(linger).start();
+                PcServer east = PcServer.builder("east", registry.url()).linger(linger).compression("off")
+                        .start();
+                PcServer west = PcServer.builder("west", registry.url()).linger(linger).compression("off")
+                        .start();
                 Producer pong = Pong.start(registry.url(), "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry.url(), "west", west.uplink());
                 Echo echo = new Echo()) {
