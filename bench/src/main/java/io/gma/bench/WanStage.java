@@ -78,33 +78,23 @@ final class WanStage {
                 int rounds = rounds(plan, delay);
                 progress.step(RAW_TCP + ", " + link);
                 try (WanProxy proxy = WanProxy.start(link).target(sink.port())) {
-                    for (Figure f : List.of(stream, streamLarge)) {
-                        int size = size(f);
-                        int n = messages(plan, size);
-                        streamed(plan, f, RAW_TCP, delay, size, n, linkMib, () -> sink.stream(proxy.port(), size, n));
-                    }
+                    streamed(plan, List.of(stream, streamLarge), RAW_TCP, delay, linkMib,
+                            (size, n) -> sink.stream(proxy.port(), size, n));
                 }
                 progress.step(RAW + ", " + link);
                 try (WanProxy proxy = WanProxy.start(link).target(echo.port())) {
                     String url = proxy.url() + "/echo";
                     roundTrips(latency, RAW, delay, rounds, n -> echo.run(http, url, ROUND_TRIP_BYTES, n));
-                    for (Figure f : List.of(stream, streamLarge)) {
-                        int size = size(f);
-                        int n = messages(plan, size);
-                        streamed(plan, f, RAW, delay, size, n, linkMib, () -> echo.stream(http, url, size, n));
-                    }
+                    streamed(plan, List.of(stream, streamLarge), RAW, delay, linkMib,
+                            (size, n) -> echo.stream(http, url, size, n));
                 }
                 for (int w : IN_FLIGHT) {
                     progress.step(series(w) + ", " + link);
                     try (Pair p = Pair.start(registry, "wan-" + delay + "ms-" + w, link, w)) {
                         roundTrips(latency, series(w), delay, rounds,
                                 n -> p.ping.run(p.pong.name(), n, ROUND_TRIP_BYTES, true));
-                        for (Figure f : List.of(stream, streamLarge)) {
-                            int size = size(f);
-                            int n = messages(plan, size);
-                            streamed(plan, f, series(w), delay, size, n, linkMib,
-                                    () -> TunnelBench.stream(registry, p.east, p.west, size, n));
-                        }
+                        streamed(plan, List.of(stream, streamLarge), series(w), delay, linkMib,
+                                (size, n) -> TunnelBench.stream(registry, p.east, p.west, size, n));
                     }
                 }
             }
@@ -185,12 +175,18 @@ final class WanStage {
                 pct(rtt, 0.99) / 1_000.0, rounds);
     }
 
-    private static void streamed(Plan plan, Figure figure, String series, int delay, int size, int messages,
-            double linkMib, StreamingBench.Pass pass) throws Exception {
-        double seconds = plan.is(Plan.SMOKE) ? pass.seconds() : StreamingBench.afterWarmUp(pass);
-        double rate = messages / seconds;
-        double mib = rate * size / MIB;
-        figure.add(series, delay, mib, rate, mib / linkMib, messages);
+    /** Streams each figure's message size through {@code stream} and adds the series' point to that figure. */
+    private static void streamed(Plan plan, List<Figure> figures, String series, int delay, double linkMib,
+            Peer.Stream stream) throws Exception {
+        for (Figure figure : figures) {
+            int size = size(figure);
+            int messages = messages(plan, size);
+            StreamingBench.Pass pass = () -> stream.seconds(size, messages);
+            double seconds = plan.is(Plan.SMOKE) ? pass.seconds() : StreamingBench.afterWarmUp(pass);
+            double rate = messages / seconds;
+            double mib = rate * size / MIB;
+            figure.add(series, delay, mib, rate, mib / linkMib, messages);
+        }
     }
 
     /** Two PC servlets of their own domains, each behind its own link, and a ping-pong pair across them. */

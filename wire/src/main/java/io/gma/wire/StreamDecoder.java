@@ -114,15 +114,20 @@ public final class StreamDecoder {
             }
             int n = Math.min(current.length - currentFilled, end - pos);
             System.arraycopy(chunk, pos, current, currentFilled, n);
-            currentFilled += n;
             pos += n;
-            if (currentFilled == current.length) {
-                byte[] packed = current;
-                current = null;
-                sink.accept(Message.fromChecked(packed, recent));
-            }
+            filledBy(n, sink);
         }
         failed = false;
+    }
+
+    /** {@code n} more bytes of the current message are in: it goes to the sink once it is whole. */
+    private void filledBy(int n, Consumer<? super Message> sink) throws ProtocolException {
+        currentFilled += n;
+        if (currentFilled == current.length) {
+            byte[] packed = current;
+            current = null;
+            sink.accept(Message.fromChecked(packed, recent));
+        }
     }
 
     /**
@@ -167,14 +172,9 @@ public final class StreamDecoder {
             throw new IllegalStateException(String.format("%d bytes filled into a remainder of %d", n,
                     current == null ? 0 : current.length - currentFilled));
         }
-        currentFilled += n;
-        if (currentFilled == current.length) {
-            byte[] packed = current;
-            current = null;
-            failed = true; // as in feed: a throw from here or the sink leaves the stream failed
-            sink.accept(Message.fromChecked(packed, recent));
-            failed = false;
-        }
+        failed = true; // as in feed: a throw from here or the sink leaves the stream failed
+        filledBy(n, sink);
+        failed = false;
     }
 
     /** Whether the decoder sits between messages, holding no partial one. */
