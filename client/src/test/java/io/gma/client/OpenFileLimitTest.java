@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,11 @@ class OpenFileLimitTest {
                 }
             }
             try (Producer p = f.producer("p").build()) {
-                p.send(sink, "after".getBytes(UTF_8)).acknowledged().get(30, TimeUnit.SECONDS);
+                try {
+                    p.send(sink, "after".getBytes(UTF_8)).acknowledged().get(30, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    throw new AssertionError("not acknowledged in 30 s; the sink said:\n" + child.output(), e);
+                }
                 child.await(Pattern.compile("got after"), 10_000);
             }
             assertTrue(child.isAlive(), child.output());

@@ -2,7 +2,6 @@ package io.gma.internal.link;
 
 import io.gma.wire.ErrorCode;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayDeque;
@@ -97,6 +96,11 @@ final class EventLoop implements Runnable {
     private volatile boolean closed;
     /** When a closed loop ends whatever is left (System.nanoTime); set with closed. */
     private volatile long closeBy;
+    /**
+     * Why the loop ended: SHUTTING_DOWN when its group closed it, INTERNAL when it failed; null while it runs. A
+     * link that arrives after it is set ends at once, its listener told, as nobody would serve it.
+     */
+    private volatile LinkException ended;
 
     EventLoop(IoThreads group, int index) throws IOException {
         this.group = group;
@@ -116,10 +120,20 @@ final class EventLoop implements Runnable {
         owner.start();
     }
 
-    /** Serves {@code link} from now on, from any thread. */
+    /** Serves {@code link} from now on, from any thread; ends it at once if the loop has ended. */
     void add(Link link) {
         arrived.add(link);
-        wakeup();
+        LinkException why = ended;
+        if (why != null) {
+            endArrived(why); // the loop's thread is gone, or going: it would never take the link
+        } else {
+            wakeup();
+        }
+    }
+
+    /** Whether the loop has ended (closed, or failed): its group makes a new one for the next link. */
+    boolean ended() {
+        return ended != null;
     }
 
     /** {@code link} has something for the loop (tasks, a write, a close); it queues itself once. */
@@ -158,7 +172,7 @@ final class EventLoop implements Runnable {
         try {
             while (owner == me) {
                 if (closed && (members.isEmpty() && arrived.isEmpty() || System.nanoTime() - closeBy >= 0)) {
-                    closeAll();
+                    closeAll(new LinkException(ErrorCode.SHUTTING_DOWN, group.prefix() + index + " is closing"));
                     return;
                 }
                 select();
@@ -175,10 +189,14 @@ final class EventLoop implements Runnable {
                 ready.clear();
                 timers(System.nanoTime());
             }
-        } catch (IOException | RuntimeException e) {
-            LOG.error("{}: event loop {} failed; its links close", group.prefix(), index, e);
+        } catch (IOException | RuntimeException | Error e) {
+            // out of memory, say, or a selector that broke: its links end (their owners connect again, to a new
+            // loop that the group makes for the next link), the process and the other loops go on
+            LOG.error("{}: event loop {} failed; its links close, and the next link gets a new loop",
+                    group.prefix(), index, e);
             closed = true;
-            closeAll();
+            closeAll(new LinkException(ErrorCode.INTERNAL, "event loop " + group.prefix() + index + " failed: " + e,
+                    e));
         }
     }
 
@@ -428,19 +446,34 @@ final class EventLoop implements Runnable {
         link.schedule(); // its tasks and writes, left while it was held
     }
 
-    private void closeAll() {
+    /** On the loop's thread, as it ends: every link it has ends, {@code why}, and the selector closes. */
+    private void closeAll(LinkException why) {
+        ended = why;
         StallGuard.release(this);
         for (Link link : members) {
-            link.loopClosed();
+            link.loopClosed(why);
         }
         members.clear();
-        for (Link link; (link = arrived.poll()) != null;) {
-            link.abort();
-        }
+        endArrived(why);
         try {
             selector.close();
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            LOG.warn("{}: closing the selector of event loop {} failed: {}", group.prefix(), index, e.toString());
+        }
+    }
+
+    /**
+     * Ends the links that arrived and were not taken, on the calling thread (the loop's, or an adder's that came
+     * after the end): aborted when the group closed (its owner is closing too), told {@code why} when the loop
+     * failed (their owners connect again).
+     */
+    private void endArrived(LinkException why) {
+        for (Link link; (link = arrived.poll()) != null;) {
+            if (why.code() == ErrorCode.SHUTTING_DOWN) {
+                link.abort();
+            } else {
+                link.loopClosed(why);
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * An owner's event loops (issue 22): a few {@link EventLoop}s, as many as cores unless told otherwise, each a
  * thread and a selector serving many links, so that an idle link costs no thread. Links are spread over them
- * round robin. A loop starts with its first link and ends when the owner closes the group.
+ * round robin. A loop starts with its first link and ends when the owner closes the group; one that failed (out of
+ * memory, say) is replaced by a new one for the next link given to it.
  *
  * <p>Threads are named {@code <prefix>1}, {@code <prefix>2}, ... ({@code gma-cpu-link-1}, {@code gma-pc@east-
  * uplink-2}), daemon as every GMA thread, and marked: message handlers run on a loop's thread unless the
@@ -68,7 +69,7 @@ public final class IoThreads implements AutoCloseable {
                 loop = null;
             } else {
                 int i = Math.floorMod(next.getAndIncrement(), loops.length);
-                if (loops[i] == null) {
+                if (loops[i] == null || loops[i].ended()) { // not made yet, or it failed: a new one
                     try {
                         loops[i] = new EventLoop(this, i + 1);
                     } catch (IOException e) {

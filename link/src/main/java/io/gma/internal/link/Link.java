@@ -309,6 +309,11 @@ public final class Link {
         this.loop = loop;
     }
 
+    /** The loop that serves it; null before its group gave it one. */
+    EventLoop loop() {
+        return loop;
+    }
+
     /** On the loop, as it takes the link: registers it, and starts TLS; a turn it asked for meanwhile follows. */
     void started(EventLoop loop) {
         step(() -> {
@@ -499,14 +504,15 @@ public final class Link {
                 failure = new LinkException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e.getMessage(),
                         e);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            // a bug, or a class that could not load (out of file descriptors, say): this link's, not its loop's
             LOG.error("{}: link to {} failed", name, peerName, e);
             failure = new LinkException(ErrorCode.INTERNAL, "link to " + peerName + " failed: " + e, e);
         }
         finish();
     }
 
-    /** Closes the link and tells the listener, once. */
+    /** Closes the link and tells the listener, once; what the listener throws is logged, not the loop's. */
     private void finish() {
         if (done) {
             return;
@@ -514,13 +520,20 @@ public final class Link {
         done = true;
         closeChannel();
         handshake.countFailure(failure, counters);
-        listener.linkClosed(this, failure);
+        try {
+            listener.linkClosed(this, failure);
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            LOG.error("{}: told that its link to {} closed, it failed", name, peerName, e);
+        }
     }
 
-    /** On the loop, as it closes: the link ends, its listener told. */
-    void loopClosed() {
+    /**
+     * As its loop closes ({@code why}: SHUTTING_DOWN), or fails: the link ends, its listener told, on the
+     * calling thread.
+     */
+    void loopClosed(LinkException why) {
         if (failure == null) {
-            failure = new LinkException(ErrorCode.SHUTTING_DOWN, name + " is closing");
+            failure = why;
         }
         state = State.CLOSED;
         finish();

@@ -1,0 +1,192 @@
+package io.gma.internal.link;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import io.gma.security.Security;
+import io.gma.wire.ErrorCode;
+import io.gma.wire.Message;
+import io.gma.wire.WireCodec;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What fails on an event loop stays as small as it can: an Error in one link's step (a class that could not load
+ * because the process was out of file descriptors, which CI met) ends that link only; a loop that fails as a whole
+ * ends its links, and the next link its group is given gets a new loop. Before, either left every later link of
+ * that loop unserved, for ever: accepted, and never answered.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EventLoopFailureTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    /** One loop on the accepting side, so every link lands on the loop that failed. */
+    private final IoThreads serverLoops = new IoThreads("test-server-link-", 1);
+    private final IoThreads clientLoops = new IoThreads("test-client-link-", 1);
+    /** The accepting side's listener of each peer's link, by the peer's name. */
+    private final Map<String, ServerSide> accepted = new ConcurrentHashMap<>();
+    private ServerSocketChannel server;
+    private volatile boolean closed;
+
+    @BeforeEach
+    void listen() throws IOException {
+        server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
+                ServerSide::new, () -> closed, serverLoops::start), "test-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        closed = true;
+        server.close();
+        serverLoops.close();
+        clientLoops.close();
+    }
+
+    @Test
+    void anErrorInOneLinksStepEndsThatLinkAndTheLoopServesOn() throws Exception {
+        ClientSide doomed = connect("doomed");
+        doomed.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(ErrorCode.INTERNAL, serverSide("doomed").why.getNow(null).code(), "the link that met it");
+
+        ClientSide next = connect("next");
+        next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the loop that met the Error serves the next link
+    }
+
+    @Test
+    void aLoopThatFailsEndsItsLinksAndTheNextLinkGetsANewLoop() throws Exception {
+        ClientSide bystander = connect("bystander");
+        bystander.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        ClientSide breaker = connect("breaker");
+        breaker.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        bystander.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS); // every link of the failed loop ends, and says so
+
+        ClientSide next = connect("next");
+        next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS); // on a new loop
+        assertEquals(ErrorCode.INTERNAL, serverSide("bystander").why.getNow(null).code(),
+                "the failed loop's links were told why");
+    }
+
+    private ServerSide serverSide(String name) throws Exception {
+        ServerSide s = accepted.get(name);
+        assertNotNull(s, "no link of " + name + " was accepted");
+        s.why.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return s;
+    }
+
+    private ClientSide connect(String name) throws IOException {
+        SocketChannel channel = SocketChannel.open(server.getLocalAddress());
+        ClientSide side = new ClientSide();
+        clientLoops.start(Link.connect(config(name), side, channel, null, "server"));
+        return side;
+    }
+
+    private static LinkConfig config(String name) {
+        return new LinkConfig(name, name, Security.insecure(), WireCodec.standard(), Duration.ofSeconds(30),
+                new LinkCounters(), new LinkLimit(100));
+    }
+
+    /** The accepting side's listener of one link. */
+    private final class ServerSide implements LinkListener {
+        final CompletableFuture<LinkException> why = new CompletableFuture<>();
+
+        @Override
+        public String helloCredential() {
+            return null;
+        }
+
+        @Override
+        public Refusal refusal(Message hello, String identity) {
+            accepted.put(hello.from(), this);
+            return null;
+        }
+
+        @Override
+        public void linkOpened(Link link) {
+            if (link.peerName().equals("doomed")) {
+                // a task, not a read: a thread that dies mid-read has its loop taken on by the stall guard
+                link.execute(() -> {
+                    throw new NoClassDefFoundError("io/gma/Simulated (Too many open files)");
+                });
+            } else if (link.peerName().equals("breaker")) {
+                try {
+                    link.loop().selector().close(); // as an I/O failure would break it: the next select throws
+                } catch (IOException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+
+        @Override
+        public void linkWorked(Link link) {
+        }
+
+        @Override
+        public boolean receive(Message m, Link link) {
+            return true;
+        }
+
+        @Override
+        public void saidBye(Link link) {
+        }
+
+        @Override
+        public void linkClosed(Link link, LinkException reason) {
+            why.complete(reason);
+        }
+    }
+
+    /** The connecting side's listener: whether its link opened, and why it closed. */
+    private static final class ClientSide implements LinkListener {
+        final CompletableFuture<Link> opened = new CompletableFuture<>();
+        final CompletableFuture<LinkException> closed = new CompletableFuture<>();
+
+        @Override
+        public String helloCredential() {
+            return null;
+        }
+
+        @Override
+        public Refusal refusal(Message hello, String identity) {
+            return null;
+        }
+
+        @Override
+        public void linkOpened(Link link) {
+            opened.complete(link);
+        }
+
+        @Override
+        public void linkWorked(Link link) {
+        }
+
+        @Override
+        public boolean receive(Message m, Link link) {
+            return true;
+        }
+
+        @Override
+        public void saidBye(Link link) {
+        }
+
+        @Override
+        public void linkClosed(Link link, LinkException reason) {
+            closed.complete(reason);
+        }
+    }
+}
