@@ -36,23 +36,23 @@ class EventLoopFailureTest {
     private final IoThreads serverLoops = new IoThreads("test-server-link-", 1);
     private final IoThreads clientLoops = new IoThreads("test-client-link-", 1);
     /** The accepting side's listener of each peer's link, by the peer's name. */
-    private final Map<String, ServerSide> accepted = new ConcurrentHashMap<>();
+    private final Map<String, Side> accepted = new ConcurrentHashMap<>();
     private ServerSocketChannel server;
-    private volatile boolean closed;
+    private volatile boolean stopped;
 
     @BeforeEach
     void listen() throws IOException {
         server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
-                ServerSide::new, () -> closed, serverLoops::start), "test-accept");
+                Side::new, () -> stopped, serverLoops::start), "test-accept");
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
     @AfterEach
     void close() throws IOException {
-        closed = true;
+        stopped = true;
         server.close();
         serverLoops.close();
         clientLoops.close();
@@ -60,38 +60,38 @@ class EventLoopFailureTest {
 
     @Test
     void anErrorInOneLinksStepEndsThatLinkAndTheLoopServesOn() throws Exception {
-        ClientSide doomed = connect("doomed");
+        Side doomed = connect("doomed");
         doomed.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertEquals(ErrorCode.INTERNAL, serverSide("doomed").why.getNow(null).code(), "the link that met it");
+        assertEquals(ErrorCode.INTERNAL, serverSide("doomed").closed.getNow(null).code(), "the link that met it");
 
-        ClientSide next = connect("next");
+        Side next = connect("next");
         next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the loop that met the Error serves the next link
     }
 
     @Test
     void aLoopThatFailsEndsItsLinksAndTheNextLinkGetsANewLoop() throws Exception {
-        ClientSide bystander = connect("bystander");
+        Side bystander = connect("bystander");
         bystander.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        ClientSide breaker = connect("breaker");
+        Side breaker = connect("breaker");
         breaker.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         bystander.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS); // every link of the failed loop ends, and says so
 
-        ClientSide next = connect("next");
+        Side next = connect("next");
         next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS); // on a new loop
-        assertEquals(ErrorCode.INTERNAL, serverSide("bystander").why.getNow(null).code(),
+        assertEquals(ErrorCode.INTERNAL, serverSide("bystander").closed.getNow(null).code(),
                 "the failed loop's links were told why");
     }
 
-    private ServerSide serverSide(String name) throws Exception {
-        ServerSide s = accepted.get(name);
+    private Side serverSide(String name) throws Exception {
+        Side s = accepted.get(name);
         assertNotNull(s, "no link of " + name + " was accepted");
-        s.why.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        s.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         return s;
     }
 
-    private ClientSide connect(String name) throws IOException {
+    private Side connect(String name) throws IOException {
         SocketChannel channel = SocketChannel.open(server.getLocalAddress());
-        ClientSide side = new ClientSide();
+        Side side = new Side();
         clientLoops.start(Link.connect(config(name), side, channel, null, "server"));
         return side;
     }
@@ -101,9 +101,13 @@ class EventLoopFailureTest {
                 new LinkCounters(), new LinkLimit(100));
     }
 
-    /** The accepting side's listener of one link. */
-    private final class ServerSide implements LinkListener {
-        final CompletableFuture<LinkException> why = new CompletableFuture<>();
+    /**
+     * Either side's listener of one link: whether it opened, and why it closed. On the accepting side, a peer
+     * named {@code doomed} gets an Error in a task of its link, and one named {@code breaker} breaks its loop.
+     */
+    private final class Side implements LinkListener {
+        final CompletableFuture<Link> opened = new CompletableFuture<>();
+        final CompletableFuture<LinkException> closed = new CompletableFuture<>();
 
         @Override
         public String helloCredential() {
@@ -118,6 +122,10 @@ class EventLoopFailureTest {
 
         @Override
         public void linkOpened(Link link) {
+            opened.complete(link);
+            if (link.outbound()) {
+                return;
+            }
             if (link.peerName().equals("doomed")) {
                 // a task, not a read: a thread that dies mid-read has its loop taken on by the stall guard
                 link.execute(() -> {
@@ -130,45 +138,6 @@ class EventLoopFailureTest {
                     throw new AssertionError(e);
                 }
             }
-        }
-
-        @Override
-        public void linkWorked(Link link) {
-        }
-
-        @Override
-        public boolean receive(Message m, Link link) {
-            return true;
-        }
-
-        @Override
-        public void saidBye(Link link) {
-        }
-
-        @Override
-        public void linkClosed(Link link, LinkException reason) {
-            why.complete(reason);
-        }
-    }
-
-    /** The connecting side's listener: whether its link opened, and why it closed. */
-    private static final class ClientSide implements LinkListener {
-        final CompletableFuture<Link> opened = new CompletableFuture<>();
-        final CompletableFuture<LinkException> closed = new CompletableFuture<>();
-
-        @Override
-        public String helloCredential() {
-            return null;
-        }
-
-        @Override
-        public Refusal refusal(Message hello, String identity) {
-            return null;
-        }
-
-        @Override
-        public void linkOpened(Link link) {
-            opened.complete(link);
         }
 
         @Override
