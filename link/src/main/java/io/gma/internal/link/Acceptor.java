@@ -65,7 +65,8 @@ public final class Acceptor implements Runnable {
                 start.accept(Link.accepted(config, listeners.get(), accepted, tls == null ? null : tls.serverEngine(),
                         ticket));
                 files.accepted(); // a link's selector takes descriptors too: only now is it over
-            } catch (IOException | RuntimeException ex) {
+            } catch (IOException | RuntimeException | Error ex) {
+                // an Error too (a class that could not load while descriptors ran out, say): the loop goes on
                 if (ticket != null) {
                     ticket.release();
                 }

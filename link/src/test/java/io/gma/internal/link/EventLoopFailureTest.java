@@ -17,16 +17,18 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What fails on an event loop stays as small as it can: an Error in one link's step (a class that could not load
- * because the process was out of file descriptors, which CI met) ends that link only; a loop that fails as a whole
- * ends its links, and the next link its group is given gets a new loop. Before, either left every later link of
- * that loop unserved, for ever: accepted, and never answered.
+ * What fails on an event loop or an acceptor stays as small as it can: an Error in one link's step (a class that
+ * could not load because the process was out of file descriptors, which CI met) ends that link only; one as a
+ * connection is accepted ends that connection only; a loop that fails as a whole ends its links, and the next link
+ * its group is given gets a new loop. Before, each left every later link unserved, for ever: the connection made,
+ * and never answered.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class EventLoopFailureTest {
@@ -37,6 +39,8 @@ class EventLoopFailureTest {
     private final IoThreads clientLoops = new IoThreads("test-client-link-", 1);
     /** The accepting side's listener of each peer's link, by the peer's name. */
     private final Map<String, Side> accepted = new ConcurrentHashMap<>();
+    /** What the acceptor meets instead of the next link's listener, once. */
+    private final AtomicReference<Error> nextAccept = new AtomicReference<>();
     private ServerSocketChannel server;
     private volatile boolean stopped;
 
@@ -45,7 +49,7 @@ class EventLoopFailureTest {
         server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
-                Side::new, () -> stopped, serverLoops::start), "test-accept");
+                this::listener, () -> stopped, serverLoops::start), "test-accept");
         acceptor.setDaemon(true);
         acceptor.start();
     }
@@ -69,6 +73,15 @@ class EventLoopFailureTest {
     }
 
     @Test
+    void anErrorAsALinkIsAcceptedEndsThatConnectionAndTheAcceptorGoesOn() throws Exception {
+        nextAccept.set(new NoClassDefFoundError("io/gma/Simulated (Too many open files)"));
+        Side refused = connect("refused");
+        refused.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS); // its connection closed before a link was made
+        Side next = connect("next");
+        next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    @Test
     void aLoopThatFailsEndsItsLinksAndTheNextLinkGetsANewLoop() throws Exception {
         Side bystander = connect("bystander");
         bystander.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -80,6 +93,15 @@ class EventLoopFailureTest {
         next.opened.get(WAIT.toSeconds(), TimeUnit.SECONDS); // on a new loop
         assertEquals(ErrorCode.INTERNAL, serverSide("bystander").closed.getNow(null).code(),
                 "the failed loop's links were told why");
+    }
+
+    /** The accepting side's listener of the next link, or the Error a test put in its place. */
+    private Side listener() {
+        Error e = nextAccept.getAndSet(null);
+        if (e != null) {
+            throw e;
+        }
+        return new Side();
     }
 
     private Side serverSide(String name) throws Exception {
