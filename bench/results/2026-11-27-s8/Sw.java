@@ -1,0 +1,69 @@
+import io.gma.bench.tunnel.TunnelBench;
+import io.gma.client.Producer;
+import io.gma.examples.Ping;
+import io.gma.examples.Pong;
+import io.gma.pcservlet.PcServer;
+import io.gma.pcservlet.SpoolOptions;
+import io.gma.registry.Registry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Spool vs memory, with W batches in flight: streaming 1 KB and 64 B round trips, alternated. */
+public class Sw {
+    record Pair(String name, PcServer east, PcServer west, Producer pong, Ping ping) {}
+
+    static Pair pair(String name, String registry, boolean spool, int w, Path dir) throws Exception {
+        PcServer e = pc(name + "e", registry, spool, w, dir);
+        PcServer wst = pc(name + "w", registry, spool, w, dir);
+        return new Pair(name, e, wst, Pong.start(registry, e.domain(), "pong", e.uplink()),
+                Ping.start(registry, wst.domain(), wst.uplink()));
+    }
+
+    static PcServer pc(String d, String registry, boolean spool, int w, Path dir) throws Exception {
+        PcServer.Builder b = PcServer.builder(d, registry).compression("off").maxBatchesInFlight(w);
+        if (spool) {
+            b.spool(new SpoolOptions(dir.resolve(d), SpoolOptions.Fsync.BATCH, SpoolOptions.DEFAULT_MAX_BYTES, Duration.ZERO));
+        }
+        return b.start();
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        int n = Integer.parseInt(args[0]);
+        int rounds = Integer.parseInt(args[1]);
+        int rtts = Integer.parseInt(args[2]);
+        int[] ws = Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray();
+        Path dir = Files.createTempDirectory("sw");
+        try (Registry registry = Registry.builder().port(0).build().start()) {
+            String url = registry.url();
+            boolean spoolToo = !System.getProperty("memoryOnly", "false").equals("true");
+            int[] sizes = Arrays.stream(System.getProperty("sizes", "1024").split(",")).mapToInt(Integer::parseInt).toArray();
+            Pair[] pairs = new Pair[ws.length * 2];
+            for (int i = 0; i < ws.length; i++) {
+                pairs[2 * i] = pair("m" + ws[i], url, false, ws[i], dir);
+                pairs[2 * i + 1] = spoolToo ? pair("s" + ws[i], url, true, ws[i], dir) : null;
+            }
+            for (int r = 0; r < rounds; r++) {
+                StringBuilder line = new StringBuilder("round " + r + ":");
+                for (int size : sizes) {
+                    for (Pair p : pairs) {
+                        if (p == null) continue;
+                        double secs = TunnelBench.stream(url, p.east(), p.west(), size, size < 1024 ? 3 * n : n);
+                        line.append(String.format(Locale.ROOT, " %s/%d %.0f/s", p.name(), size, (size < 1024 ? 3 * n : n) / secs));
+                    }
+                }
+                line.append(" |");
+                for (Pair p : pairs) {
+                    if (p == null) continue;
+                    long[] rtt = p.ping().run(p.pong().name(), rtts, 64, true);
+                    Arrays.sort(rtt);
+                    line.append(String.format(Locale.ROOT, " %s %.0fus", p.name(), rtt[rtt.length / 2] / 1e3));
+                }
+                System.out.println(line);
+            }
+        }
+    }
+}
