@@ -86,11 +86,9 @@ public final class PcCommand implements Callable<Integer> {
             description = "Largest POST body sent or accepted (default ${DEFAULT-VALUE}).")
     int maxBatchBytes;
 
-    @Option(names = "--max-batches-in-flight", paramLabel = "N",
-            defaultValue = "" + PcServer.DEFAULT_BATCHES_IN_FLIGHT,
+    @Option(names = "--max-batches-in-flight", paramLabel = "N", defaultValue = "1",
             description = "The most batches posted to one domain at once, 1..16, each waiting for its answer while"
-                    + " the next go; the destination takes them in order (default ${DEFAULT-VALUE}; 1: one at a"
-                    + " time).")
+                    + " the next go; the destination takes them in order (default ${DEFAULT-VALUE}: one at a time).")
     int maxBatchesInFlight;
 
     @Option(names = "--compression", paramLabel = "auto|off", defaultValue = "auto",

@@ -41,10 +41,10 @@ public final class PcServer implements AutoCloseable {
     }
 
     /**
-     * How many batches a PC servlet posts to one domain at once unless told otherwise: four, which a quiet machine
-     * measured level with one or better on loopback, and better across a WAN (docs/pcservlet.md).
+     * How many batches a PC servlet posts to one domain at once unless told otherwise: one, as before several
+     * could be, until a quiet machine has measured what more costs and gains (docs/pcservlet.md).
      */
-    public static final int DEFAULT_BATCHES_IN_FLIGHT = 4;
+    public static final int DEFAULT_BATCHES_IN_FLIGHT = 1;
 
     /**
      * @param domain the domain it serves
