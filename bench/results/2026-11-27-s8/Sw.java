@@ -65,5 +65,6 @@ public class Sw {
                 System.out.println(line);
             }
         }
+        System.exit(0); // the pairs' Jetty threads are not daemons
     }
 }
