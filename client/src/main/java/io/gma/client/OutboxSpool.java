@@ -211,7 +211,7 @@ final class OutboxSpool implements AutoCloseable {
     private void awaitDurable(long record, long blockNanos) throws EndpointException {
         boolean durable;
         try {
-            durable = spool.awaitDurable(record, blockNanos, TimeUnit.NANOSECONDS);
+            durable = spool.awaitSafe(record, blockNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             durable = false;

@@ -200,6 +200,31 @@ class MisbehavingPeerTest {
     }
 
     @Test
+    void aPingIsAnsweredAfterTheAckOfWhatCameBeforeIt() throws Exception {
+        // what a PC servlet with a spool relies on: it sends a PING after a batch, and learns at once, not within
+        // the 20 ms an ACK may wait, that the endpoint took the batch
+        try (DirectFixture f = new DirectFixture();
+                Consumer c = f.consumer("c").build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            try (Socket s = rawTo(registry, c.name())) {
+                OutputStream out = s.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "raw@lan", "", new byte[0]));
+                for (int i = 1; i <= 3; i++) {
+                    out.write(Packed.make(i, Command.DATA, "raw@lan", c.name(), new byte[] {(byte) i}));
+                }
+                out.write(Packed.make(0, Command.PING, "raw@lan", c.name(), new byte[] {7}));
+                out.flush();
+                List<Message> got = readUntilClosed(s, 500);
+                List<Command> commands = got.stream().filter(m -> m != null).map(Message::command).toList();
+                int ack = commands.indexOf(Command.ACK);
+                int pong = commands.indexOf(Command.PONG);
+                assertTrue(ack >= 0 && pong > ack, "an ACK before the PONG: " + commands);
+                assertEquals(3, got.get(ack).dataBuffer().getLong());
+            }
+        }
+    }
+
+    @Test
     void closeReachesALinkStillInItsHandshake() throws Exception {
         try (DirectFixture f = new DirectFixture()) {
             Producer p = f.producer("p").build();

@@ -359,6 +359,7 @@ final class Inbound {
         Map<String, List<Queued>> relayed = new HashMap<>();
         Map<String, List<Queued>> onward = new HashMap<>();
         final List<Message> errors = new ArrayList<>();
+        long firstSeq = Spooling.NONE;
         long lastSeq = Spooling.NONE;
 
         /** With a refusal, adds the ERROR that answers {@code m} (none for an answer). */
@@ -481,6 +482,7 @@ final class Inbound {
             e.setValue(numbered(e.getValue(), next));
             next += e.getValue().size();
         }
+        sorted.firstSeq = first;
         sorted.lastSeq = next - 1;
         return null;
     }
@@ -504,12 +506,12 @@ final class Inbound {
     }
 
     /**
-     * Waits until what a batch appended is on disk, before it is acknowledged; whether it is within
-     * {@link #DURABLE_WAIT_SECONDS}.
+     * Waits until what a batch appended is safe (on disk, or taken by its endpoints), before it is acknowledged;
+     * whether it is within {@link #DURABLE_WAIT_SECONDS}.
      */
     private boolean durable(Sorted sorted) {
         try {
-            return spooling.awaitDurable(sorted.lastSeq, DURABLE_WAIT_SECONDS, TimeUnit.SECONDS);
+            return spooling.awaitSafe(sorted.firstSeq, sorted.lastSeq, DURABLE_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

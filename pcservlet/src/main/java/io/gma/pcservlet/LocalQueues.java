@@ -100,7 +100,11 @@ final class LocalQueues {
             }
         }
         for (Peer p : touched) {
-            p.kick();
+            if (spooling.on()) {
+                p.kickAskingAck(); // the sender waits until each message is on disk or with its endpoint
+            } else {
+                p.kick();
+            }
         }
         return Placement.PLACED;
     }

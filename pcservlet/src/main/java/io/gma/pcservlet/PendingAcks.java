@@ -54,7 +54,7 @@ final class PendingAcks {
         if (!waiting.isEmpty() && !asked) {
             asked = true;
             long upTo = lastSpooled;
-            spooling.whenDurable(upTo, () -> link.execute(() -> {
+            spooling.whenSafe(upTo, () -> link.execute(() -> {
                 asked = false;
                 durable = Math.max(durable, upTo);
                 countReady();

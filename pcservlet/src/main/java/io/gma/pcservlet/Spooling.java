@@ -183,18 +183,24 @@ final class Spooling implements AutoCloseable {
         }
     }
 
-    /** Runs {@code action} once record {@code seq} is on disk: at once in memory, or for {@link #NONE}. */
-    void whenDurable(long seq, Runnable action) {
+    /**
+     * Runs {@code action} once every record up to {@code seq} is safe: on disk, or taken by the next hop (or
+     * answered with an error); at once in memory, or for {@link #NONE}.
+     */
+    void whenSafe(long seq, Runnable action) {
         if (spool == null || seq == NONE) {
             action.run();
         } else {
-            spool.whenDurable(seq, action);
+            spool.whenSafe(seq, action);
         }
     }
 
-    /** Waits until record {@code seq} is on disk; whether it is. */
-    boolean awaitDurable(long seq, long timeout, TimeUnit unit) throws InterruptedException {
-        return spool == null || seq == NONE || spool.awaitDurable(seq, timeout, unit);
+    /**
+     * Waits until every record from {@code first} to {@code last} is safe, whatever became of those before them;
+     * whether they are.
+     */
+    boolean awaitSafe(long first, long last, long timeout, TimeUnit unit) throws InterruptedException {
+        return spool == null || last == NONE || spool.awaitSafe(first, last, timeout, unit);
     }
 
     /** The spool's counters; null in memory. */

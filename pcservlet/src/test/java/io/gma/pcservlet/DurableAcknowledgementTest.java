@@ -10,6 +10,9 @@ import io.gma.client.Producer;
 import io.gma.client.Sent;
 import io.gma.internal.spool.SpoolHooks;
 import io.gma.registry.Registry;
+import io.gma.registry.api.Kind;
+import io.gma.registry.api.Registration;
+import io.gma.registry.api.RegistryClient;
 import io.gma.wire.Command;
 import io.gma.wire.Packed;
 import java.net.URI;
@@ -30,8 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An acknowledgement is a promise that the message survives a crash, so it follows the fsync that covers the
- * message: the spool's committer is held after a force and before it says the records are durable, and while it
- * is held, neither an uplink's ACK nor a POST's 200 goes out; once it goes on, both do.
+ * message, or the acknowledgement of the hop ahead, whichever comes first: the spool's committer is held after a
+ * force and before it says the records are durable, and while it is held, neither an uplink's ACK nor a POST's
+ * 200 goes out for messages that nobody ahead took; once it goes on, both do. A POST whose endpoint took its
+ * batch is answered meanwhile.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DurableAcknowledgementTest {
@@ -81,23 +86,43 @@ class DurableAcknowledgementTest {
     }
 
     @Test
-    void aPostIsAnswered200OnlyOnceItsBatchIsOnDisk() throws Exception {
+    void aPostForAnEndpointNotConnectedIsAnswered200OnlyOnceItsBatchIsOnDisk() throws Exception {
         try (Registry registry = Registry.builder().port(0).build().start();
                 PcServer west = PcServer.builder("west", registry.url()).spool(SpoolOptions.in(dir.resolve("west")))
-                        .start();
-                Consumer sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
-                        .label("sink").onMessage(m -> { }).build()) {
+                        .start()) {
+            // registered, its uplink not open: nobody ahead can take the batch, only the disk
+            String sink = RegistryClient.create(registry.url()).register(Registration.builder(Kind.CONSUMER, "sink",
+                    "west").port(1).build()).name();
             armed.set(true);
-            byte[] batch = Packed.make(1, Command.DATA, "p-aaaaaa@east", sink.name(), new byte[10]);
-            CompletableFuture<HttpResponse<String>> answer = HttpClient.newHttpClient().sendAsync(HttpRequest
-                    .newBuilder(URI.create(west.url() + Tunnel.MESSAGES_PATH)).header("Content-Type", Tunnel.MEDIA_TYPE)
-                    .header(Tunnel.DOMAIN_HEADER, "east").POST(HttpRequest.BodyPublishers.ofByteArray(batch)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            CompletableFuture<HttpResponse<String>> answer = post(west, sink);
             assertTrue(holding.await(10, TimeUnit.SECONDS), "the committer forced the batch's record");
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !answer.isDone());
             assertFalse(answer.isDone());
             release.countDown();
             assertEquals(200, answer.get(10, TimeUnit.SECONDS).statusCode());
         }
+    }
+
+    @Test
+    void aPostIsAnswered200AsSoonAsItsEndpointHasTheBatchWithoutWaitingForTheDisk() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer west = PcServer.builder("west", registry.url()).spool(SpoolOptions.in(dir.resolve("west")))
+                        .start();
+                Consumer sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(west.uplink())
+                        .label("sink").onMessage(m -> { }).build()) {
+            armed.set(true);
+            CompletableFuture<HttpResponse<String>> answer = post(west, sink.name());
+            assertTrue(holding.await(10, TimeUnit.SECONDS), "the committer forced the batch's record");
+            // held there until the test ends, it has not said the record is durable: the endpoint's ACK is what
+            // the answer waited for
+            assertEquals(200, answer.get(10, TimeUnit.SECONDS).statusCode());
+        }
+    }
+
+    private static CompletableFuture<HttpResponse<String>> post(PcServer west, String to) {
+        byte[] batch = Packed.make(1, Command.DATA, "p-aaaaaa@east", to, new byte[10]);
+        return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create(west.url()
+                + Tunnel.MESSAGES_PATH)).header("Content-Type", Tunnel.MEDIA_TYPE).header(Tunnel.DOMAIN_HEADER, "east")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(batch)).build(), HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -152,6 +152,7 @@ final class LinkReader {
         if (c == Command.ACK) {
             acknowledged(m.dataBuffer().getLong());
         } else if (c == Command.PING) {
+            link.sendAck(); // what was taken so far: a PING after a batch asks for it (Link#flushAskingAck)
             writer.sendImmediate(Packed.make(m.sequence(), Command.PONG, name, m.from(), m.data()));
         } else if (c == Command.PONG) {
             return;

@@ -66,6 +66,8 @@ final class LinkWriter {
     private int sendsUnclocked;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private long immediateBytes;
+    /** A PING to write once the queue has nothing more ({@link Link#flushAskingAck}), or null. */
+    private volatile byte[] pingWhenWritten;
     /** Bytes copied from messages and not yet written, in fill mode; null while there are none. */
     private ByteBuffer output;
     /**
@@ -163,6 +165,11 @@ final class LinkWriter {
         if (!flushRequested.get() && flushRequested.compareAndSet(false, true)) {
             link.schedule();
         }
+    }
+
+    /** Writes {@code ping} once the send queue has nothing more to write (one such PING waits at most). */
+    void pingWhenWritten(byte[] ping) {
+        pingWhenWritten = ping;
     }
 
     /** On the event loop: whether senders in a stream left it a write; the request is taken. */
@@ -286,7 +293,15 @@ final class LinkWriter {
         SendQueue q = queue;
         int taken = q != null && link.isOpen() ? q.next(link, run) : 0;
         if (taken == 0) {
-            return false;
+            byte[] ping = pingWhenWritten;
+            if (ping == null || !link.isOpen()) {
+                return false;
+            }
+            pingWhenWritten = null;
+            run.bytes = ping;
+            run.offset = 0;
+            run.length = ping.length;
+            return true;
         }
         counters.messagesOut.add(taken);
         return true;

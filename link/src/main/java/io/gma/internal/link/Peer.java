@@ -150,6 +150,14 @@ public final class Peer {
         }
     }
 
+    /** As {@link #kick}, asking the peer for its ACK once the queue is written ({@link Link#flushAskingAck}). */
+    public void kickAskingAck() {
+        Link l = active;
+        if (l != null) {
+            l.flushAskingAck();
+        }
+    }
+
     /** The live links with this peer, whichever side opened them. */
     public Iterable<Link> links() {
         return links;

@@ -7,13 +7,15 @@ import java.util.function.Consumer;
  * Reads the records of one spool file, whole, checking each ({@link RecordFormat}): a record whose magic, length
  * or CRC is wrong is skipped, and reading goes on at the next place where a whole, intact record starts. So a
  * flipped bit costs the record it is in, not the file, and a record torn by a crash in mid-write is told from
- * the good ones before it.
+ * the good ones before it. A run of zeros is not damage: the padding of a direct write at the end, or records
+ * acknowledged before they were written and so left out ({@link Segment#skipIfAcknowledged}).
  */
 final class RecordReader {
     /**
      * What one file held.
      *
-     * @param damaged runs of bytes that were not whole, intact records, each skipped (a torn end counts too)
+     * @param damaged runs of bytes that were not whole, intact records nor zeros, each skipped (a torn end
+     *     counts too)
      * @param validEnd where the last intact record ends: an append-only file is cut back to it before it is
      *     written again
      * @param tornEnd whether the bytes after validEnd were a damaged run that reached the end of the file (what
@@ -44,6 +46,9 @@ final class RecordReader {
                 }
                 pos++;
                 continue;
+            }
+            if (inDamage && zeros(bytes, damageStart, pos)) {
+                damaged--; // records acknowledged before they were written, left out: no damage
             }
             inDamage = false;
             each.accept(ByteBuffer.wrap(bytes, pos + RecordFormat.HEADER_BYTES, body).slice());

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -149,8 +150,13 @@ final class Segment {
         final int lead;
         /** Taken out to be written: appends go to a new chunk. */
         boolean sealed;
-        /** Written to the file. */
+        /** Written to the file, or skipped (every record of it acknowledged first). */
         boolean written;
+        /** The sequence numbers of its records: from firstSeq, before endSeq. */
+        long firstSeq;
+        long endSeq;
+        /** The chunk begun after this one in the same segment, whose lead may hold the end of this one's records. */
+        Chunk next;
 
         Chunk(ByteBuffer buffer, long start, int lead) {
             this.buffer = buffer;
@@ -190,6 +196,10 @@ final class Segment {
             unwritten.addLast(last);
         }
         RecordFormat.writeData(last.buffer, seq, arrivalMillis, lane, identity, payload);
+        if (last.endSeq == last.firstSeq) {
+            last.firstSeq = seq;
+        }
+        last.endSeq = seq + 1;
         size += recordBytes;
         present.set(index(seq));
         live++;
@@ -210,8 +220,11 @@ final class Segment {
         }
         b.position(lead);
         Chunk c = new Chunk(b, size - lead, lead);
-        if (lastChunk != null && lastChunk.written) {
-            buffers.give(lastChunk.buffer); // held only for its lead
+        if (lastChunk != null) {
+            lastChunk.next = c;
+            if (lastChunk.written) {
+                buffers.give(lastChunk.buffer); // held only for its lead
+            }
         }
         lastChunk = c;
         return c;
@@ -234,6 +247,56 @@ final class Segment {
 
     boolean hasUnwritten() {
         return !unwritten.isEmpty();
+    }
+
+    /**
+     * Under the spool's lock, before chunk {@code c} is written: whether every record of it is acknowledged, so
+     * that it need never be written. Then the bytes of its records in the block they end in are zeroed, here and
+     * in the leads of the chunks after it that copied them, so that a later chunk writes that block with zeros
+     * where these records would have been: the file holds zeros in their place (a hole, read as zeros, before
+     * that block), which {@link RecordReader} passes over as it passes the padding of a direct write.
+     */
+    boolean skipIfAcknowledged(Chunk c) {
+        if (c.endSeq == c.firstSeq || acked.nextClearBit(index(c.firstSeq)) < index(c.endSeq)) {
+            return false;
+        }
+        long to = c.start + c.buffer.position();
+        long from = Math.max(c.start + c.lead, to / BLOCK * BLOCK);
+        zero(c, from, to);
+        for (Chunk n = c.next; n != null && n.start < to; n = n.next) {
+            zero(n, from, Math.min(to, n.start + n.lead));
+        }
+        return true;
+    }
+
+    /**
+     * Under the spool's lock: drops the chunks not written yet whose every record is acknowledged
+     * ({@link #skipIfAcknowledged}); the bytes of records dropped.
+     */
+    long dropAcknowledged(WriteBuffers buffers) {
+        long bytes = 0;
+        for (Iterator<Chunk> it = unwritten.iterator(); it.hasNext(); ) {
+            Chunk c = it.next();
+            if (skipIfAcknowledged(c)) {
+                c.sealed = true;
+                it.remove();
+                bytes += c.bytes().remaining();
+                written(c, buffers);
+            }
+        }
+        return bytes;
+    }
+
+    /** Zeroes the bytes of {@code c}'s buffer that go to the file from {@code from} to {@code to}. */
+    private static void zero(Chunk c, long from, long to) {
+        for (long p = Math.max(from, c.start); p < to; p++) {
+            c.buffer.put((int) (p - c.start), (byte) 0);
+        }
+    }
+
+    /** The lowest record from {@code seq} on that is not acknowledged, or {@link #endSeq()} if there is none. */
+    long firstUnacknowledged(long seq) {
+        return Math.min(endSeq, firstSeq + acked.nextClearBit(index(seq)));
     }
 
     /**

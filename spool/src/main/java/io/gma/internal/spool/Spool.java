@@ -52,14 +52,14 @@ public final class Spool implements AutoCloseable {
      * Past this many bytes appended and not yet written (the committer behind, or the disk refusing), an append
      * writes them itself, and is refused when it cannot: the memory a spool holds is bounded.
      */
-    static final long MAX_UNWRITTEN_BYTES = 8L << 20;
+    static final long MAX_UNWRITTEN_BYTES = 16L << 20;
     /**
      * Acknowledgements are written in batches ({@link #ACK_BATCH}), and forced at most this often. An
      * acknowledgement is not a promise to anyone: one lost makes its record go out once more, which the next hop
      * drops as a duplicate. Written, it survives a crash of the process; forced once per 100 ms, a power loss
      * replays at most that much, well inside the receivers' window of 65,536 numbers per sender.
      */
-    static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
     /**
      * Acknowledgements wait to be written until this many have gathered, or the oldest has waited {@link
      * #ACK_DELAY_NANOS}, or the spool closes: they do not wake the committer one by one (a thread switch and a
@@ -68,6 +68,18 @@ public final class Spool implements AutoCloseable {
      */
     static final int ACK_BATCH = 4096;
     static final long ACK_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * While next hops acknowledge records (one came within {@link #ACKS_FLOWING_NANOS}), records wait this long
+     * after the oldest of them was appended, or until this many bytes of them gather, before the committer writes
+     * them ({@link Fsync#BATCH}, {@link Fsync#NEVER}). A record acknowledged before it is written is never written
+     * ({@link Segment#skipIfAcknowledged}), and its sender was answered as soon as the next hop had it: in a
+     * stream whose next hop keeps up, the disk is hardly written. A full pipeline holds a sender's window of
+     * messages (8 MiB by default) in its queues, which at 30 MB/s is this long. When nothing was acknowledged
+     * lately (the next hop is slow, down, or there is none), records are written at once, as group commit does.
+     */
+    static final long WRITE_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    static final long WRITE_LINGER_BYTES = 12L << 20;
+    static final long ACKS_FLOWING_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /**
      * Told each time the committer passes a point where a crash must lose nothing ("forced", "segmentsDeleted"):
      * a crash test in this package halts the process there, as a kill -9 at that moment would. Nothing else sets
@@ -81,7 +93,7 @@ public final class Spool implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     /** The committer has work: records to force, acknowledgements to write, segments to delete, or closing. */
     private final Condition work = lock.newCondition();
-    private final Condition durableMoved = lock.newCondition();
+    private final Condition safeMoved = lock.newCondition();
     /** The committer is writing chunks it took, outside the lock: nobody else writes until it is done. */
     private boolean writing;
     private final Condition chunksWritten = lock.newCondition();
@@ -93,16 +105,32 @@ public final class Spool implements AutoCloseable {
     private long diskBytes;
     private long liveRecords;
     private long appendedSeq;
-    private volatile long durableSeq;
+    /** Every record up to this one is forced to disk. */
+    private long durableSeq;
+    /**
+     * Every record up to this one is safe: forced to disk, or acknowledged (the next hop has it, or its sender
+     * was told it failed), which {@link #whenSafe} and {@link #awaitSafe} wait for. At least durableSeq.
+     */
+    private volatile long safeSeq;
+    /** Threads in {@link #awaitSafe(long, long, long, TimeUnit)}: an acknowledgement wakes them. */
+    private int rangeWaiters;
     private long[] pendingAcks = new long[256];
     private int pendingAckCount;
     /** When the oldest of the pending acknowledgements came (System.nanoTime). */
     private long acksPendingSince;
-    /** The committer waits with no time set: an acknowledgement must wake it, to set one. */
-    private boolean committerIdle;
+    /**
+     * The committer waits, until committerWakeAt (System.nanoTime), or with no time set (Long.MAX_VALUE): an
+     * acknowledgement, or an append whose time comes before, must wake it.
+     */
+    private boolean committerWaits;
+    private long committerWakeAt;
     private boolean deletable;
     /** Records appended and not written yet (in {@link Segment.Chunk}s), in bytes; bounded. */
     private long unwrittenBytes;
+    /** When the oldest of them was appended (System.nanoTime). */
+    private long unwrittenSince;
+    /** When a record was last acknowledged (System.nanoTime). */
+    private long ackedAt = System.nanoTime() - ACKS_FLOWING_NANOS;
     private final WriteBuffers buffers = new WriteBuffers();
     /** Writing records failed (a full disk): they wait until then (System.nanoTime) to be tried again. */
     private long writeRetryAt;
@@ -174,6 +202,7 @@ public final class Spool implements AutoCloseable {
             s.nextSeq = found.nextSeq();
             s.appendedSeq = s.nextSeq - 1;
             s.durableSeq = s.appendedSeq;
+            s.safeSeq = s.appendedSeq;
             for (Segment seg : found.segments()) {
                 s.diskBytes += seg.size();
                 s.liveRecords += seg.live();
@@ -205,7 +234,7 @@ public final class Spool implements AutoCloseable {
     }
 
     /**
-     * Appends a record; its sequence number, which {@link #whenDurable} and {@link #ack} take. The record goes to
+     * Appends a record; its sequence number, which {@link #whenSafe} and {@link #ack} take. The record goes to
      * a write buffer, which the committer writes to its file and forces in one go with every other record
      * appended meanwhile ({@link Fsync#ALWAYS}: at once, before this returns); it is durable once both are done.
      *
@@ -241,11 +270,9 @@ public final class Spool implements AutoCloseable {
             Segment active = segments.get(segments.size() - 1);
             if (settings.fsync() == Fsync.ALWAYS) {
                 writeAndForceNow(active, seq, size);
-            } else {
-                if (writeThrough) {
-                    writeOrTakeBack(active, seq, size);
-                }
-                work.signal();
+            } else if (writeThrough) {
+                writeOrTakeBack(active, seq, size);
+                work.signal(); // written: the committer forces it
             }
             return seq;
         } finally {
@@ -280,9 +307,8 @@ public final class Spool implements AutoCloseable {
                 for (long seq = first; seq < first + done; seq++) {
                     ackOne(seq);
                 }
+                acksTaken(); // nothing waits on them: no waiter to run
                 throw e;
-            } finally {
-                work.signal();
             }
             return first;
         } finally {
@@ -310,7 +336,10 @@ public final class Spool implements AutoCloseable {
                     .getMessage() + "): " + unwrittenBytes + " bytes wait to be written", true, writeFailure);
         }
         if (unwrittenBytes > MAX_UNWRITTEN_BYTES || writeThrough && unwrittenBytes > 0) {
-            writeNow(); // the committer is behind: no more is kept in memory; or this record is written through
+            dropAcknowledged();
+            if (unwrittenBytes > MAX_UNWRITTEN_BYTES || writeThrough && unwrittenBytes > 0) {
+                writeNow(); // the committer is behind: no more is kept in memory; or this record is written through
+            }
         }
         long seq = nextSeq;
         Segment last = segments.get(segments.size() - 1);
@@ -332,13 +361,21 @@ public final class Spool implements AutoCloseable {
             active = roll();
         }
         active.append(seq, arrivalMillis, lane, id, payload, size, buffers);
+        if (unwrittenBytes == 0) {
+            unwrittenSince = System.nanoTime();
+            if (committerWaits && (committerWakeAt == Long.MAX_VALUE
+                    || unwrittenSince + linger(unwrittenSince) - committerWakeAt < 0)) {
+                work.signal(); // to set its time by this record's
+            }
+        } else if (unwrittenBytes < WRITE_LINGER_BYTES && unwrittenBytes + size >= WRITE_LINGER_BYTES) {
+            work.signal();
+        }
         unwrittenBytes += size;
         nextSeq = seq + 1;
         appendedSeq = seq;
         diskBytes += size;
         liveRecords++;
         appended.increment();
-        written.add(size);
         return seq;
     }
 
@@ -366,6 +403,7 @@ public final class Spool implements AutoCloseable {
                             + " bytes: " + e.getMessage(), true, e);
                 }
                 unwrittenBytes -= c.bytes().remaining();
+                written.add(c.bytes().remaining());
                 s.written(c, buffers);
             }
         }
@@ -396,7 +434,6 @@ public final class Spool implements AutoCloseable {
             diskBytes -= size;
             liveRecords--;
             appended.decrement();
-            written.add(-size);
             throw full;
         }
     }
@@ -444,18 +481,23 @@ public final class Spool implements AutoCloseable {
                     + e.getMessage(), false, e);
         }
         durableSeq = seq;
-        durableMoved.signalAll();
+        if (advanceSafe()) {
+            work.signal(); // any waiter it made ready runs on the committer
+        }
     }
 
-    /** Runs {@code action} once record {@code seq} is durable: at once if it is, else on the committer's thread. */
-    public void whenDurable(long seq, Runnable action) {
-        if (seq <= durableSeq) {
+    /**
+     * Runs {@code action} once every record up to {@code seq} is safe: forced to disk, or acknowledged. At once if
+     * they are, else on the thread that makes them so: the committer after a force, or the caller of {@link #ack}.
+     */
+    public void whenSafe(long seq, Runnable action) {
+        if (seq <= safeSeq) {
             action.run();
             return;
         }
         lock.lock();
         try {
-            if (seq > durableSeq) {
+            if (seq > safeSeq) {
                 waiters.add(new Waiter(seq, action));
                 return;
             }
@@ -465,54 +507,153 @@ public final class Spool implements AutoCloseable {
         action.run();
     }
 
-    /** Waits until record {@code seq} is durable; whether it is (false: the timeout passed, or the spool closed). */
-    public boolean awaitDurable(long seq, long timeout, TimeUnit unit) throws InterruptedException {
+    /**
+     * Waits until every record up to {@code seq} is safe ({@link #whenSafe}); whether they are (false: the timeout
+     * passed, or the spool closed).
+     */
+    public boolean awaitSafe(long seq, long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitSafe(seq, seq, timeout, unit);
+    }
+
+    /**
+     * Waits until every record from {@code first} to {@code last} is safe: forced, or acknowledged, whatever
+     * became of the records before them (a batch's own, which an answer to its sender waits for); whether they
+     * are (false: the timeout passed, or the spool closed).
+     */
+    public boolean awaitSafe(long first, long last, long timeout, TimeUnit unit) throws InterruptedException {
         long left = unit.toNanos(timeout);
         lock.lock();
         try {
-            while (seq > durableSeq) {
-                if (left <= 0 || closed) {
-                    return false;
+            rangeWaiters++;
+            try {
+                while (last > safeSeq && firstNotAcknowledged(Math.max(first, durableSeq + 1)) <= last) {
+                    if (left <= 0 || closed) {
+                        return false;
+                    }
+                    left = safeMoved.awaitNanos(left);
                 }
-                left = durableMoved.awaitNanos(left);
+                return true;
+            } finally {
+                rangeWaiters--;
             }
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The next hop has record {@code seq}: it need not go out again. Acknowledging it twice does nothing. */
-    public void ack(long seq) {
-        lock.lock();
-        try {
-            ackOne(seq);
-            acksTaken();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** As {@link #ack(long)} for the first {@code count} of {@code seqs}, under one taking of the lock. */
-    public void ack(long[] seqs, int count) {
-        lock.lock();
-        try {
-            for (int i = 0; i < count; i++) {
-                ackOne(seqs[i]);
-            }
-            acksTaken();
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Under the lock: wakes the committer for acknowledgements only when they are due, a segment may go, or it
-     * waits with no time set (then it sets one).
+     * The next hop has record {@code seq}, or its sender was told it failed: it need not go out again, nor be
+     * written if it is not yet. Acknowledging it twice does nothing.
      */
-    private void acksTaken() {
-        if (deletable || committerIdle || pendingAckCount >= ACK_BATCH) {
+    public void ack(long seq) {
+        List<Runnable> ready;
+        lock.lock();
+        try {
+            ackOne(seq);
+            ready = acksTaken();
+        } finally {
+            lock.unlock();
+        }
+        runAll(ready);
+    }
+
+    /** As {@link #ack(long)} for the first {@code count} of {@code seqs}, under one taking of the lock. */
+    public void ack(long[] seqs, int count) {
+        List<Runnable> ready;
+        lock.lock();
+        try {
+            for (int i = 0; i < count; i++) {
+                ackOne(seqs[i]);
+            }
+            ready = acksTaken();
+        } finally {
+            lock.unlock();
+        }
+        runAll(ready);
+    }
+
+    /**
+     * Under the lock: wakes the committer for acknowledgements only when they are due, a segment may go, or it
+     * waits with no time set (then it sets one); the waiters the acknowledgements made ready, to run outside it.
+     */
+    private List<Runnable> acksTaken() {
+        ackedAt = System.nanoTime();
+        if (deletable || committerWaits && committerWakeAt == Long.MAX_VALUE || pendingAckCount >= ACK_BATCH) {
             work.signal();
+        }
+        if (advanceSafe()) {
+            return takeReady();
+        }
+        if (rangeWaiters > 0) {
+            safeMoved.signalAll(); // a batch's records may all be acknowledged now, those before them not
+        }
+        return List.of();
+    }
+
+    /**
+     * Under the lock: moves {@link #safeSeq} past every record forced or acknowledged since, and wakes those who
+     * wait for it; whether it moved. Each record is passed once, so this costs a look at one bit when the oldest
+     * record not safe stays so (its next hop slow, and its force not come yet).
+     */
+    private boolean advanceSafe() {
+        long safe = Math.min(firstNotAcknowledged(Math.max(safeSeq, durableSeq) + 1) - 1, appendedSeq);
+        if (safe <= safeSeq) {
+            return false;
+        }
+        safeSeq = safe;
+        safeMoved.signalAll();
+        return true;
+    }
+
+    /**
+     * Under the lock: the first record from {@code seq} on that is not acknowledged, or the one after the last
+     * appended if there is none.
+     */
+    private long firstNotAcknowledged(long seq) {
+        long at = seq;
+        while (at <= appendedSeq) {
+            Segment s = segmentOf(at);
+            if (s == null) {
+                Segment oldest = segments.get(0);
+                if (at >= oldest.firstSeq) {
+                    return at; // not a record of any segment: cannot happen while numbers follow each other
+                }
+                at = oldest.firstSeq; // those before were in segments deleted, every record acknowledged
+                continue;
+            }
+            long unacked = s.firstUnacknowledged(at);
+            if (unacked < s.endSeq()) {
+                return unacked;
+            }
+            at = s.endSeq();
+        }
+        return appendedSeq + 1;
+    }
+
+    /** Under the lock: the waiters whose records are all safe now, taken out. */
+    private List<Runnable> takeReady() {
+        if (waiters.isEmpty()) {
+            return List.of();
+        }
+        List<Runnable> ready = new ArrayList<>();
+        while (!waiters.isEmpty() && waiters.peekFirst().seq() <= safeSeq) {
+            ready.add(waiters.pollFirst().action());
+        }
+        // a waiter may have come out of order (a lower seq after a higher one): look at the rest too
+        if (!waiters.isEmpty()) {
+            waiters.removeIf(w -> w.seq() <= safeSeq && ready.add(w.action()));
+        }
+        return ready;
+    }
+
+    /** Outside the lock: runs the actions of waiters made ready. */
+    private void runAll(List<Runnable> ready) {
+        for (Runnable r : ready) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.error("spool {}: an action on a safe record failed", dir, e);
+            }
         }
     }
 
@@ -568,10 +709,10 @@ public final class Spool implements AutoCloseable {
             try {
                 while (!closed && !hasWork()) {
                     long wake = nextRetry();
+                    committerWakeAt = wake;
+                    committerWaits = true;
                     if (wake == Long.MAX_VALUE) {
-                        committerIdle = true;
                         work.awaitUninterruptibly();
-                        committerIdle = false;
                     } else {
                         try {
                             work.awaitNanos(Math.max(1, wake - System.nanoTime()));
@@ -579,16 +720,23 @@ public final class Spool implements AutoCloseable {
                             // nobody interrupts the committer; closing is what ends it
                         }
                     }
+                    committerWaits = false;
                 }
                 if (closed && (!hasWork() || writeRetrying)) {
                     return; // closing, and the disk refused the last write: what is unwritten was never durable
                 }
-                target = appendedSeq;
                 all = new ArrayList<>(segments);
-                for (Segment s : all) {
-                    List<Segment.Chunk> chunks = s.takeUnwritten();
-                    writing |= !chunks.isEmpty();
-                    toWrite.add(chunks);
+                dropAcknowledged();
+                if (toCommit(System.nanoTime())) {
+                    target = appendedSeq;
+                    for (Segment s : all) {
+                        List<Segment.Chunk> chunks = s.takeUnwritten();
+                        writing |= !chunks.isEmpty();
+                        toWrite.add(chunks);
+                    }
+                    unwrittenSince = System.nanoTime(); // what is appended from now on lingers from now on
+                } else {
+                    target = -1; // acknowledgements, deletions or waiters only: records linger on
                 }
                 ackCount = acksDue(System.nanoTime()) ? pendingAckCount : 0;
                 if (ackCount > 0) {
@@ -599,7 +747,7 @@ public final class Spool implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            boolean written = write(all, toWrite);
+            boolean written = target >= 0 && write(all, toWrite);
             commit(written ? target : -1, all, acks, ackCount, ackFileSeq);
             deleteAcknowledged();
         }
@@ -608,8 +756,31 @@ public final class Spool implements AutoCloseable {
     /** Under the lock. */
     private boolean hasWork() {
         long now = System.nanoTime();
-        boolean toCommit = appendedSeq > durableSeq && broken == null && (!writeRetrying || now - writeRetryAt >= 0);
-        return toCommit || acksDue(now) || deletable;
+        return toCommit(now) || acksDue(now) || deletable
+                || !waiters.isEmpty() && waiters.peekFirst().seq() <= safeSeq;
+    }
+
+    /**
+     * Under the lock: whether records are to be written and forced now: they have lingered their time, or
+     * gathered their bytes ({@link #WRITE_LINGER_BYTES}), or were written already (an append's own write), or the
+     * spool closes.
+     */
+    private boolean toCommit(long now) {
+        return appendedSeq > durableSeq && broken == null && (!writeRetrying || now - writeRetryAt >= 0)
+                && (closed || unwrittenBytes == 0 || unwrittenBytes >= WRITE_LINGER_BYTES
+                || now - unwrittenSince >= linger(now));
+    }
+
+    /** Under the lock: how long records wait to be written at {@code now} ({@link #WRITE_LINGER_NANOS}). */
+    private long linger(long now) {
+        return now - ackedAt <= ACKS_FLOWING_NANOS ? WRITE_LINGER_NANOS : 0;
+    }
+
+    /** Under the lock: drops what was appended, not written yet, and acknowledged since: it need never be. */
+    private void dropAcknowledged() {
+        for (Segment s : segments) {
+            unwrittenBytes -= s.dropAcknowledged(buffers); // the chunks the committer writes meanwhile are not here
+        }
     }
 
     /** Under the lock: whether the pending acknowledgements are to be written now. */
@@ -626,6 +797,8 @@ public final class Spool implements AutoCloseable {
         long wake = Long.MAX_VALUE;
         if (writeRetrying && appendedSeq > durableSeq && broken == null) {
             wake = writeRetryAt;
+        } else if (unwrittenBytes > 0 && broken == null) {
+            wake = unwrittenSince + linger(System.nanoTime());
         }
         if (pendingAckCount > 0) {
             long acksAt = ackRetrying ? ackRetryAt : acksPendingSince + ACK_DELAY_NANOS;
@@ -643,6 +816,7 @@ public final class Spool implements AutoCloseable {
      */
     private boolean write(List<Segment> all, List<List<Segment.Chunk>> toWrite) {
         long bytes = 0;
+        long wrote = 0;
         IOException failed = null;
         int s = 0;
         int i = 0;
@@ -650,13 +824,18 @@ public final class Spool implements AutoCloseable {
         for (; s < all.size(); s++) {
             List<Segment.Chunk> chunks = toWrite.get(s);
             for (i = 0; i < chunks.size(); i++) {
-                try {
-                    all.get(s).write(chunks.get(i));
-                } catch (IOException e) {
-                    failed = e;
-                    break outer;
+                Segment.Chunk c = chunks.get(i);
+                int records = c.bytes().remaining();
+                if (!skipped(all.get(s), c)) {
+                    try {
+                        all.get(s).write(c);
+                    } catch (IOException e) {
+                        failed = e;
+                        break outer;
+                    }
+                    wrote += records;
                 }
-                bytes += chunks.get(i).bytes().remaining();
+                bytes += records;
             }
         }
         boolean recovered = false;
@@ -665,6 +844,7 @@ public final class Spool implements AutoCloseable {
             writing = false;
             chunksWritten.signalAll();
             unwrittenBytes -= bytes;
+            written.add(wrote);
             for (int w = 0; w <= s && w < all.size(); w++) {
                 List<Segment.Chunk> chunks = toWrite.get(w);
                 for (Segment.Chunk c : w < s ? chunks : chunks.subList(0, i)) {
@@ -682,7 +862,7 @@ public final class Spool implements AutoCloseable {
                 all.get(later).putBack(toWrite.get(later));
             }
             long now = System.nanoTime();
-            writeRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
+            writeRetryAt = now + TimeUnit.MILLISECONDS.toNanos(300);
             if (!writeRetrying || now - writeFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
                 writeFailedLogAt = now;
                 LOG.warn("spool {}: writing {} bytes failed, kept to try again: {}", dir, unwrittenBytes,
@@ -700,6 +880,19 @@ public final class Spool implements AutoCloseable {
                 LOG.info("spool {}: its disk takes writes again", dir);
                 roomFreed.run(); // appends refused meanwhile may be offered again
             }
+        }
+    }
+
+    /**
+     * Whether chunk {@code c} of {@code s}, about to be written, need not be: every record of it was acknowledged
+     * since it was appended (the next hop took them while the disk was busy with what came before).
+     */
+    private boolean skipped(Segment s, Segment.Chunk c) {
+        lock.lock();
+        try {
+            return s.skipIfAcknowledged(c);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -725,37 +918,23 @@ public final class Spool implements AutoCloseable {
             lock.lock();
             try {
                 broken = e;
-                durableMoved.signalAll();
+                safeMoved.signalAll();
             } finally {
                 lock.unlock();
             }
             return;
         }
         crashPoints.accept("forced");
-        List<Runnable> ready = new ArrayList<>();
+        List<Runnable> ready;
         lock.lock();
         try {
-            if (target > durableSeq) {
-                durableSeq = target;
-                durableMoved.signalAll();
-            }
-            while (!waiters.isEmpty() && waiters.peekFirst().seq() <= durableSeq) {
-                ready.add(waiters.pollFirst().action());
-            }
-            // a waiter may have come out of order (a lower seq after a higher one): look at the rest too
-            if (!waiters.isEmpty()) {
-                waiters.removeIf(w -> w.seq() <= durableSeq && ready.add(w.action()));
-            }
+            durableSeq = Math.max(durableSeq, target);
+            advanceSafe();
+            ready = takeReady();
         } finally {
             lock.unlock();
         }
-        for (Runnable r : ready) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                LOG.error("spool {}: an action on a durable record failed", dir, e);
-            }
-        }
+        runAll(ready);
     }
 
     /**
@@ -792,7 +971,7 @@ public final class Spool implements AutoCloseable {
                 pendingAcks = merged;
                 pendingAckCount = total;
                 long now = System.nanoTime();
-                ackRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
+                ackRetryAt = now + TimeUnit.MILLISECONDS.toNanos(300);
                 if (!ackRetrying || now - ackFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
                     ackFailedLogAt = now;
                     LOG.warn("spool {}: writing {} acknowledgements failed, kept to try again: {}", dir,
@@ -876,7 +1055,7 @@ public final class Spool implements AutoCloseable {
             }
             closed = true;
             work.signal();
-            durableMoved.signalAll();
+            safeMoved.signalAll();
         } finally {
             lock.unlock();
         }

@@ -122,7 +122,7 @@ class SpoolCrashTest {
         long fresh;
         try (Spool s = Spool.open(dir, new SpoolSettings(Fsync.BATCH, 256L << 20, 64 << 10), r -> { })) {
             fresh = s.append(0, (byte) 1, "writer", "after the crash".getBytes(UTF_8));
-            assertTrue(s.awaitDurable(fresh, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(fresh, 10, TimeUnit.SECONDS));
         }
         List<Long> back = new ArrayList<>();
         try (Spool s = Spool.open(dir, new SpoolSettings(Fsync.BATCH, 256L << 20, 64 << 10), r -> back.add(

@@ -49,7 +49,7 @@ class SpoolTest {
             for (int i = 0; i < 10; i++) {
                 seqs.add(s.append(1_000 + i, (byte) (i % 3), i % 2 == 0 ? "alice" : "", payload(i, 100)));
             }
-            assertTrue(s.awaitDurable(seqs.get(9), 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(seqs.get(9), 10, TimeUnit.SECONDS));
             for (int i = 0; i < 10; i += 2) {
                 s.ack(seqs.get(i));
             }
@@ -71,11 +71,53 @@ class SpoolTest {
     void acknowledgementsAreWrittenOnceTheyComeDueWithNothingElseToWakeTheCommitter() throws Exception {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             long seq = s.append(0, (byte) 0, "", payload(1, 64));
-            assertTrue(s.awaitDurable(seq, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(seq, 10, TimeUnit.SECONDS));
             long before = s.stats().written();
             s.ack(seq);
             // nothing is appended after it: the committer's own time set for it must write it (8 bytes and framing)
             await().atMost(Duration.ofSeconds(5)).until(() -> s.stats().written() > before);
+        }
+    }
+
+    @Test
+    void recordsTheNextHopTookBeforeTheyWereWrittenAreNeverWrittenAndTheRestComeBackWhole() throws Exception {
+        SpoolSettings oneSegment = new SpoolSettings(Fsync.BATCH, 64L << 20, 16L << 20);
+        List<Long> seqs = new ArrayList<>();
+        int recordBytes = RecordFormat.dataBytes(0, 1000);
+        try (Spool s = Spool.open(dir, oneSegment, r -> { })) {
+            s.ack(s.append(0, (byte) 0, "", payload(0, 1000))); // acknowledgements flow: records wait for them
+            for (int i = 1; i <= 1000; i++) {
+                seqs.add(s.append(i, (byte) 0, "", payload(i, 1000)));
+            }
+            for (int i = 0; i < 600; i++) {
+                s.ack(seqs.get(i)); // the next hop took these at once, the other 400 not
+            }
+            assertTrue(s.awaitSafe(seqs.get(999), 10, TimeUnit.SECONDS));
+            long records = 1001L * recordBytes;
+            assertTrue(s.stats().written() < records * 3 / 5, "what was acknowledged first was not all written: "
+                    + s.stats().written() + " bytes written of " + records);
+        }
+        List<SpoolRecord> back = new ArrayList<>();
+        try (Spool s = Spool.open(dir, oneSegment, back::add)) {
+            // the records left out are zeros (or a hole) before the first chunk written: no damage
+            assertEquals(0, s.stats().damaged(), s.stats().toString());
+        }
+        assertEquals(400, back.size());
+        for (int k = 0; k < 400; k++) {
+            assertEquals(seqs.get(600 + k), back.get(k).seq());
+            assertArrayEquals(payload(601 + k, 1000), back.get(k).payload());
+        }
+    }
+
+    @Test
+    void aBatchIsSafeOnceItsOwnRecordsAreAcknowledgedWhateverCameBefore() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            long before = s.append(0, (byte) 0, "", payload(0, 64));
+            long first = s.append(0, (byte) 0, "", payload(1, 64));
+            long last = s.append(0, (byte) 0, "", payload(2, 64));
+            s.ack(new long[] {first, last}, 2);
+            assertTrue(s.awaitSafe(first, last, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(before, 10, TimeUnit.SECONDS), "and the one before, once it is forced");
         }
     }
 
@@ -86,7 +128,7 @@ class SpoolTest {
             CountDownLatch all = new CountDownLatch(100);
             for (int i = 0; i < 100; i++) {
                 long seq = s.append(0, (byte) 0, "", payload(i, 64));
-                s.whenDurable(seq, () -> {
+                s.whenSafe(seq, () -> {
                     synchronized (ran) {
                         ran.add(seq);
                     }
@@ -108,7 +150,7 @@ class SpoolTest {
             for (int i = 0; i < 200; i++) { // 200 records of 1 KiB: four segments of 64 KiB
                 seqs.add(s.append(0, (byte) 0, "", payload(i, 1024)));
             }
-            assertTrue(s.awaitDurable(seqs.get(199), 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(seqs.get(199), 10, TimeUnit.SECONDS));
             List<Path> files = Directory.files(dir, Segment.SUFFIX);
             assertTrue(files.size() >= 4, files.toString());
             seqs.forEach(s::ack);
@@ -149,7 +191,7 @@ class SpoolTest {
         byte[][] four = {payload(0, 100), payload(1, 100), payload(2, 100), payload(3, 100)};
         try (Spool s = Spool.open(dir, tiny, r -> { })) {
             long first = s.appendAll(7, "alice", lanes, four, 4);
-            assertTrue(s.awaitDurable(first + 3, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(first + 3, 10, TimeUnit.SECONDS));
             s.ack(first + 1);
             // a batch that does not fit whole: refused, and what of it was appended is let go
             byte[][] big = new byte[300][];
@@ -174,7 +216,7 @@ class SpoolTest {
         Path always = Files.createDirectories(dir.resolve("always"));
         try (Spool s = Spool.open(always, SpoolSettings.of(Fsync.ALWAYS, 4L << 20), r -> { })) {
             long first = s.appendAll(0, "", lanes, four, 4);
-            assertTrue(s.awaitDurable(first + 3, 0, TimeUnit.SECONDS), "always: durable when it returns");
+            assertTrue(s.awaitSafe(first + 3, 0, TimeUnit.SECONDS), "always: durable when it returns");
             assertEquals(1, s.stats().forces(), "one force for the batch");
         }
     }
@@ -186,7 +228,7 @@ class SpoolTest {
             for (int i = 0; i < 5; i++) {
                 last = s.append(0, (byte) 0, "", payload(i, 200));
             }
-            assertTrue(s.awaitDurable(last, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(last, 10, TimeUnit.SECONDS));
         }
         Path seg = Directory.files(dir, Segment.SUFFIX).get(0);
         int recordBytes = RecordFormat.HEADER_BYTES + RecordFormat.DATA_FIXED_BYTES + 200;
@@ -213,7 +255,7 @@ class SpoolTest {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             s.append(0, (byte) 0, "", payload(1, 300));
             last = s.append(0, (byte) 0, "", payload(2, 300));
-            assertTrue(s.awaitDurable(last, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(last, 10, TimeUnit.SECONDS));
         }
         Path seg = Directory.files(dir, Segment.SUFFIX).get(0);
         try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
@@ -227,7 +269,7 @@ class SpoolTest {
             // the torn record never was (it could not have been durable, so nobody was told it was taken): its
             // number is free again, as nothing on disk names it
             assertEquals(last, next);
-            assertTrue(s.awaitDurable(next, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(next, 10, TimeUnit.SECONDS));
         }
         assertEquals(List.of(1L), got.stream().map(SpoolRecord::seq).toList());
         List<SpoolRecord> again = new ArrayList<>();
@@ -244,7 +286,7 @@ class SpoolTest {
             for (int i = 0; i < 100; i++) {
                 seqs.add(s.append(0, (byte) 0, "", payload(i, 1024)));
             }
-            assertTrue(s.awaitDurable(seqs.get(99), 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(seqs.get(99), 10, TimeUnit.SECONDS));
             seqs.forEach(s::ack);
             await().atMost(Duration.ofSeconds(10)).until(() -> s.stats().segments() == 1);
         }
@@ -252,7 +294,7 @@ class SpoolTest {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             fresh = s.append(0, (byte) 0, "", payload(7, 10));
             assertTrue(fresh > 100, "numbering goes on: " + fresh);
-            assertTrue(s.awaitDurable(fresh, 10, TimeUnit.SECONDS));
+            assertTrue(s.awaitSafe(fresh, 10, TimeUnit.SECONDS));
         }
         assertEquals(List.of(fresh), reopen(SMALL).stream().map(SpoolRecord::seq).toList());
     }
@@ -274,14 +316,14 @@ class SpoolTest {
         Path always = Files.createDirectories(dir.resolve("always"));
         try (Spool s = Spool.open(always, SpoolSettings.of(Fsync.ALWAYS, 4L << 20), r -> { })) {
             long seq = s.append(0, (byte) 0, "", payload(1, 10));
-            assertTrue(s.awaitDurable(seq, 0, TimeUnit.SECONDS), "always: durable at once");
+            assertTrue(s.awaitSafe(seq, 0, TimeUnit.SECONDS), "always: durable at once");
             assertEquals(1, s.stats().forces());
             assertEquals(s.stats().written(), recordBytesIn(always.resolve(Segment.name(seq))), "in the file");
         }
         Path never = Files.createDirectories(dir.resolve("never"));
         try (Spool s = Spool.open(never, SpoolSettings.of(Fsync.NEVER, 4L << 20), r -> { })) {
             long seq = s.append(0, (byte) 0, "", payload(1, 10));
-            assertTrue(s.awaitDurable(seq, 5, TimeUnit.SECONDS), "never: durable once the committer wrote it");
+            assertTrue(s.awaitSafe(seq, 5, TimeUnit.SECONDS), "never: durable once the committer wrote it");
             assertEquals(0, s.stats().forces());
             assertEquals(s.stats().written(), recordBytesIn(never.resolve(Segment.name(seq))), "in the file");
         }

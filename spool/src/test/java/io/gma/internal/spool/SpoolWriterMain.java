@@ -39,7 +39,7 @@ public final class SpoolWriterMain {
             byte[] tag = ("record " + i).getBytes(StandardCharsets.UTF_8);
             System.arraycopy(tag, 0, payload, 0, tag.length);
             long seq = spool.append(System.currentTimeMillis(), (byte) 1, "writer", payload);
-            spool.whenDurable(seq, () -> {
+            spool.whenSafe(seq, () -> {
                 synchronized (out) {
                     out.println("durable " + seq + " " + i);
                 }
