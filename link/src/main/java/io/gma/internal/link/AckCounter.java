@@ -112,7 +112,7 @@ final class AckCounter {
         return delta;
     }
 
-    /** The link works: the peer acknowledged something. Whether this is the first time. */
+    /** The link works: the peer acknowledged something, or sent a message. Whether this is the first time. */
     boolean firstWork() {
         if (worked) {
             return false;
@@ -121,7 +121,7 @@ final class AckCounter {
         return true;
     }
 
-    /** Whether the peer acknowledged anything on this link: it worked, whatever ended it. */
+    /** Whether the peer acknowledged or sent anything on this link: it worked, whatever ended it. */
     boolean worked() {
         return worked;
     }

@@ -160,7 +160,7 @@ public final class Link {
         return identity;
     }
 
-    /** Whether the peer acknowledged anything on this link: it worked, whatever ended it. */
+    /** Whether the peer acknowledged or sent anything on this link: it worked, whatever ended it. */
     public boolean worked() {
         return acks.worked();
     }

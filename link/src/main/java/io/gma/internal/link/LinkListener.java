@@ -26,7 +26,7 @@ public interface LinkListener {
      */
     void linkOpened(Link link);
 
-    /** The peer acknowledged something on this link for the first time: the link works. */
+    /** The peer acknowledged something on this link, or sent a message, for the first time: the link works. */
     void linkWorked(Link link);
 
     /**

@@ -162,8 +162,15 @@ final class LinkReader {
             link.closeWith(new LinkException(ErrorCode.SHUTTING_DOWN, link.peerName() + " said BYE"));
         } else if (c == Command.HELLO || c == Command.WELCOME) {
             throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
-        } else if (listener.receive(m, link)) {
-            acks.received(m.encodedLength());
+        } else {
+            if (acks.firstWork()) {
+                // a peer that only sends to this side (a PC servlet to a consumer) never ACKs: its messages say
+                // the link works, and a reconnect after it needs no back-off
+                listener.linkWorked(link);
+            }
+            if (listener.receive(m, link)) {
+                acks.received(m.encodedLength());
+            }
         }
     }
 

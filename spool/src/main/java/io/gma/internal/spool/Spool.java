@@ -59,7 +59,7 @@ public final class Spool implements AutoCloseable {
      * drops as a duplicate. Written, it survives a crash of the process; forced once per 100 ms, a power loss
      * replays at most that much, well inside the receivers' window of 65,536 numbers per sender.
      */
-    static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    static final long ACK_FORCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /**
      * Acknowledgements wait to be written until this many have gathered, or the oldest has waited {@link
      * #ACK_DELAY_NANOS}, or the spool closes: they do not wake the committer one by one (a thread switch and a
@@ -862,7 +862,7 @@ public final class Spool implements AutoCloseable {
                 all.get(later).putBack(toWrite.get(later));
             }
             long now = System.nanoTime();
-            writeRetryAt = now + TimeUnit.MILLISECONDS.toNanos(300);
+            writeRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
             if (!writeRetrying || now - writeFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
                 writeFailedLogAt = now;
                 LOG.warn("spool {}: writing {} bytes failed, kept to try again: {}", dir, unwrittenBytes,
@@ -898,7 +898,7 @@ public final class Spool implements AutoCloseable {
 
     /**
      * Forces the segments written to, writes (and forces) acknowledgements, then says what is durable: up to
-     * {@code target}, or nothing new when it is -1 (a write failed).
+     * {@code target}, or nothing new when it is -1 (a write failed, or records linger unwritten).
      */
     private void commit(long target, List<Segment> all, long[] acks, int ackCount, long ackFileSeq) {
         try {
@@ -971,7 +971,7 @@ public final class Spool implements AutoCloseable {
                 pendingAcks = merged;
                 pendingAckCount = total;
                 long now = System.nanoTime();
-                ackRetryAt = now + TimeUnit.MILLISECONDS.toNanos(300);
+                ackRetryAt = now + TimeUnit.MILLISECONDS.toNanos(100);
                 if (!ackRetrying || now - ackFailedLogAt > TimeUnit.SECONDS.toNanos(10)) {
                     ackFailedLogAt = now;
                     LOG.warn("spool {}: writing {} acknowledgements failed, kept to try again: {}", dir,
