@@ -124,9 +124,10 @@ public final class PcCommand implements Callable<Integer> {
 
     @Option(names = "--fsync", paramLabel = "always|batch|never", defaultValue = "batch",
             converter = FsyncConverter.class, description = "When the spool is forced to disk, before what it"
-                    + " holds is acknowledged: batch (one flush covers every message that came while the one before"
-                    + " it ran), always (each message), never (a crash of the process loses nothing, a crash of the"
-                    + " machine may). Default ${DEFAULT-VALUE}.")
+                    + " holds is acknowledged unless the hop ahead took it first: batch (one flush covers every"
+                    + " message that came while the one before it ran; while the hop ahead acknowledges, messages"
+                    + " wait up to 300 ms for it, and what it took is never written), always (each message), never"
+                    + " (a crash of the process loses nothing, a crash of the machine may). Default ${DEFAULT-VALUE}.")
     SpoolOptions.Fsync fsync;
 
     @Option(names = "--max-spool-bytes", paramLabel = "N", defaultValue = "1073741824",
