@@ -126,6 +126,25 @@ def test_ping_is_answered_with_pong(sink):
     peer.close()
 
 
+def test_ping_is_answered_after_the_ack_of_what_came_before_it(sink):
+    # what a PC servlet with a spool relies on: it sends a PING after a batch, and learns at once, not within the
+    # 20 ms an ACK may wait, that the endpoint took the batch
+    peer = RawPeer.connect(_port(sink))
+    peer.hello(PEER)
+    for seq in (1, 2, 3):
+        peer.send(Command.DATA, PEER, sink.name, seq, b"x")
+    peer.send(Command.PING, PEER, sink.name, 7, b"")
+    acked = 0
+    while True:  # until the PONG: the ACKs before it must cover all three
+        m = peer.next(skip=(Command.PING,))
+        if m.command == Command.PONG:
+            break
+        assert m.command == Command.ACK, m
+        acked = struct.unpack(">Q", m.data)[0]
+    assert acked == 3
+    peer.close()
+
+
 def test_idle_link_is_pinged_and_a_silent_peer_is_dropped(sink):
     peer = RawPeer.connect(_port(sink))
     peer.hello(PEER)

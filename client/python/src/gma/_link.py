@@ -451,6 +451,8 @@ class Link:
         if self._closed:
             return
         if c < 0x10 or c >= 0x40:  # what the listener takes, counted: the common case first
+            # a peer that only sends here (a PC servlet to a consumer) never ACKs: its messages say the link works
+            self.worked = True
             self.listener.receive(self, m)
             self._received += 1
             self._received_bytes += 20 + len(m.data)
@@ -466,6 +468,7 @@ class Link:
                 if q is not None:
                     q.acknowledge(self, delta)
         elif c == Command.PING:
+            self.send_ack()  # what came before it first: a PC servlet with a spool asks for it with a PING
             self.send_immediate(_wire.pack(m.sequence, Command.PONG, self.name, m.sender, m.data))
         elif c == Command.PONG:
             pass
