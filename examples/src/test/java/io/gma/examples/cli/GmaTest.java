@@ -30,6 +30,7 @@ class GmaTest {
     void theDemoShowsBothAgentsWithTheirRoutesAnswersTheSelectItPrintsAndStops() throws Exception {
         LiveGma demo = new LiveGma("demo", "--duration", "40", "--interval", "300");
         demo.awaitOut("\nAsk the agents' tables");
+        demo.awaitOut("FROM host_cpu\"\n"); // the line's end: its command may be written after its start
         String shown = demo.out.toString();
         assertTrue(shown.matches("(?s)GMA demo, all in this process on loopback\\. Dashboard:"
                 + " http://127\\.0\\.0\\.1:[0-9]+/dashboard/\n.*"), shown);
