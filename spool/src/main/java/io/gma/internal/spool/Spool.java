@@ -489,6 +489,8 @@ public final class Spool implements AutoCloseable {
     /**
      * Runs {@code action} once every record up to {@code seq} is safe: forced to disk, or acknowledged. At once if
      * they are, else on the thread that makes them so: the committer after a force, or the caller of {@link #ack}.
+     * Actions made ready on different threads may run in either order (one at once here, while the committer runs
+     * those it took for lower records): a caller that counts takes the highest it was told of.
      */
     public void whenSafe(long seq, Runnable action) {
         if (seq <= safeSeq) {
