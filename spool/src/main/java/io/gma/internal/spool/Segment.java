@@ -249,12 +249,19 @@ final class Segment {
         return !unwritten.isEmpty();
     }
 
+    /** The chunks appended to and not written yet, oldest first: a copy, for tests. */
+    List<Chunk> unwritten() {
+        return new ArrayList<>(unwritten);
+    }
+
     /**
      * Under the spool's lock, before chunk {@code c} is written: whether every record of it is acknowledged, so
      * that it need never be written. Then the bytes of its records in the block they end in are zeroed, here and
      * in the leads of the chunks after it that copied them, so that a later chunk writes that block with zeros
      * where these records would have been: the file holds zeros in their place (a hole, read as zeros, before
-     * that block), which {@link RecordReader} passes over as it passes the padding of a direct write.
+     * that block), which {@link RecordReader} passes over as it passes the padding of a direct write. A later
+     * chunk written already is left alone: its block is in the file with these records, acknowledged, which a
+     * reopen hands back only if their acknowledgements were not written; and its buffer went back to the pool.
      */
     boolean skipIfAcknowledged(Chunk c) {
         if (c.endSeq == c.firstSeq || acked.nextClearBit(index(c.firstSeq)) < index(c.endSeq)) {
@@ -264,7 +271,10 @@ final class Segment {
         long from = Math.max(c.start + c.lead, to / BLOCK * BLOCK);
         zero(c, from, to);
         for (Chunk n = c.next; n != null && n.start < to; n = n.next) {
-            zero(n, from, Math.min(to, n.start + n.lead));
+            if (!n.written) {
+                // a chunk written (or dropped) has given its buffer back, which a newer chunk may hold now
+                zero(n, from, Math.min(to, n.start + n.lead));
+            }
         }
         return true;
     }

@@ -301,7 +301,7 @@ public final class Spool implements AutoCloseable {
                 }
                 if (settings.fsync() == Fsync.ALWAYS && count > 0) {
                     writeNow();
-                    forceNow(segments.get(segments.size() - 1), first + count - 1);
+                    forceNow(first + count - 1);
                 }
             } catch (SpoolException e) {
                 for (long seq = first; seq < first + done; seq++) {
@@ -415,7 +415,7 @@ public final class Spool implements AutoCloseable {
      */
     private void writeAndForceNow(Segment active, long seq, int size) throws SpoolException {
         writeOrTakeBack(active, seq, size);
-        forceNow(active, seq);
+        forceNow(seq);
     }
 
     /**
@@ -470,11 +470,18 @@ public final class Spool implements AutoCloseable {
         }
     }
 
-    /** Under the lock, with {@link Fsync#ALWAYS}: the record is forced before the append returns. */
-    private void forceNow(Segment active, long seq) throws SpoolException {
+    /**
+     * Under the lock, with {@link Fsync#ALWAYS}: the records up to {@code seq} are forced before the append returns;
+     * every segment written to, not only the one appended to last (a batch may have rolled to a new one).
+     */
+    private void forceNow(long seq) throws SpoolException {
         try {
-            active.force();
-            forces.increment();
+            for (Segment s : segments) {
+                if (s.isDirty()) {
+                    s.force();
+                    forces.increment();
+                }
+            }
         } catch (IOException e) {
             broken = e;
             throw new SpoolException("the spool at " + dir + " failed to force record " + seq + " to disk: "

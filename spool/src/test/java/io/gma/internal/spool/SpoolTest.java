@@ -111,6 +111,22 @@ class SpoolTest {
     }
 
     @Test
+    void withFsyncAlwaysABatchThatRollsToANewSegmentIsForcedInBoth() throws Exception {
+        SpoolSettings always = new SpoolSettings(Fsync.ALWAYS, 8L << 20, 64 << 10);
+        try (Spool s = Spool.open(dir, always, r -> { })) {
+            s.append(0, (byte) 0, "", payload(0, 1000)); // the first segment has records, and is forced
+            long before = s.stats().forces();
+            byte[][] payloads = new byte[100][];
+            for (int i = 0; i < payloads.length; i++) {
+                payloads[i] = payload(i + 1, 1000); // 100 KiB: past the first segment's 64 KiB, into a second
+            }
+            s.appendAll(0, "", new byte[payloads.length], payloads, payloads.length);
+            // the first segment's last records are in its file, written: forced before the batch is durable too
+            assertEquals(2, s.stats().forces() - before, "forces of the batch, one a segment: " + s.stats());
+        }
+    }
+
+    @Test
     void aBatchIsSafeOnceItsOwnRecordsAreAcknowledgedWhateverCameBefore() throws Exception {
         try (Spool s = Spool.open(dir, SMALL, r -> { })) {
             long before = s.append(0, (byte) 0, "", payload(0, 64));
