@@ -583,11 +583,14 @@ public final class Spool implements AutoCloseable {
 
     /**
      * Under the lock: wakes the committer for acknowledgements only when they are due, a segment may go, or it
-     * waits with no time set (then it sets one); the waiters the acknowledgements made ready, to run outside it.
+     * waits with no time set or a later one than theirs (then it sets theirs); the waiters the acknowledgements
+     * made ready, to run outside it.
      */
     private List<Runnable> acksTaken() {
         ackedAt = System.nanoTime();
-        if (deletable || committerWaits && committerWakeAt == Long.MAX_VALUE || pendingAckCount >= ACK_BATCH) {
+        if (deletable || pendingAckCount >= ACK_BATCH || committerWaits && pendingAckCount > 0
+                && (committerWakeAt == Long.MAX_VALUE || acksPendingSince + ACK_DELAY_NANOS - committerWakeAt < 0)) {
+            // (a committer that waits for records to linger wakes sooner, for the acknowledgements' time)
             work.signal();
         }
         if (advanceSafe()) {

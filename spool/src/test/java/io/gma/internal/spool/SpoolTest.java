@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -108,6 +109,46 @@ class SpoolTest {
             assertEquals(seqs.get(600 + k), back.get(k).seq());
             assertArrayEquals(payload(601 + k, 1000), back.get(k).payload());
         }
+    }
+
+    @Test
+    void anAcknowledgementIsWrittenWithinItsDelayWhileRecordsLinger() throws Exception {
+        try (Spool s = Spool.open(dir, SMALL, r -> { })) {
+            long x = s.append(0, (byte) 0, "", payload(0, 64));
+            s.ack(x); // acknowledgements flow: what is appended now lingers for its next hop, up to 300 ms
+            long appended = System.nanoTime();
+            s.append(0, (byte) 0, "", payload(1, 64));
+            long c = s.append(0, (byte) 0, "", payload(2, 64));
+            // x's acknowledgement is written within its 10 ms; acknowledging x again keeps them flowing meanwhile
+            await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(10)).until(() -> {
+                s.ack(x);
+                return bytesOf(AckLog.SUFFIX) > 0;
+            });
+            long acks = bytesOf(AckLog.SUFFIX);
+            long records = bytesOf(Segment.SUFFIX); // x's, if the committer wrote it before its acknowledgement
+            assumeTrue(System.nanoTime() - appended < 200_000_000L, "the machine was too slow for the records to"
+                    + " linger still: nothing to test with");
+            s.ack(c); // the committer sleeps until the records' linger ends: this wakes it sooner
+            await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(10)).until(() -> {
+                s.ack(x);
+                return bytesOf(AckLog.SUFFIX) > acks;
+            });
+            assertEquals(records, bytesOf(Segment.SUFFIX), "the acknowledgement was written before the records that"
+                    + " linger, not with them");
+        }
+    }
+
+    /** The bytes of the spool's files whose names end so. */
+    private long bytesOf(String suffix) throws IOException {
+        long bytes = 0;
+        try (var files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                if (p.getFileName().toString().endsWith(suffix)) {
+                    bytes += Files.size(p);
+                }
+            }
+        }
+        return bytes;
     }
 
     @Test
