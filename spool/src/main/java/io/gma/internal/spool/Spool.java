@@ -626,11 +626,13 @@ public final class Spool implements AutoCloseable {
         while (at <= appendedSeq) {
             Segment s = segmentOf(at);
             if (s == null) {
-                Segment oldest = segments.get(0);
-                if (at >= oldest.firstSeq) {
-                    return at; // not a record of any segment: cannot happen while numbers follow each other
+                // not a record of any segment: of one deleted (every record of it acknowledged), or a number
+                // never given (numbering went past those an acknowledgement file named, at a restart)
+                Segment after = segmentAfter(at);
+                if (after == null) {
+                    return appendedSeq + 1;
                 }
-                at = oldest.firstSeq; // those before were in segments deleted, every record acknowledged
+                at = after.firstSeq;
                 continue;
             }
             long unacked = s.firstUnacknowledged(at);
@@ -687,6 +689,21 @@ public final class Spool implements AutoCloseable {
         if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
             deletable = true;
         }
+    }
+
+    /** Under the lock: the first segment whose records begin after {@code seq}, or null. */
+    private Segment segmentAfter(long seq) {
+        int lo = 0;
+        int hi = segments.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (segments.get(mid).firstSeq <= seq) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < segments.size() ? segments.get(lo) : null;
     }
 
     /** Under the lock: the segment that holds {@code seq}, or null. */
