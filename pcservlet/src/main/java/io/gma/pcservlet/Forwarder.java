@@ -461,12 +461,15 @@ final class Forwarder implements Runnable {
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
     private void finish(List<Queued> batch, ErrorCode code, String reason) {
         failures.reset();
+        long told = Spooling.NONE;
         if (code != null) {
             for (Queued q : batch) {
-                router.answer(q.message(), code, reason);
+                told = Math.max(told, router.answer(q.message(), code, reason));
             }
         }
-        spooling.ackAll(queue.done()); // the next hop has them, or their senders were told
+        List<Queued> done = queue.done();
+        // the next hop has them, or their senders were told (once the ERRORs that tell them are safe)
+        spooling.whenSafe(told, () -> spooling.ackAll(done));
         room.freed();
     }
 

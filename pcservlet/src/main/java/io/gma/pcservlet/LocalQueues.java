@@ -33,7 +33,11 @@ final class LocalQueues {
 
     /** Where a message goes that will never reach its endpoint: its sender is told. */
     interface Undeliverable {
-        void undeliverable(byte[] packed, ErrorCode code, String reason);
+        /**
+         * Tells the sender of {@code packed} it failed; the record of the ERROR that tells it, which the message's
+         * own record waits for before it goes ({@link Spooling#ackOnceSafe}), or {@link Spooling#NONE}.
+         */
+        long undeliverable(byte[] packed, ErrorCode code, String reason);
     }
 
     private final String domain;
@@ -94,8 +98,8 @@ final class LocalQueues {
                     queue(p, q, packed);
                     touched.add(p);
                 } catch (LinkException ex) {
-                    failed.undeliverable(packed, ex.code(), ex.getMessage());
-                    spooling.ack(q.spoolSeq()); // its sender is told instead
+                    // its sender is told instead, once that is as safe as the message was
+                    spooling.ackOnceSafe(q.spoolSeq(), failed.undeliverable(packed, ex.code(), ex.getMessage()));
                 }
             }
         }
@@ -280,12 +284,13 @@ final class LocalQueues {
 
     /** What {@code p}'s queue held goes to {@code failed}; their records are done with (the senders are told). */
     private void fail(Peer p, LinkException why, Undeliverable failed) {
+        long told = Spooling.NONE;
         for (byte[] packed : p.queue().closeKeeping(why)) {
-            failed.undeliverable(packed, why.code(), why.getMessage());
+            told = Math.max(told, failed.undeliverable(packed, why.code(), why.getMessage()));
         }
         SpooledAcks acks = spooled.remove(p);
         if (acks != null) {
-            acks.ackAll();
+            spooling.whenSafe(told, acks::ackAll); // once the ERRORs that tell their senders are safe
         }
     }
 

@@ -159,16 +159,14 @@ final class PcNode implements AutoCloseable {
             if (!maxAge.isZero() && age > maxAge.toMillis()) {
                 expired++;
                 metrics.expired.increment();
-                router.answer(m, ErrorCode.TIMEOUT, m.command() + " " + Long.toUnsignedString(m.sequence())
-                        + " waited " + age / 1000 + " s in the spool of " + domain + ", longer than maxAge "
-                        + maxAge.toSeconds() + " s");
-                spooling.ack(r.seq());
+                spooling.ackOnceSafe(r.seq(), router.answer(m, ErrorCode.TIMEOUT, m.command() + " "
+                        + Long.toUnsignedString(m.sequence()) + " waited " + age / 1000 + " s in the spool of " + domain
+                        + ", longer than maxAge " + maxAge.toSeconds() + " s"));
                 continue;
             }
             String refused = r.fromUplink() ? refusedNow(r) : null;
             if (refused != null) {
-                router.answer(m, ErrorCode.FORBIDDEN, refused);
-                spooling.ack(r.seq());
+                spooling.ackOnceSafe(r.seq(), router.answer(m, ErrorCode.FORBIDDEN, refused));
                 continue;
             }
             Queued q = new Queued(m, r.seq());

@@ -163,22 +163,27 @@ final class Router implements UplinkServer.Upstream {
 
     /** A message queued for an endpoint of this domain that will never reach it: its sender is told. */
     @Override
-    public void undeliverable(byte[] packed, ErrorCode code, String reason) {
+    public long undeliverable(byte[] packed, ErrorCode code, String reason) {
         metrics.drops.increment();
-        answer(Packed.command(packed), Packed.from(packed), Packed.to(packed), Packed.sequence(packed), code, reason);
+        return answer(Packed.command(packed), Packed.from(packed), Packed.to(packed), Packed.sequence(packed), code,
+                reason);
     }
 
-    /** Tells the sender of {@code m} it failed: ERROR from its destination, with its sequence number. */
-    void answer(Message m, ErrorCode code, String reason) {
-        answer(m.command(), m.from(), m.to(), m.sequence(), code, reason);
+    /**
+     * Tells the sender of {@code m} it failed: ERROR from its destination, with its sequence number. Returns the
+     * ERROR's record, which {@code m}'s own waits for before it goes ({@link Spooling#ackOnceSafe}): until then a
+     * crash brings {@code m} back, not nothing; or {@link Spooling#NONE} (no spool, no ERROR, or a full spool).
+     */
+    long answer(Message m, ErrorCode code, String reason) {
+        return answer(m.command(), m.from(), m.to(), m.sequence(), code, reason);
     }
 
-    private void answer(Command command, String from, String to, long sequence, ErrorCode code, String reason) {
+    private long answer(Command command, String from, String to, long sequence, ErrorCode code, String reason) {
         if (command == Command.REPLY || command == Command.ERROR) {
             LOG.debug("{}: {} from {} to {} lost: {} {}", domain, command, from, to, code, reason);
-            return; // an answer to an answer would go round; the requester's timeout covers it
+            return Spooling.NONE; // an answer to an answer would go round; the requester's timeout covers it
         }
-        routeOwn(Message.error(to, from, sequence, code, sentence(reason)));
+        return routeOwn(Message.error(to, from, sequence, code, sentence(reason)));
     }
 
     /** An ERROR's sentence, at most MAX_SENTENCE characters, so that an answer's size is bounded. */
@@ -188,16 +193,17 @@ final class Router implements UplinkServer.Upstream {
 
     /**
      * Routes an ERROR (made here, or from a POST's answer) whatever the bounds: they are few and small. It is
-     * spooled like the rest, unless the spool is full (then it goes in memory only).
+     * spooled like the rest, unless the spool is full (then it goes in memory only); its record, or {@link
+     * Spooling#NONE}.
      */
-    void routeOwn(Message e) {
+    long routeOwn(Message e) {
         if (outbound.isClosed()) {
-            return;
+            return Spooling.NONE;
         }
         String d = Name.domainOf(e.to());
         boolean here = d.equals(domain);
         if (here && e.to().equals(pcName) || !here && !Name.isDomain(d)) {
-            return;
+            return Spooling.NONE;
         }
         long seq;
         try {
@@ -210,6 +216,7 @@ final class Router implements UplinkServer.Upstream {
         } else if (deliver(new Queued(e, seq), true) == UplinkServer.Routed.NO_ROOM) {
             LOG.debug("{}: could not deliver {} to {}", domain, e.command(), e.to());
         }
+        return seq;
     }
 
     /** Queues spooled messages of a batch that was checked whole for room: whatever the bounds. */

@@ -161,6 +161,19 @@ final class Spooling implements AutoCloseable {
         }
     }
 
+    /**
+     * Acknowledges record {@code seq}, whose sender is told it failed by the ERROR of record {@code told}, once that
+     * one is safe: until then a crash brings the message back (and it fails again), rather than neither. At once
+     * for {@link #NONE}: an ERROR in memory only (a full spool), or none to send.
+     */
+    void ackOnceSafe(long seq, long told) {
+        if (told == NONE) {
+            ack(seq);
+        } else {
+            whenSafe(told, () -> ack(seq));
+        }
+    }
+
     /** The next hop has these messages (a batch): their records are acknowledged together. */
     void ackAll(List<Queued> done) {
         if (spool == null || done.isEmpty()) {

@@ -119,6 +119,45 @@ class DurableAcknowledgementTest {
         }
     }
 
+    /**
+     * A message that fails at the PC servlet (its endpoint is gone) goes from the spool only once the ERROR that
+     * tells its sender is safe: until then a crash brings the message back, rather than losing both.
+     */
+    @Test
+    void aFailedMessageStaysInTheSpoolUntilTheErrorThatTellsItsSenderIsSafe() throws Exception {
+        try (Registry registry = Registry.builder().port(0).build().start();
+                PcServer west = PcServer.builder("west", registry.url()).spool(SpoolOptions.in(dir.resolve("west")))
+                        .registryGrace(Duration.ZERO).start()) {
+            RegistryClient client = RegistryClient.create(registry.url());
+            String sink = client.register(Registration.builder(Kind.CONSUMER, "sink", "west").port(1).build())
+                    .name();
+            // the sender's domain, whose PC servlet does not answer: the ERROR waits in west's queue for it
+            client.registerDomain("east", "http://127.0.0.1:1/gma", null, Duration.ofMinutes(5));
+            assertEquals(200, post(west, sink).get(10, TimeUnit.SECONDS).statusCode()); // on disk, not taken
+            armed.set(true);
+            client.unregister(sink); // within 10 s, west fails the message: an ERROR for its sender in east
+            await().atMost(Duration.ofSeconds(20)).until(() -> metric(west, "gma_pc_spool_appended_total") == 2);
+            assertTrue(holding.await(10, TimeUnit.SECONDS), "the committer forced a record");
+            // held: the ERROR is not safe, so the message's record stays with it
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> metric(west, "gma_pc_spool_records") == 2);
+            release.countDown();
+            // the ERROR safe, the message's record goes; the ERROR's waits for domain east
+            await().atMost(Duration.ofSeconds(10)).until(() -> metric(west, "gma_pc_spool_records") == 1);
+        }
+    }
+
+    private static long metric(PcServer pc, String name) throws Exception {
+        String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(pc.url() + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return (long) Double.parseDouble(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError(name + " is not among the metrics:\n" + text);
+    }
+
     private static CompletableFuture<HttpResponse<String>> post(PcServer west, String to) {
         byte[] batch = Packed.make(1, Command.DATA, "p-aaaaaa@east", to, new byte[10]);
         return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create(west.url()

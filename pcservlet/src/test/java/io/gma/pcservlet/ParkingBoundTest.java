@@ -43,7 +43,8 @@ class ParkingBoundTest {
             }
 
             @Override
-            public void undeliverable(byte[] packed, ErrorCode code, String reason) {
+            public long undeliverable(byte[] packed, ErrorCode code, String reason) {
+                return Spooling.NONE;
             }
         };
         int n = 100;

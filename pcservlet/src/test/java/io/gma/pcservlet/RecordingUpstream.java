@@ -18,7 +18,8 @@ final class RecordingUpstream implements UplinkServer.Upstream {
     }
 
     @Override
-    public void undeliverable(byte[] packed, ErrorCode code, String reason) {
+    public long undeliverable(byte[] packed, ErrorCode code, String reason) {
         lost.add(Packed.to(packed) + " " + code);
+        return Spooling.NONE;
     }
 }
