@@ -8,6 +8,7 @@ import java.nio.channels.SelectionKey;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -67,7 +68,7 @@ final class LinkWriter {
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private long immediateBytes;
     /** A PING to write once the queue has nothing more ({@link Link#flushAskingAck}), or null. */
-    private volatile byte[] pingWhenWritten;
+    private final AtomicReference<byte[]> pingWhenWritten = new AtomicReference<>();
     /** Bytes copied from messages and not yet written, in fill mode; null while there are none. */
     private ByteBuffer output;
     /**
@@ -169,7 +170,7 @@ final class LinkWriter {
 
     /** Writes {@code ping} once the send queue has nothing more to write (one such PING waits at most). */
     void pingWhenWritten(byte[] ping) {
-        pingWhenWritten = ping;
+        pingWhenWritten.set(ping);
     }
 
     /** On the event loop: whether senders in a stream left it a write; the request is taken. */
@@ -293,11 +294,19 @@ final class LinkWriter {
         SendQueue q = queue;
         int taken = q != null && link.isOpen() ? q.next(link, run) : 0;
         if (taken == 0) {
-            byte[] ping = pingWhenWritten;
+            byte[] ping = pingWhenWritten.get();
             if (ping == null || !link.isOpen()) {
                 return false;
             }
-            pingWhenWritten = null;
+            // a sender queues its messages, then asks for the PING: those it queued since the look above go first
+            taken = q != null ? q.next(link, run) : 0;
+            if (taken > 0) {
+                counters.messagesOut.add(taken);
+                return true;
+            }
+            if (!pingWhenWritten.compareAndSet(ping, null)) {
+                return nextRun(); // asked again meanwhile: what that sender queued goes before its PING
+            }
             run.bytes = ping;
             run.offset = 0;
             run.length = ping.length;
