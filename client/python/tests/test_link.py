@@ -286,3 +286,48 @@ def test_table_query_for_a_table_not_published_is_malformed(sink):
     peer.send(0x45, PEER, sink.name, 13, b"app")
     assert sink.got.get(timeout=5).command == 0x45
     peer.close()
+
+
+def _uplink_rounds(world, script, rounds):
+    """A consumer whose PC servlet is a raw server: each link it opens is answered by ``script(peer, name)``; the
+    milliseconds from the end of each link to the next connection."""
+    server = RawServer()
+    waits = []
+    try:
+        with gma.Consumer(registry=world.registry, domain="east", label="up", pc="127.0.0.1:%d" % server.port,
+                          on_message=lambda m: None) as c:
+            for n in range(1, rounds + 1):
+                peer = server.accepted(n, timeout=10.0)
+                if n > 1:
+                    waits.append((time.monotonic() - closed_at) * 1000)
+                m = peer.next()
+                assert m.command == Command.HELLO, m
+                script(peer, c.name)
+                peer.close()
+                closed_at = time.monotonic()
+    finally:
+        server.close()
+    return waits
+
+
+def test_an_uplink_that_fails_at_once_after_a_message_is_opened_again_after_the_back_off(world):
+    # a message, then one the consumer refuses, on every link: that link did not work, and the consumer backs
+    # off rather than reconnecting at once, again and again
+    def script(peer, name):
+        peer.send(Command.WELCOME, "pc@east", name)
+        peer.send(Command.DATA, PEER, name, seq=1, data=b"x")
+        peer.send(Command.HELLO, "pc@east", "")
+        assert peer.closed_within(2.0), "the consumer kept the link"
+
+    waits = _uplink_rounds(world, script, 4)
+    assert sum(waits) >= 150, "the consumer came back after %s ms" % waits
+
+
+def test_an_uplink_that_brought_messages_and_lasted_is_opened_again_at_once(world):
+    def script(peer, name):
+        peer.send(Command.WELCOME, "pc@east", name)
+        peer.send(Command.DATA, PEER, name, seq=1, data=b"x")
+        time.sleep(1.2)
+
+    waits = _uplink_rounds(world, script, 4)
+    assert max(waits) < 1000, "the consumer came back after %s ms" % waits

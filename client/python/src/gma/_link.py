@@ -37,6 +37,8 @@ ACK_EVERY_MESSAGES = 64
 ACK_EVERY_BYTES = 256 * 1024
 ACK_WITHIN = 0.020
 BYE_DRAIN = 0.2
+# a link that brought messages, and had nothing acknowledged, worked once it lasted this long after the first
+WORKED_AFTER = 1.0
 _ACK_DATA = struct.Struct(">Q")
 _SEQ_LENGTH = struct.Struct(">QI")  # a header's bytes 8..20: sequence, dataLength
 _monotonic = time.monotonic
@@ -96,7 +98,8 @@ class Link:
         self._unacked_since = None
         self._ack_lock = threading.Lock()
         self._peer_acked = 0
-        self.worked = False
+        self._acked_by_peer = False
+        self._first_message_at = None
         self._reader = None
         # the read role: the reader thread's, or a caller's that waits for a reply (await_reply)
         self._rlock = threading.Lock()
@@ -446,13 +449,23 @@ class Link:
             self.listener.log_warning(error.sentence)
             self._close(error, linger=False)
 
+    @property
+    def worked(self):
+        """Whether the link worked, whatever ended it: the peer acknowledged something, or it sent messages and the
+        link lasted WORKED_AFTER after the first. A peer whose links fail at once after a few messages (one this
+        side refuses, sent again after each reconnect) is not reconnected to at once, again and again."""
+        first = self._first_message_at
+        return self._acked_by_peer or (first is not None and time.monotonic() - first >= WORKED_AFTER)
+
     def _on_message(self, m):
         c = m.command
         if self._closed:
             return
         if c < 0x10 or c >= 0x40:  # what the listener takes, counted: the common case first
-            # a peer that only sends here (a PC servlet to a consumer) never ACKs: its messages say the link works
-            self.worked = True
+            # a peer that only sends here (a PC servlet to a consumer) never ACKs: its messages say the link works,
+            # once it lasted (worked)
+            if self._first_message_at is None:
+                self._first_message_at = time.monotonic()
             self.listener.receive(self, m)
             self._received += 1
             self._received_bytes += 20 + len(m.data)
@@ -463,7 +476,7 @@ class Link:
             delta = count - self._peer_acked
             if delta > 0:
                 self._peer_acked = count
-                self.worked = True
+                self._acked_by_peer = True
                 q = self.queue
                 if q is not None:
                     q.acknowledge(self, delta)

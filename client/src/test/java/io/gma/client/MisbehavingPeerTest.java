@@ -28,6 +28,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -225,6 +226,29 @@ class MisbehavingPeerTest {
     }
 
     @Test
+    void aMessageFromAPeerThatGaveNoNameIsTakenAndAcknowledged() throws Exception {
+        // an unregistered peer may send to an endpoint that asks for no authentication: its HELLO names nobody,
+        // and this side keeps no peer for the link (it sends nothing back on it but ACKs and answers)
+        List<Incoming> delivered = new CopyOnWriteArrayList<>();
+        try (DirectFixture f = new DirectFixture();
+                Consumer c = f.consumer("c").onMessage(delivered::add).build()) {
+            RegistryClient registry = RegistryClient.create(f.registryUrl());
+            try (Socket s = rawTo(registry, c.name())) {
+                OutputStream out = s.getOutputStream();
+                out.write(Packed.make(0, Command.HELLO, "", "", new byte[0]));
+                out.write(Packed.make(1, Command.DATA, "raw@lan", c.name(), new byte[] {1}));
+                out.write(Packed.make(0, Command.PING, "raw@lan", c.name(), new byte[] {7}));
+                out.flush();
+                List<Command> commands = readUntilClosed(s, 500).stream().filter(m -> m != null)
+                        .map(Message::command).toList();
+                assertTrue(commands.contains(Command.ACK) && commands.contains(Command.PONG),
+                        "the DATA acknowledged and the link still up: " + commands);
+            }
+            assertEquals(1, delivered.size());
+        }
+    }
+
+    @Test
     void anUplinkThatBroughtMessagesIsOpenedAgainAtOnceAfterEachLoss() throws Exception {
         // a consumer sends nothing up its uplink, so its PC servlet never ACKs anything there: the messages that
         // came down it are what says the link worked. Before, each restart of the PC servlet made the consumer
@@ -257,9 +281,50 @@ class MisbehavingPeerTest {
                     out.write(Packed.make(0, Command.WELCOME, "pc@lan", c.name(), new byte[0]));
                     out.write(Packed.make(round, Command.DATA, "p-aaaaaa@far", c.name(), new byte[] {1}));
                     out.flush();
-                    readUntilClosed(s, 200); // the consumer takes it (and ACKs it within 20 ms)
+                    // the consumer takes it (and ACKs it within 20 ms); the link lasts, as a working one does
+                    readUntilClosed(s, 1_200);
                 }
             }
+        }
+    }
+
+    @Test
+    void anUplinkThatFailsAtOnceAfterAMessageIsOpenedAgainAfterTheBackOff() throws Exception {
+        // a peer that sends a message and then one the consumer refuses (here a HELLO after the handshake), on
+        // every link, as a PC servlet would resend a message over the consumer's limit behind a few small ones:
+        // the message does not make such a link one that worked, and the consumer backs off rather than
+        // reconnecting at once, again and again
+        try (ServerSocket pc = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+                DirectFixture f = new DirectFixture();
+                Consumer c = Consumer.builder().registry(f.registryUrl()).domain("lan")
+                        .pcServlet("127.0.0.1:" + pc.getLocalPort()).label("c").onMessage(m -> { }).build()) {
+            pc.setSoTimeout(20_000);
+            long waitedInAll = 0;
+            for (int round = 1; round <= 4; round++) {
+                long closedAt = System.nanoTime();
+                try (Socket s = pc.accept()) {
+                    if (round > 1) {
+                        waitedInAll += TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt);
+                    }
+                    StreamDecoder decoder = WireCodec.standard().newStreamDecoder();
+                    List<Message> got = new ArrayList<>();
+                    byte[] buf = new byte[4096];
+                    s.setSoTimeout(5_000);
+                    while (got.isEmpty()) {
+                        int n = s.getInputStream().read(buf);
+                        assertTrue(n > 0, "the consumer's HELLO");
+                        decoder.feed(buf, 0, n, got::add);
+                    }
+                    OutputStream out = s.getOutputStream();
+                    out.write(Packed.make(0, Command.WELCOME, "pc@lan", c.name(), new byte[0]));
+                    out.write(Packed.make(1, Command.DATA, "p-aaaaaa@far", c.name(), new byte[] {1}));
+                    out.write(Packed.make(0, Command.HELLO, "pc@lan", "", new byte[0]));
+                    out.flush();
+                    readUntilClosed(s, 2_000); // the consumer refuses the HELLO and closes
+                }
+            }
+            // three reconnects after links that did not work: 50 ms or more each, growing
+            assertTrue(waitedInAll >= 150, "the consumer came back after " + waitedInAll + " ms in all");
         }
     }
 

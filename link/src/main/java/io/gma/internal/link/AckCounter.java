@@ -46,6 +46,10 @@ final class AckCounter {
     private volatile long firstUnackedAt;
     private long acknowledgedByPeer;
     private volatile boolean worked;
+    /** When the peer's first counted message came (System.nanoTime, never 0), or 0. */
+    private volatile long firstMessageAt;
+    /** How long a link that brought messages, and had nothing acknowledged, must have lasted to count as worked. */
+    static final long WORKED_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** One counted message of {@code bytes} was taken. */
     void received(long bytes) {
@@ -112,7 +116,7 @@ final class AckCounter {
         return delta;
     }
 
-    /** The link works: the peer acknowledged something, or sent a message. Whether this is the first time. */
+    /** The link works: the peer acknowledged something. Whether this is the first time. */
     boolean firstWork() {
         if (worked) {
             return false;
@@ -121,8 +125,21 @@ final class AckCounter {
         return true;
     }
 
-    /** Whether the peer acknowledged or sent anything on this link: it worked, whatever ended it. */
+    /** A counted message came from the peer: the first one's time is kept ({@link #worked}). */
+    void messageCame() {
+        if (firstMessageAt == 0) {
+            firstMessageAt = System.nanoTime() | 1; // never 0, which means none
+        }
+    }
+
+    /**
+     * Whether the link worked, whatever ended it: the peer acknowledged something, or it sent messages and the
+     * link stayed up {@link #WORKED_AFTER_NANOS} after the first. A peer that only sends to this side (a PC servlet
+     * to a consumer) never ACKs; one whose links fail at once after a few messages (a message this side refuses,
+     * sent again after each reconnect) must not be reconnected to at once, every time.
+     */
     boolean worked() {
-        return worked;
+        long first = firstMessageAt;
+        return worked || first != 0 && System.nanoTime() - first >= WORKED_AFTER_NANOS;
     }
 }

@@ -160,7 +160,10 @@ public final class Link {
         return identity;
     }
 
-    /** Whether the peer acknowledged or sent anything on this link: it worked, whatever ended it. */
+    /**
+     * Whether the link worked, whatever ended it: the peer acknowledged something on it, or sent messages on a link
+     * that lasted a while after the first ({@code AckCounter#worked}).
+     */
     public boolean worked() {
         return acks.worked();
     }

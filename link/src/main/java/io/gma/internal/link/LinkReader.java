@@ -163,11 +163,9 @@ final class LinkReader {
         } else if (c == Command.HELLO || c == Command.WELCOME) {
             throw new ProtocolException(ErrorCode.MALFORMED, c + " after the handshake");
         } else {
-            if (acks.firstWork()) {
-                // a peer that only sends to this side (a PC servlet to a consumer) never ACKs: its messages say
-                // the link works, and a reconnect after it needs no back-off
-                listener.linkWorked(link);
-            }
+            // a peer that only sends to this side (a PC servlet to a consumer) never ACKs: its messages say the
+            // link works, once it lasted (AckCounter#worked), and a reconnect after it needs no back-off
+            acks.messageCame();
             if (listener.receive(m, link)) {
                 acks.received(m.encodedLength());
             }

@@ -94,7 +94,7 @@ public final class Peer {
         connecting = false;
     }
 
-    /** A link carried an ACK or a message from the peer: it works, and the next reconnect needs no back-off. */
+    /** A link carried an ACK from the peer: it works, and the next reconnect needs no back-off. */
     public synchronized void healthy() {
         backoff.reset();
     }
