@@ -15,20 +15,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * in each epoch. Batch n of an epoch is taken once n - 1 was: one that comes early waits its turn, for
  * {@link #WAIT_NANOS} at most. A batch refused for now (429, 503) breaks its epoch: the batches after it, which
  * hold later messages of the same senders, are answered 409 without being read, and the sender posts them again
- * in a new epoch after the refused one. A new epoch (or a new stream: the sender restarted) supersedes the old
- * one, whose waiting batches are answered 409 too. A batch numbered below the turn is one posted again (its
- * answer was lost): it is taken in its turn, and what it delivered already is dropped where it is delivered.
+ * in a new epoch after the refused one. A new epoch supersedes the old one, whose waiting batches are answered
+ * 409 too; a batch of the old epoch still being taken then ends without moving the new one on. A batch numbered
+ * below the turn is one posted again (its answer was lost): it is taken in its turn, and what it delivered already
+ * is dropped where it is delivered.
  *
- * <p>One batch of a sending domain is taken at a time, whatever its stream: a repeat never races the batch
- * after it. Taking ends when the batch is queued, before the spool's force, so that the next batch is queued
- * while the force of this one runs.
+ * <p>Each stream of a sending domain is numbered and taken on its own: a domain sends on one stream a destination
+ * domain it reaches through this PC servlet (an outbound-only domain reaches every other through the one it
+ * polls), and a restarted sender on a new one. One batch of a stream is taken at a time: a repeat never races
+ * the batch after it. Taking ends when the batch is queued, before the spool's force, so that the next batch is
+ * queued while the force of this one runs.
  */
 final class StreamOrder {
     /** The longest a batch waits for its turn before it is answered 409. */
     static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The most batches a sender may have in flight, told in {@link Tunnel#WINDOW_HEADER}. */
     static final int MAX_WINDOW = 16;
-    /** Sending domains remembered; the least recently seen idle one goes past it. */
+    /** Sending streams remembered; the least recently seen idle one goes past it. */
     static final int MAX_DOMAINS = 4096;
 
     /** Where a batch stands in its sender's numbering, from {@link Tunnel#STREAM_HEADER}. */
@@ -68,7 +71,6 @@ final class StreamOrder {
 
     /** What one sending domain's numbering is at. Guarded by the lock. */
     private static final class Sender {
-        long stream;
         long epoch;
         long next = 1;
         /** A batch of this epoch was refused for now: the rest of the epoch is refused. */
@@ -81,10 +83,13 @@ final class StreamOrder {
     final class Turn {
         private final Sender sender;
         private final boolean repeat;
+        /** The epoch it was taken in: one begun since is not this turn's to move on, or to break. */
+        private final long epoch;
 
         private Turn(Sender sender, boolean repeat) {
             this.sender = sender;
             this.repeat = repeat;
+            this.epoch = sender.epoch;
         }
 
         private boolean ended;
@@ -102,7 +107,9 @@ final class StreamOrder {
                 }
                 ended = true;
                 sender.busy = false;
-                if (!advance) {
+                if (sender.epoch != epoch) {
+                    // a new epoch began while this batch was taken: its numbering is its own
+                } else if (!advance) {
                     sender.broken = true;
                 } else if (!repeat) {
                     sender.next++;
@@ -116,6 +123,10 @@ final class StreamOrder {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition turned = lock.newCondition();
+    /**
+     * By sending domain and stream: a domain may send on several streams at once (one a destination domain it
+     * reaches through this PC servlet), each numbered on its own.
+     */
     private final Map<String, Sender> senders = new LinkedHashMap<>(64, 0.75f, true);
 
     /**
@@ -126,18 +137,19 @@ final class StreamOrder {
      */
     Turn await(String from, Position p) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT_NANOS;
+        String key = from + "/" + Long.toHexString(p.stream);
         lock.lock();
         try {
             while (true) {
-                Sender s = senders.get(from);
-                if (s == null || s.stream != p.stream || s.epoch < p.epoch) {
+                Sender s = senders.get(key);
+                if (s == null || s.epoch < p.epoch) {
                     if (p.batch == 1) {
-                        s = start(from, s, p);
+                        s = start(key, s, p);
                     }
                 } else if (s.epoch > p.epoch || s.broken) {
                     return null;
                 }
-                if (s != null && s.stream == p.stream && s.epoch == p.epoch && !s.busy && p.batch <= s.next) {
+                if (s != null && s.epoch == p.epoch && !s.busy && p.batch <= s.next) {
                     s.busy = true;
                     return new Turn(s, p.batch < s.next);
                 }
@@ -152,17 +164,16 @@ final class StreamOrder {
         }
     }
 
-    /** Under the lock: {@code p} starts an epoch (or a stream) of {@code from}; the old one's waiters give up. */
-    private Sender start(String from, Sender old, Position p) {
+    /** Under the lock: {@code p} starts an epoch (or a stream) of {@code key}; the old epoch's waiters give up. */
+    private Sender start(String key, Sender old, Position p) {
         Sender s = old;
         if (s == null) {
             s = new Sender();
             if (senders.size() >= MAX_DOMAINS) {
                 senders.values().removeIf(idle -> !idle.busy && senders.size() >= MAX_DOMAINS);
             }
-            senders.put(from, s);
+            senders.put(key, s);
         }
-        s.stream = p.stream;
         s.epoch = p.epoch;
         s.next = 1;
         s.broken = false;
