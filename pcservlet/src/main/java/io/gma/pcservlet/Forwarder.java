@@ -412,9 +412,13 @@ final class Forwarder implements Runnable {
         if (status == 200) {
             metrics.batchesSent.increment();
             metrics.messagesSent.add(batch.size());
-            List<Message> errors = codec.decodeErrors(answer.body(), batch.size());
-            finish(batch, null, null);
-            errors.forEach(router::routeOwn);
+            // the messages the destination refused: their senders are told first, and their records go once the
+            // ERRORs are safe (a crash in between sends them again, rather than losing both)
+            long told = Spooling.NONE;
+            for (Message e : codec.decodeErrors(answer.body(), batch.size())) {
+                told = Math.max(told, router.routeOwn(e));
+            }
+            finish(batch, null, null, told);
             return 0;
         }
         String text = text(answer.body());
@@ -460,8 +464,12 @@ final class Forwarder implements Runnable {
 
     /** The batch is done: with {@code code} non-null, each message's sender gets that ERROR. */
     private void finish(List<Queued> batch, ErrorCode code, String reason) {
+        finish(batch, code, reason, Spooling.NONE);
+    }
+
+    /** As {@link #finish(List, ErrorCode, String)}, its records kept until the ERROR of record {@code told} is safe. */
+    private void finish(List<Queued> batch, ErrorCode code, String reason, long told) {
         failures.reset();
-        long told = Spooling.NONE;
         if (code != null) {
             for (Queued q : batch) {
                 told = Math.max(told, router.answer(q.message(), code, reason));

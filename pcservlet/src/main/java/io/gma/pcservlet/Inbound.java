@@ -510,8 +510,13 @@ final class Inbound {
      * whether it is within {@link #DURABLE_WAIT_SECONDS}.
      */
     private boolean durable(Sorted sorted) {
+        return durable(sorted.firstSeq, sorted.lastSeq);
+    }
+
+    /** Waits until the records from {@code first} to {@code last} are safe; whether they are. */
+    private boolean durable(long first, long last) {
         try {
-            return spooling.awaitSafe(sorted.firstSeq, sorted.lastSeq, DURABLE_WAIT_SECONDS, TimeUnit.SECONDS);
+            return spooling.awaitSafe(first, last, DURABLE_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -572,10 +577,20 @@ final class Inbound {
             metrics.throttledReceived.increment();
             return false;
         }
-        if (!durable(sorted)) {
+        // the refused messages' senders are told before the next poll acknowledges the batch, and that waits until
+        // the ERRORs are safe too: a crash before then polls the batch again, rather than losing both
+        long firstError = Long.MAX_VALUE;
+        long lastError = Spooling.NONE;
+        for (Message e : sorted.errors) {
+            long seq = router.routeOwn(e);
+            if (seq != Spooling.NONE) {
+                firstError = Math.min(firstError, seq);
+                lastError = Math.max(lastError, seq);
+            }
+        }
+        if (!durable(sorted) || lastError != Spooling.NONE && !durable(firstError, lastError)) {
             return false; // polled again, without the ack: a duplicate is dropped where it is delivered
         }
-        sorted.errors.forEach(router::routeOwn);
         metrics.batchesReceived.increment();
         metrics.messagesReceived.add(batch.size());
         metrics.delivered.add(sorted.local.size());
