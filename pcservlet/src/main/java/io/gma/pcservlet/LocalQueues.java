@@ -104,11 +104,7 @@ final class LocalQueues {
             }
         }
         for (Peer p : touched) {
-            if (spooling.on()) {
-                p.kickAskingAck(); // the sender waits until each message is on disk or with its endpoint
-            } else {
-                p.kick();
-            }
+            p.kick(spooling.on()); // with a spool the sender waits until each is on disk or with its endpoint
         }
         return Placement.PLACED;
     }

@@ -125,11 +125,9 @@ final class AckCounter {
         return true;
     }
 
-    /** A counted message came from the peer: the first one's time is kept ({@link #worked}). */
+    /** The first counted message came from the peer, now ({@link #worked}). */
     void messageCame() {
-        if (firstMessageAt == 0) {
-            firstMessageAt = System.nanoTime() | 1; // never 0, which means none
-        }
+        firstMessageAt = System.nanoTime() | 1; // never 0, which means none
     }
 
     /**

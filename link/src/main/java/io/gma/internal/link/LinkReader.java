@@ -52,6 +52,9 @@ final class LinkReader {
      */
     private int progress;
 
+    /** A counted message came on this link already (its reading is one thread's at a time). */
+    private boolean messageCame;
+
     LinkReader(Link link, Transport transport, LinkWriter writer, LinkConfig config, Handshake handshake,
             AckCounter acks, LinkListener listener) {
         this.link = link;
@@ -165,7 +168,10 @@ final class LinkReader {
         } else {
             // a peer that only sends to this side (a PC servlet to a consumer) never ACKs: its messages say the
             // link works, once it lasted (AckCounter#worked), and a reconnect after it needs no back-off
-            acks.messageCame();
+            if (!messageCame) {
+                messageCame = true;
+                acks.messageCame(); // once: its time is what counts, and this is the receive path
+            }
             if (listener.receive(m, link)) {
                 acks.received(m.encodedLength());
             }

@@ -144,17 +144,19 @@ public final class Peer {
 
     /** Writes what is queued, now, on the active link if there is one. */
     public void kick() {
-        Link l = active;
-        if (l != null) {
-            l.flush();
-        }
+        kick(false);
     }
 
-    /** As {@link #kick}, asking the peer for its ACK once the queue is written ({@link Link#flushAskingAck}). */
-    public void kickAskingAck() {
+    /** As {@link #kick}; with {@code askingAck}, the peer is asked for its ACK once the queue is written. */
+    public void kick(boolean askingAck) {
         Link l = active;
-        if (l != null) {
+        if (l == null) {
+            return;
+        }
+        if (askingAck) {
             l.flushAskingAck();
+        } else {
+            l.flush();
         }
     }
 
