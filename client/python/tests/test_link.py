@@ -283,8 +283,8 @@ def test_table_query_for_a_table_not_published_is_malformed(sink):
     assert m.sequence == 12 and _error(m) == "MALFORMED table host_cpu is not published by %s" % sink.name
     peer.send(0x44, PEER, sink.name, 14, b"\x04" + bytes(8) + b"\x01SELECT * FROM host_cpu")
     assert _error(peer.next()) == "MALFORMED TABLE_HISTORY's flags are 0x04; only 0x01 (latest) is defined"
-    peer.send(0x45, PEER, sink.name, 13, b"app")
-    assert sink.got.get(timeout=5).command == 0x45
+    peer.send(0x46, PEER, sink.name, 13, b"app")
+    assert sink.got.get(timeout=5).command == 0x46
     peer.close()
 
 

@@ -58,3 +58,30 @@ def test_envelope_of_the_docs_example():
         "07" "0006176339d93000" "000763617264696666066e6f64652d31063fe80000000000000180c0c99de7d88b06"))
     assert (qid, at) == (7, 1714564800000000)
     assert _rows.decode_row(SCHEMAS["host_cpu"], row)[:2] == ["cardiff", "node-1"]
+
+
+ROW_HEX = "000763617264696666066e6f64652d31063fe80000000000000180c0c99de7d88b06"
+
+
+def test_batch_of_the_docs_example():
+    qid, rows = _rows.decode_batch(lambda q: SCHEMAS["host_cpu"] if q == 7 else None, bytes.fromhex(
+        "07" "0006176339d93000" "22" + ROW_HEX + "0006176339e87240" "22" + ROW_HEX))
+    assert qid == 7
+    assert [at for at, _ in rows] == [1714564800000000, 1714564801000000]
+    assert [values[:2] for _, values in rows] == [["cardiff", "node-1"], ["cardiff", "node-1"]]
+    # a query this consumer does not know: its id, and the rows left undecoded
+    assert _rows.decode_batch(lambda q: None, bytes.fromhex("07" "0006176339d93000" "22" + ROW_HEX)) == (7, None)
+
+
+@pytest.mark.parametrize("hex_, reason", [
+    ("", "the query id"),
+    ("07", "no row after its query id"),
+    ("07000102", "ends inside its insert time"),
+    ("07" "0006176339d93000" "a200" + ROW_HEX, "not minimal"),
+    ("07" "0006176339d93000" "23" + ROW_HEX, "of 35 bytes, but only 34 remain"),
+])
+def test_broken_batches_are_malformed(hex_, reason):
+    with pytest.raises(ProtocolError) as e:
+        _rows.decode_batch(lambda q: SCHEMAS["host_cpu"], bytes.fromhex(hex_))
+    assert e.value.code == "MALFORMED"
+    assert reason in e.value.sentence, e.value.sentence

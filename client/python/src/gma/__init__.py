@@ -53,7 +53,7 @@ class _Endpoint:
         return self._core.name
 
     def send(self, to, data, command=Command.DATA):
-        """Sends DATA (or an application command, 0x45..0xFF: 0x40..0x44 are monitoring tables') without
+        """Sends DATA (or an application command, 0x46..0xFF: 0x40..0x45 are monitoring tables') without
         waiting for the peer.
 
         Returns a :class:`Sent`, whose ``acknowledged(timeout)`` waits for the first hop's ACK (and raises
@@ -61,8 +61,8 @@ class _Endpoint:
         refused before that ACK). Raises
         GmaError QUEUE_FULL (the peer's queue is full: FAIL at once, BLOCK after ``block_timeout``; nothing was
         queued), NO_ROUTE (another domain without ``pc``), SHUTTING_DOWN."""
-        if not (command == Command.DATA or 0x45 <= command <= 0xFF):
-            raise ValueError("command 0x%02X is not DATA nor an application command 0x45..0xFF (0x40..0x44 are"
+        if not (command == Command.DATA or 0x46 <= command <= 0xFF):
+            raise ValueError("command 0x%02X is not DATA nor an application command 0x46..0xFF (0x40..0x45 are"
                              " monitoring tables')" % command)
         return self._core.send(to, command, data)
 

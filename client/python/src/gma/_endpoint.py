@@ -584,9 +584,9 @@ class EndpointCore:
             self.add_subscriber(m.sender, m.text())
         elif c == Command.UNSUBSCRIBE:
             self.remove_subscriber(m.sender)
-        elif c == Command.TABLE_ROW:
-            self.tables.receive(m)  # a row for one of this consumer's continuous queries
-        elif Command.TABLE_QUERY <= c <= Command.TABLE_HISTORY:
+        elif c == Command.TABLE_ROW or c == Command.TABLE_ROWS:
+            self.tables.receive(m)  # rows for one of this consumer's continuous queries
+        elif Command.TABLE_QUERY <= c <= Command.TABLE_HISTORY:  # TABLE_ROWS, 0x45, is a consumer's
             # monitoring tables' commands are the endpoint's own (docs/tables.md), not the application's
             self.published.receive(m)
             return

@@ -167,17 +167,31 @@ def decode_envelope(b):
     return qid, _I64.unpack_from(b, pos)[0], memoryview(b)[pos + 8:]
 
 
+def decode_batch(schema, b):
+    """TABLE_ROWS' data: (queryId, a list of (insertMicros, values)); the query's schema is ``schema(queryId)``,
+    or None for a query this consumer does not know (then the rows are not decoded: an empty list)."""
+    qid, pos = read_varint(b, 0, "the query id")
+    if pos == len(b):
+        raise _bad("TABLE_ROWS holds no row after its query id")
+    s = schema(qid)
+    return qid, (None if s is None else _decode_rows(s, b, pos, "a batch row"))
+
+
 def decode_latest(schema, b):
     """TABLE_LATEST's REPLY: a list of (insertMicros, values)."""
+    return _decode_rows(schema, b, 0, "a latest row")
+
+
+def _decode_rows(schema, b, pos, what):
+    """Rows one after another from ``pos`` to the end, each its insert time, its length and its bytes."""
     out = []
-    pos = 0
     while pos < len(b):
         if len(b) - pos < 8:
-            raise _bad("a latest answer ends inside an insert time")
+            raise _bad("%s ends inside its insert time" % what)
         at = _I64.unpack_from(b, pos)[0]
-        length, pos = read_varint(b, pos + 8, "a latest row's length")
+        length, pos = read_varint(b, pos + 8, "%s's length" % what)
         if length > len(b) - pos:
-            raise _bad("a latest row of %d bytes, but only %d remain" % (length, len(b) - pos))
+            raise _bad("%s of %d bytes, but only %d remain" % (what, length, len(b) - pos))
         out.append((at, decode_row(schema, memoryview(b)[pos:pos + length])))
         pos += length
     return out

@@ -1,5 +1,5 @@
 """A consumer's monitoring-table queries (docs/tables.md, "Queries"), as Java's TableMediator: continuous
-queries (TABLE_QUERY, then TABLE_ROW as producers insert) and latest queries (TABLE_LATEST), over the producers
+queries (TABLE_QUERY, then TABLE_ROW or TABLE_ROWS as producers insert) and latest queries (TABLE_LATEST), over the producers
 that publish the table (the registry's ``publishers`` view).
 
 The producers evaluate the WHERE (Java's QueryGuard: the SQL is sent as it is, and a producer refuses what it
@@ -205,9 +205,16 @@ class Mediator:
                     LOG.info("%s: refreshing query %d failed: %s", self._core.name, q.query_id, e)
 
     def receive(self, m):
-        """A TABLE_ROW, on the link's thread: to its query's handler, projected; an unknown query is
-        cancelled at its producer."""
-        qid, at, row = _rows.decode_envelope(m.data)
+        """A TABLE_ROW or TABLE_ROWS, on the link's thread: each row to its query's handler, projected; an
+        unknown query is cancelled at its producer."""
+        if m.command == Command.TABLE_ROWS:
+            def schema(qid):
+                q = self._queries.get(qid)
+                return None if q is None or q.closed else q.schema
+            qid, rows = _rows.decode_batch(schema, m.data)
+        else:
+            qid, at, row = _rows.decode_envelope(m.data)
+            rows = None
         q = self._queries.get(qid)
         if q is None or q.closed:
             try:
@@ -215,11 +222,13 @@ class Mediator:
             except GmaError:
                 pass
             return
-        values = _rows.decode_row(q.schema, row)
-        try:
-            q.handler(TableRow(m.sender, at, self._project(q.schema, q.columns, values)))
-        except Exception as e:  # the handler's failure is this row's
-            LOG.warning("%s: row handler of query %d failed: %r", self._core.name, qid, e)
+        if rows is None:
+            rows = [(at, _rows.decode_row(q.schema, row))]
+        for at, values in rows:
+            try:
+                q.handler(TableRow(m.sender, at, self._project(q.schema, q.columns, values)))
+            except Exception as e:  # the handler's failure is this row's
+                LOG.warning("%s: row handler of query %d failed: %r", self._core.name, qid, e)
 
     def _close(self, q):
         if q.closed:

@@ -53,6 +53,7 @@ class Command:
     TABLE_CANCEL = 0x42
     TABLE_LATEST = 0x43
     TABLE_HISTORY = 0x44
+    TABLE_ROWS = 0x45
 
     _NAMES = {
         0x01: "DATA", 0x02: "REQUEST", 0x03: "REPLY", 0x04: "ERROR", 0x05: "SUBSCRIBE",

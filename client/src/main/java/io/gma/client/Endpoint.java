@@ -45,7 +45,7 @@ public abstract class Endpoint implements AutoCloseable {
 
     /**
      * Sends DATA or an application command (0x40..0xFF), as {@link #send(String, byte[])}. The destination's
-     * endpoint takes 0x40..0x44 itself (monitoring tables, docs/tables.md): an application uses 0x45..0xFF.
+     * endpoint takes 0x40..0x45 itself (monitoring tables, docs/tables.md): an application uses 0x46..0xFF.
      */
     public Sent send(String to, Command command, byte[] data) throws EndpointException {
         return core.send(to, command, data);

@@ -101,7 +101,8 @@ final class EndpointCore implements AutoCloseable {
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
         this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
         this.subscribers = new Subscribers(receipts);
-        this.tables = new TablePublisher(name, registry, receipts, outbox, config.maxMessageBytes);
+        this.tables = new TablePublisher(name, registry, receipts, outbox, config.maxMessageBytes,
+                config.outbox != null, timer, connecting);
         Publishers publishers = new Publishers(name, registry);
         this.history = new HistoryQueries(name, publishers, requests, config.requestTimeout);
         this.mediator = new TableMediator(name, publishers, history, requests, outbox, config.requestTimeout, timer,
@@ -324,6 +325,7 @@ final class EndpointCore implements AutoCloseable {
         if (peers.closed()) {
             return;
         }
+        tables.flushAll(); // the rows that wait for others go before the queues drain
         peers.close();
         if (metrics != null) {
             metrics.close();

@@ -250,7 +250,7 @@ final class Inbox {
             subscribers.remove(m.from());
         } else if (TableWire.isTableCommand(m.command())) {
             // monitoring tables (docs/tables.md): rows go to the consumer's queries, the rest to the producer's
-            if (m.command() == TableWire.TABLE_ROW) {
+            if (TableWire.isRows(m.command())) {
                 mediator.receive(m);
             } else {
                 tables.receive(m);

@@ -3,8 +3,8 @@ package io.gma.client;
 import io.gma.wire.Command;
 
 /**
- * A message delivered to the application: DATA, REQUEST, or an application command (0x45..0xFF; the endpoint
- * handles 0x40..0x44 itself, the commands of monitoring tables, docs/tables.md).
+ * A message delivered to the application: DATA, REQUEST, or an application command (0x46..0xFF; the endpoint
+ * handles 0x40..0x45 itself, the commands of monitoring tables, docs/tables.md).
  *
  * <p>{@link #reply} answers a REQUEST (or any message: the reply goes to its sender with its sequence). A
  * reply travels in the control lane, so it never waits behind queued data.

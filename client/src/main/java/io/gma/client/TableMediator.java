@@ -2,6 +2,7 @@ package io.gma.client;
 
 import io.gma.tables.BoundQuery;
 import io.gma.tables.Row;
+import io.gma.tables.RowBatch;
 import io.gma.tables.RowCodec;
 import io.gma.tables.RowEnvelope;
 import io.gma.tables.TableException;
@@ -190,17 +191,21 @@ final class TableMediator {
         return rows;
     }
 
-    /** A TABLE_ROW, on a link's event loop: to its query's handler, or a TABLE_CANCEL for a query that ended. */
+    /**
+     * A TABLE_ROW or TABLE_ROWS, on a link's event loop: each row to its query's handler, or a TABLE_CANCEL for a
+     * query that ended.
+     */
     void receive(Message m) {
         // read in place from the message's own bytes, which nobody changes: no copy, no view
         byte[] packed = Packed.shared(m);
         int length = m.dataLength();
         int at = packed.length - length;
+        boolean batch = m.command() == TableWire.TABLE_ROWS;
         long id;
         try {
-            id = RowEnvelope.queryId(packed, at, length);
+            id = batch ? RowBatch.queryId(packed, at, length) : RowEnvelope.queryId(packed, at, length);
         } catch (ProtocolException ex) {
-            LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
+            LOG.warn("{}: dropped a malformed {} from {}: {}", name, m.command(), m.from(), ex.getMessage());
             return;
         }
         ContinuousQuery cq = queries.get(id);
@@ -210,16 +215,23 @@ final class TableMediator {
             calls.execute(() -> sendCancel(from, id));
             return;
         }
-        Row row;
-        long insertMicros;
         try {
-            insertMicros = RowEnvelope.insertMicros(packed, at, length);
-            row = RowEnvelope.row(cq.bound().schema(), packed, at, length);
+            if (batch) {
+                RowBatch.forEach(cq.bound().schema(), packed, at, length, (micros, row) -> take(cq, m.from(), micros,
+                        row));
+            } else {
+                long insertMicros = RowEnvelope.insertMicros(packed, at, length);
+                take(cq, m.from(), insertMicros, RowEnvelope.row(cq.bound().schema(), packed, at, length));
+            }
         } catch (ProtocolException ex) {
-            LOG.warn("{}: dropped a malformed TABLE_ROW from {}: {}", name, m.from(), ex.getMessage());
-            return;
+            LOG.warn("{}: dropped a malformed {} from {} (the rows before the fault were taken): {}", name,
+                    m.command(), m.from(), ex.getMessage());
         }
-        TableRow projected = new TableRow(m.from(), insertMicros, cq.bound().project(row));
+    }
+
+    /** A row of {@code cq} from {@code producer}: projected, to the query's handler. */
+    private void take(ContinuousQuery cq, String producer, long insertMicros, Row row) {
+        TableRow projected = new TableRow(producer, insertMicros, cq.bound().project(row));
         if (handlers == null) {
             handle(cq, projected);
             return;
@@ -227,7 +239,7 @@ final class TableMediator {
         try {
             handlers.execute(() -> handle(cq, projected));
         } catch (RejectedExecutionException ex) {
-            LOG.warn("{}: the handler executor refused a row of query {} from {}", name, cq.sql(), m.from());
+            LOG.warn("{}: the handler executor refused a row of query {} from {}", name, cq.sql(), producer);
         }
     }
 

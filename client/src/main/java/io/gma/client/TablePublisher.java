@@ -9,10 +9,13 @@ import io.gma.tables.BoundQuery;
 import io.gma.tables.Column;
 import io.gma.tables.InsertStatement;
 import io.gma.tables.Row;
+import io.gma.tables.RowBatch;
 import io.gma.tables.RowEncoder;
+import io.gma.tables.RowEnvelope;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
 import io.gma.tables.TableSchema;
+import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.ProtocolException;
@@ -24,6 +27,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,14 +38,19 @@ import org.slf4j.LoggerFactory;
 /**
  * A producer's monitoring tables (issue 23, docs/tables.md): the tables it declared, the latest row of each
  * primary key within the table's latest retention, and the continuous queries of its consumers. An insert is
- * checked against the schema, kept as the latest of its key, and sent as TABLE_ROW to each subscription whose
- * WHERE it satisfies: only matching rows cross the network. TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST come from
- * the {@link Inbox} ({@link TableWire}), and TABLE_HISTORY ({@link HistoryWire}): answered from the rows a table
- * with a history retention keeps ({@link KeptHistory}), or for a table this producer archives, by its
- * {@link TableArchive}.
+ * checked against the schema, kept as the latest of its key, and goes to each subscription whose WHERE it
+ * satisfies: only matching rows cross the network. A row that finds its subscription quiet (nothing sent to it
+ * for {@link #LINGER_NANOS}) goes at once, as TABLE_ROW; while rows follow each other closer than that, they
+ * gather into a TABLE_ROWS of up to {@link #BATCH_ROWS} rows ({@link RowBatch}), which goes when full or when its
+ * first row has waited {@link #LINGER_NANOS}: the link does a message's work once a batch, not once a row.
+ * TABLE_QUERY, TABLE_CANCEL and TABLE_LATEST come from the {@link Inbox} ({@link TableWire}), and TABLE_HISTORY
+ * ({@link HistoryWire}): answered from the rows a table with a history retention keeps ({@link KeptHistory}), or
+ * for a table this producer archives, by its {@link TableArchive}.
  *
- * <p>Threads: inserts on the application's threads, queries on the links' event loops. Each table's state is
- * guarded by its own lock, held only to update or copy the maps; rows are sent after it is released.
+ * <p>Threads: inserts on the application's threads, queries on the links' event loops, rows that waited their
+ * linger on the endpoint's timer (taken) and its connecting pool (sent). Each table's state is guarded by its own
+ * lock, held only to update or copy the maps and to take a batch; rows are sent after it is released, each
+ * subscription's batches in the order they were taken ({@link Subscription#awaitTurn}).
  */
 final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
@@ -48,6 +60,15 @@ final class TablePublisher {
     private static final long PURGE_MICROS = 1_000_000;
     /** The most queries kept parsed. */
     private static final int PARSED = 256;
+    /**
+     * How long a row may wait for others of its subscription, at most: a subscription nothing was sent to for
+     * this long is quiet, and its next row goes at once.
+     */
+    static final long LINGER_NANOS = 1_000_000;
+    /** The most rows of a TABLE_ROWS. */
+    static final int BATCH_ROWS = 32;
+    /** A TABLE_ROWS goes once its data reaches this many bytes (or the endpoint's answer limit, if lower). */
+    static final int BATCH_BYTES = 16 * 1024;
     /** How often {@link #nowMicros()} reads the wall clock. */
     static final long CLOCK_ANCHOR_NANOS = 100_000_000;
     /** A new anchor this much behind the time carried on is a step of the wall clock, which insert times follow. */
@@ -61,6 +82,11 @@ final class TablePublisher {
     private final RegistryClient registry;
     private final Receipts outbox;
     private final int maxAnswerBytes;
+    /** {@link #LINGER_NANOS}, or 0 with a durable outbox: a row is in it once its insert returns. */
+    private final long lingerNanos;
+    private final int batchBytes;
+    private final ScheduledExecutorService timer;
+    private final Executor sender;
     private final Map<String, TableState> tables = new ConcurrentHashMap<>();
     /** The most insert texts kept parsed. */
     static final int MAX_INSERTS = 256;
@@ -75,8 +101,61 @@ final class TablePublisher {
      */
     private final Map<String, TableQuery> parsedQueries = new ConcurrentHashMap<>();
 
-    /** A consumer's query, as it subscribed it. */
-    private record Subscription(String consumer, long queryId, BoundQuery query) {
+    /**
+     * A consumer's query, as it subscribed it, and its rows that wait to go. The batch and the tickets are guarded
+     * by the table's lock; the turn by this object's monitor.
+     */
+    private static final class Subscription {
+        final String consumer;
+        final long queryId;
+        final BoundQuery query;
+        /** The rows that wait; made at the first. */
+        RowBatch batch;
+        /** When the batch's first row came, System.nanoTime. */
+        long firstNanos;
+        /** When a batch or row was last taken to go, System.nanoTime; long ago at first. */
+        long takenNanos;
+        /** Batches and rows taken so far: the ticket of the next. */
+        long tickets;
+        /** The ticket that goes next. */
+        private long turn;
+
+        Subscription(String consumer, long queryId, BoundQuery query, long nanos, long lingerNanos) {
+            this.consumer = consumer;
+            this.queryId = queryId;
+            this.query = query;
+            this.takenNanos = nanos - lingerNanos;
+        }
+
+        /** Whether it has rows that wait. */
+        boolean waiting() {
+            return batch != null && batch.rows() > 0;
+        }
+
+        /** Waits, uninterruptibly, until the batches taken before ticket {@code ticket} went. */
+        synchronized void awaitTurn(long ticket) {
+            boolean interrupted = false;
+            while (turn != ticket) {
+                try {
+                    wait();
+                } catch (InterruptedException ex) {
+                    interrupted = true; // a ticket given up would hold back every later one: wait on
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Ticket {@code ticket} went (or failed): the next may go. */
+        synchronized void done(long ticket) {
+            turn = ticket + 1;
+            notifyAll();
+        }
+    }
+
+    /** Rows taken to go to a subscription: a TABLE_ROW or TABLE_ROWS, in the turn of its ticket. */
+    private record Taken(Subscription to, long ticket, Command command, byte[] data) {
     }
 
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
@@ -95,6 +174,8 @@ final class TablePublisher {
         final RowEncoder encoder = new RowEncoder();
         /** When an insert next sweeps out the rows past the latest retention, microseconds since the epoch. */
         long nextPurgeMicros;
+        /** Whether a task on the timer will take the batches that waited their linger. */
+        boolean flushArmed;
 
         TableState(TableSchema schema) {
             this.schema = schema;
@@ -120,13 +201,21 @@ final class TablePublisher {
     /**
      * @param outbox sends rows (with a receipt when the endpoint asks for them)
      * @param control sends answers
-     * @param maxMessageBytes the endpoint's limit, which bounds a TABLE_LATEST answer
+     * @param maxMessageBytes the endpoint's limit, which bounds a TABLE_LATEST answer and a TABLE_ROWS
+     * @param durable whether the endpoint has a durable outbox: then each row goes as its insert returns
+     * @param timer takes the batches whose linger ended
+     * @param sender sends them (a send may wait for room in a queue: not on the timer)
      */
-    TablePublisher(String name, RegistryClient registry, Receipts outbox, Outbox control, int maxMessageBytes) {
+    TablePublisher(String name, RegistryClient registry, Receipts outbox, Outbox control, int maxMessageBytes,
+            boolean durable, ScheduledExecutorService timer, Executor sender) {
         this.name = name;
         this.registry = registry;
         this.outbox = outbox;
         this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
+        this.lingerNanos = durable ? 0 : LINGER_NANOS;
+        this.batchBytes = Math.min(BATCH_BYTES, maxAnswerBytes);
+        this.timer = timer;
+        this.sender = sender;
         this.answers = new TableAnswers(name, control, maxAnswerBytes);
         this.archives = new ArchivedTables(name, registry, answers);
     }
@@ -214,18 +303,19 @@ final class TablePublisher {
     }
 
     /**
-     * Checks {@code row}, keeps it as its key's latest and sends it to every subscription it matches. The row is
-     * checked and encoded in one walk, once, whatever the number of subscriptions: each TABLE_ROW's data is the
-     * same bytes behind its own query id.
+     * Checks {@code row}, keeps it as its key's latest and sends it to every subscription it matches: at once when
+     * the subscription is quiet, else with the rows that follow within {@link #LINGER_NANOS}. The row is checked
+     * and encoded in one walk, once, whatever the number of subscriptions: each takes the same bytes.
      *
-     * @return the number of subscriptions it was sent to
+     * @return the number of subscriptions it goes to
      * @throws TableException naming the table, column or value that does not fit
      */
     int insert(String table, Row row) {
         TableState t = state(table);
-        long now = nowMicros();
+        long nanos = System.nanoTime();
+        long now = nowMicros(nanos);
         Subscription[] subscriptions;
-        byte[][] data = null; // the TABLE_ROW for subscriptions[i], or null where the row does not match
+        Taken[] ready = null; // what goes now, by subscription
         int matching = 0;
         synchronized (t) {
             try {
@@ -246,35 +336,139 @@ final class TablePublisher {
             subscriptions = t.subscriptions;
             for (int i = 0; i < subscriptions.length; i++) {
                 Subscription s = subscriptions[i];
-                if (s.query().filter().test(row)) {
-                    if (data == null) {
-                        data = new byte[subscriptions.length][];
-                    }
-                    data[i] = t.encoder.envelope(s.queryId(), now);
+                if (s.query.filter().test(row)) {
                     matching++;
+                    Taken taken = add(t, s, now, nanos);
+                    if (taken != null) {
+                        if (ready == null) {
+                            ready = new Taken[subscriptions.length];
+                        }
+                        ready[i] = taken;
+                    }
                 }
             }
         }
-        for (int i = 0; matching > 0 && i < subscriptions.length; i++) {
-            if (data[i] != null) {
-                send(table, subscriptions[i].consumer(), data[i]);
+        for (int i = 0; ready != null && i < ready.length; i++) {
+            if (ready[i] != null) {
+                send(table, ready[i]);
             }
         }
         return matching;
     }
 
-    /** Sends a TABLE_ROW, after the table's lock is let go: under BLOCK, the send may wait for room. */
-    private void send(String table, String consumer, byte[] data) {
+    /**
+     * Adds the row {@code t}'s encoder holds to {@code s}; under the table's lock. Returns what goes now: the row
+     * alone when the subscription was quiet, the batch when the row filled it, or the batch before the row when
+     * the row would make it too long; otherwise null, and the timer will take the batch when its linger ends.
+     */
+    private Taken add(TableState t, Subscription s, long insertMicros, long nanos) {
+        boolean empty = !s.waiting();
+        if (empty && nanos - s.takenNanos >= lingerNanos) {
+            return take(s, RowEnvelope.COMMAND, t.encoder.envelope(s.queryId, insertMicros), nanos);
+        }
+        if (s.batch == null) {
+            s.batch = new RowBatch(s.queryId);
+        }
+        Taken before = null;
+        if (!empty && s.batch.bytesWith(t.encoder.length()) > batchBytes) {
+            before = take(s, RowBatch.COMMAND, s.batch.take(), nanos);
+            empty = true;
+        }
+        s.batch.add(t.encoder, insertMicros);
+        if (empty) {
+            s.firstNanos = nanos;
+        }
+        if (before == null && (s.batch.rows() >= BATCH_ROWS || s.batch.bytes() >= batchBytes)) {
+            return take(s, RowBatch.COMMAND, s.batch.take(), nanos);
+        }
+        if (!t.flushArmed) {
+            armFlush(t, s.firstNanos + lingerNanos - nanos);
+        }
+        return before;
+    }
+
+    /** Takes {@code data} to go to {@code s} next: its ticket; under the table's lock. */
+    private static Taken take(Subscription s, Command command, byte[] data, long nanos) {
+        s.takenNanos = nanos;
+        return new Taken(s, s.tickets++, command, data);
+    }
+
+    /** Asks the timer to take {@code t}'s batches whose linger ended, in {@code delayNanos}; under its lock. */
+    private void armFlush(TableState t, long delayNanos) {
+        try {
+            timer.schedule(() -> flushDue(t), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            t.flushArmed = true;
+        } catch (RejectedExecutionException ex) {
+            // the endpoint is closing: close() takes what waits
+        }
+    }
+
+    /** On the timer: takes the batches of {@code t} whose first row waited its linger, and has them sent. */
+    private void flushDue(TableState t) {
+        List<Taken> due = new ArrayList<>();
+        synchronized (t) {
+            t.flushArmed = false;
+            long nanos = System.nanoTime();
+            long next = Long.MAX_VALUE;
+            for (Subscription s : t.subscriptions) {
+                if (!s.waiting()) {
+                    continue;
+                }
+                long wait = s.firstNanos + lingerNanos - nanos;
+                if (wait <= 0) {
+                    due.add(take(s, RowBatch.COMMAND, s.batch.take(), nanos));
+                } else {
+                    next = Math.min(next, wait);
+                }
+            }
+            if (next != Long.MAX_VALUE) {
+                armFlush(t, next);
+            }
+        }
+        if (!due.isEmpty()) {
+            try {
+                sender.execute(() -> due.forEach(d -> send(t.schema.name(), d)));
+            } catch (RejectedExecutionException ex) {
+                due.forEach(d -> send(t.schema.name(), d)); // closing: on this thread, in their turn
+            }
+        }
+    }
+
+    /** Takes every row that waits, of every table, and sends it: the endpoint closes. */
+    void flushAll() {
+        for (TableState t : tables.values()) {
+            List<Taken> all = new ArrayList<>();
+            synchronized (t) {
+                long nanos = System.nanoTime();
+                for (Subscription s : t.subscriptions) {
+                    if (s.waiting()) {
+                        all.add(take(s, RowBatch.COMMAND, s.batch.take(), nanos));
+                    }
+                }
+            }
+            all.forEach(d -> send(t.schema.name(), d));
+        }
+    }
+
+    /**
+     * Sends a TABLE_ROW or TABLE_ROWS after the table's lock is let go (under BLOCK, the send may wait for room),
+     * in its subscription's order.
+     */
+    private void send(String table, Taken taken) {
+        Subscription s = taken.to();
+        s.awaitTurn(taken.ticket());
         try {
             // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
             // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
             // the link's ACK handling more than the row itself
-            outbox.send(consumer, TableWire.TABLE_ROW, data);
+            outbox.send(s.consumer, taken.command(), taken.data());
         } catch (EndpointException ex) {
-            LOG.debug("{}: row of {} not sent to {}: {}", name, table, consumer, ex.getMessage());
+            LOG.debug("{}: rows of {} not sent to {}: {}", name, table, s.consumer, ex.getMessage());
             if (ex.code() == ErrorCode.NO_ROUTE) {
-                dropConsumer(consumer);
+                dropConsumer(s.consumer);
             }
+        } finally {
+            s.done(taken.ticket());
         }
     }
 
@@ -282,7 +476,7 @@ final class TablePublisher {
     void dropConsumer(String consumer) {
         for (TableState t : tables.values()) {
             synchronized (t) {
-                t.subscriptions(s -> !s.consumer().equals(consumer), null);
+                t.subscriptions(s -> !s.consumer.equals(consumer), null);
             }
         }
     }
@@ -307,7 +501,7 @@ final class TablePublisher {
                 long id = TableWire.readVarint(ByteBuffer.wrap(m.data()), "TABLE_CANCEL");
                 for (TableState t : tables.values()) {
                     synchronized (t) {
-                        t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, null);
+                        t.subscriptions(s -> !s.consumer.equals(m.from()) || s.queryId != id, null);
                     }
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
@@ -332,8 +526,8 @@ final class TablePublisher {
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
-            t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, new Subscription(m.from(), id,
-                    q));
+            t.subscriptions(s -> !s.consumer.equals(m.from()) || s.queryId != id, new Subscription(m.from(), id,
+                    q, System.nanoTime(), lingerNanos));
         }
         reply(m, new byte[0]);
     }
@@ -455,7 +649,11 @@ final class TablePublisher {
      * thread's inserts never go back in time; a step of the wall clock shows within 100 ms.
      */
     static long nowMicros() {
-        long nanos = System.nanoTime();
+        return nowMicros(System.nanoTime());
+    }
+
+    /** {@link #nowMicros()} at {@code nanos}, a reading of {@code System.nanoTime} just taken. */
+    private static long nowMicros(long nanos) {
         ClockAnchor a = anchor;
         long since = nanos - a.nanos();
         if (since >= 0 && since < CLOCK_ANCHOR_NANOS) {

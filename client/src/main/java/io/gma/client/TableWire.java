@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.tables.RowBatch;
 import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.ProtocolException;
@@ -26,6 +27,7 @@ import java.nio.charset.StandardCharsets;
  *                                           | big-endian, signed  | (bytes of row)   | encoding  |
  *                                           +---------------------+------------------+-----------+
  * TABLE_HISTORY 0x44 consumer to producer or archiver: {@link HistoryWire}
+ * TABLE_ROWS   0x45  producer to consumer: rows of one query that went together, {@link RowBatch}
  * </pre>
  *
  * <p>A LEB128 here is unsigned, 1 to 10 bytes and minimal, as TABLE_ROW's query id.
@@ -36,13 +38,19 @@ final class TableWire {
     static final Command TABLE_CANCEL = Command.application(0x42);
     static final Command TABLE_LATEST = Command.application(0x43);
     static final Command TABLE_HISTORY = Command.application(0x44);
+    static final Command TABLE_ROWS = RowBatch.COMMAND;
 
     private TableWire() {
     }
 
-    /** Whether {@code c} is one of the table commands, 0x40..0x44. */
+    /** Whether {@code c} is one of the table commands, 0x40..0x45. */
     static boolean isTableCommand(Command c) {
-        return c.code() >= TABLE_ROW.code() && c.code() <= TABLE_HISTORY.code();
+        return c.code() >= TABLE_ROW.code() && c.code() <= TABLE_ROWS.code();
+    }
+
+    /** Whether {@code c} carries rows of a continuous query: TABLE_ROW or TABLE_ROWS. */
+    static boolean isRows(Command c) {
+        return c == TABLE_ROW || c == TABLE_ROWS;
     }
 
     /** TABLE_QUERY's data. */

@@ -154,6 +154,48 @@ class TablePublisherTest {
     }
 
     @Test
+    void aLoneRowGoesAloneAndABurstTravelsInBatchesInOrderTheLastAfterItsLinger() throws Exception {
+        List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT host, cpu FROM host_cpu", got::add)) {
+            producer.insert("host_cpu", Row.of("cardiff", "lone", 0L, 1.0)); // the query is quiet: at once
+            await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 1);
+            Thread.sleep(TablePublisher.LINGER_NANOS / 1_000_000 + 5); // quiet again
+            long before = consumer.stats().messagesIn();
+            int burst = 10 * TablePublisher.BATCH_ROWS + 7; // the last 7 wait for the linger, then go
+            for (int i = 0; i < burst; i++) {
+                producer.insert("host_cpu", Row.of("cardiff", "n", (long) i, 1.0));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 1 + burst);
+            Thread.sleep(50);
+            assertEquals(1 + burst, got.size());
+            for (int i = 0; i < burst; i++) {
+                assertEquals(Row.of("n", (long) i), got.get(1 + i).row(), "row " + i);
+            }
+            long messages = consumer.stats().messagesIn() - before;
+            // the first at once, then full batches, and the last after their linger: 12 messages (more if a slow
+            // thread sees a linger end within the burst; and a PING or ACK may come in too)
+            assertTrue(messages >= 12 && messages <= burst / 8, messages + " messages for " + burst + " rows");
+        }
+    }
+
+    @Test
+    void rowsThatWaitForOthersGoWhenTheProducerCloses() throws Exception {
+        List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Producer closing = fixture.producer("closing").build();
+        closing.declare(HOST_CPU);
+        try (ContinuousQuery q = consumer.continuous("SELECT cpu FROM host_cpu", got::add)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> q.producers().contains(closing.name()));
+            for (int i = 0; i < 5; i++) {
+                closing.insert("host_cpu", Row.of("cardiff", "n", (long) i, 1.0)); // 4 of them wait
+            }
+            closing.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 5);
+            assertEquals(List.of(Row.of(0L), Row.of(1L), Row.of(2L), Row.of(3L), Row.of(4L)),
+                    got.stream().map(TableRow::row).toList());
+        }
+    }
+
+    @Test
     void sqlInsertsReachAContinuousQueryAsRowsDo() throws Exception {
         List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (ContinuousQuery q = consumer.continuous("SELECT host, load1 FROM host_cpu WHERE load1 > 4",

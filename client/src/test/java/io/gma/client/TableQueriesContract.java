@@ -159,8 +159,9 @@ public abstract class TableQueriesContract {
             Thread.sleep(300);
             long crossed = consumer.stats().messagesIn() - before;
             assertEquals(100, rows.size());
-            // 1 in 10 crossed (and a few PINGs or answers at most): the producer evaluated the WHERE
-            assertTrue(crossed >= 100 && crossed <= 110, crossed + " messages came in");
+            // 1 in 10 crossed (in batches, TABLE_ROWS, while they follow each other closely; and a few PINGs or
+            // answers at most): the producer evaluated the WHERE, and the consumer gives every row it gets
+            assertTrue(crossed >= 1 && crossed <= 110, crossed + " messages came in");
         }
     }
 

@@ -168,6 +168,11 @@ public final class RowEncoder {
         return Arrays.copyOf(buf, length);
     }
 
+    /** Copies the encoding of the row last encoded to {@code out} at {@code at}, which has room for it. */
+    void copyTo(byte[] out, int at) {
+        System.arraycopy(buf, 0, out, at, length);
+    }
+
     /** Writes the encoding of the row last encoded to {@code out}: an answer of many rows, without an array each. */
     public void writeTo(ByteArrayOutputStream out) {
         out.write(buf, 0, length);

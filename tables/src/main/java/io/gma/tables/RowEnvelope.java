@@ -119,25 +119,7 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
      * bytes (which hold every header): returns the offset of the insert time.
      */
     private static int timeAt(byte[] data, int start, int end) throws ProtocolException {
-        Objects.checkFromToIndex(start, end, data.length);
-        int p = start;
-        for (int k = 0; ; k++) {
-            if (p == end) {
-                throw RowCodec.malformed("row envelope ends inside its query id after " + k + " bytes");
-            }
-            int b = data[p++] & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
-                throw RowCodec.malformed(String.format("row envelope's query id is longer than 10 bytes or overflows"
-                        + " 64 bits: its 10th byte is 0x%02X", b));
-            }
-            if ((b & 0x80) == 0) {
-                if (b == 0 && k > 0) {
-                    throw RowCodec.malformed("row envelope's query id is not minimal: " + (k + 1) + " bytes where "
-                            + k + " would do");
-                }
-                break;
-            }
-        }
+        int p = idEnd(data, start, end, "row envelope");
         if (end - p < 8) {
             throw RowCodec.malformed("row envelope ends inside its insert time at offset " + (p - start) + ": 8"
                     + " bytes needed, " + (end - p) + " remain");
@@ -145,8 +127,34 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
         return p;
     }
 
+    /**
+     * Checks the query id at {@code data[start, end)} (unsigned LEB128, 1 to 10 bytes, minimal); returns the offset
+     * after it. {@code what} names the data in the sentence of the error.
+     */
+    static int idEnd(byte[] data, int start, int end, String what) throws ProtocolException {
+        Objects.checkFromToIndex(start, end, data.length);
+        int p = start;
+        for (int k = 0; ; k++) {
+            if (p == end) {
+                throw RowCodec.malformed(what + " ends inside its query id after " + k + " bytes");
+            }
+            int b = data[p++] & 0xFF;
+            if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
+                throw RowCodec.malformed(String.format("%s's query id is longer than 10 bytes or overflows 64 bits:"
+                        + " its 10th byte is 0x%02X", what, b));
+            }
+            if ((b & 0x80) == 0) {
+                if (b == 0 && k > 0) {
+                    throw RowCodec.malformed(what + "'s query id is not minimal: " + (k + 1) + " bytes where " + k
+                            + " would do");
+                }
+                return p;
+            }
+        }
+    }
+
     /** The query id at {@code data[start]}, of a header {@link #timeAt} checked. */
-    private static long idAt(byte[] data, int start) {
+    static long idAt(byte[] data, int start) {
         long id = 0;
         for (int k = 0; ; k++) {
             int b = data[start + k] & 0xFF;
@@ -158,7 +166,7 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
     }
 
     /** 8 bytes big-endian at {@code p}. */
-    private static long longAt(byte[] data, int p) {
+    static long longAt(byte[] data, int p) {
         long v = 0;
         for (int k = 0; k < 8; k++) {
             v = v << 8 | data[p + k] & 0xFF;

@@ -18,7 +18,8 @@ import java.util.Locale;
  * 1 bitmap + 22 host ("node-0042.cardiff.gma", its length first) + 1 cpu + 4 x 8 doubles + 8 sampled = 64 bytes
  * </pre>
  *
- * <p>{@link #rows} makes a cycle of distinct keys: 1,000 hosts of 10 CPUs, with {@code load1} the CPU's number
+ * <p>{@link #rows} makes a cycle of distinct keys: 1,000 hosts of 10 CPUs (the rows of a host share its name, one
+ * string, as an agent's do), with {@code load1} the CPU's number
  * and a fraction, so that {@link #ONE_IN_TEN} ({@code load1 >= 9}) holds for exactly one row in ten and
  * {@link #MATCH_ALL} ({@code load1 >= 0}) for every row, both tests the producer evaluates.
  */
@@ -37,6 +38,15 @@ public final class BenchTable {
     public static final String MATCH_ALL = "SELECT * FROM " + CONTINUOUS + " WHERE load1 >= 0";
     /** A continuous query whose WHERE one row in ten satisfies. */
     public static final String ONE_IN_TEN = "SELECT * FROM " + CONTINUOUS + " WHERE load1 >= 9";
+
+    /** Each host's name, made once: as an agent names its host, one string for all its rows. */
+    private static final String[] HOSTS = new String[KEYS / CPUS];
+
+    static {
+        for (int h = 0; h < HOSTS.length; h++) {
+            HOSTS[h] = host(h);
+        }
+    }
 
     private BenchTable() {
     }
@@ -67,8 +77,9 @@ public final class BenchTable {
     /** The row of a host's CPU, sampled at {@code micros}; {@code load1} is the CPU's number and a fraction. */
     public static Row row(int host, int cpu, long micros) {
         int i = host * CPUS + cpu;
-        return Row.of(host(host), (long) cpu, cpu + 0.25 + (i % 7) / 100.0, 12.5 + i % 50, 3.25 + i % 11,
-                0.5 + i % 3, micros);
+        String name = host < HOSTS.length ? HOSTS[host] : host(host);
+        return Row.of(name, (long) cpu, cpu + 0.25 + (i % 7) / 100.0, 12.5 + i % 50, 3.25 + i % 11, 0.5 + i % 3,
+                micros);
     }
 
     /** A cycle of {@link #KEYS} rows, each key once. */

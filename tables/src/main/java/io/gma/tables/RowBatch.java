@@ -1,0 +1,156 @@
+package io.gma.tables;
+
+import io.gma.wire.Command;
+import io.gma.wire.ProtocolException;
+import java.util.Arrays;
+
+/**
+ * Rows that travel together: the data of a {@link #COMMAND} message (application command 0x45, TABLE_ROWS) that
+ * a producer sends to a consumer with several rows of one query at once (docs/tables.md, "On the wire"): the
+ * query id once, then each row with its insert time and its length, as a TABLE_LATEST answer holds them.
+ *
+ * <pre>
+ * +----------------------+-------------------------+-------------------+-----------------------------+
+ * | queryId              | insertMicros            | length            | row                         |
+ * | unsigned LEB128,     | 8 bytes, big-endian,    | unsigned LEB128,  | {@link RowCodec} bytes of the    |
+ * | 1..10 bytes, minimal | signed, as TABLE_ROW's  | minimal: its bytes| table's full schema         |
+ * +----------------------+-------------------------+-------------------+-----------------------------+
+ *                        |&lt;------------------- repeated to the end of the data, once or more ------------&gt;|
+ * </pre>
+ *
+ * <p>A batch is built by {@link #add} of the row a {@link RowEncoder} encoded last, and taken as a message's data
+ * by {@link #take()}, which empties it for the next rows. Not thread-safe: one thread at a time (a producer's
+ * table, under its lock).
+ */
+public final class RowBatch {
+    /** The application command that carries rows of one query: 0x45. */
+    public static final Command COMMAND = Command.application(0x45);
+
+    /** What each row of a batch is given: its insert time and the row, decoded. */
+    public interface Rows {
+        /** One row, in the order of the batch. */
+        void row(long insertMicros, Row row);
+    }
+
+    private final int head;
+    private byte[] buf;
+    private int length;
+    private int rows;
+
+    /** An empty batch of the rows of query {@code queryId} (an unsigned 64-bit number). */
+    public RowBatch(long queryId) {
+        buf = new byte[256];
+        head = Varint.write(queryId, buf, 0);
+        length = head;
+    }
+
+    /** Appends the row {@code encoder} encoded last, inserted at {@code insertMicros}. */
+    public void add(RowEncoder encoder, long insertMicros) {
+        int row = encoder.length();
+        int need = length + 8 + Varint.size(row) + row;
+        if (need > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(need, 2 * buf.length));
+        }
+        RowEncoder.LONG_BE.set(buf, length, insertMicros);
+        int p = Varint.write(row, buf, length + 8);
+        encoder.copyTo(buf, p);
+        length = p + row;
+        rows++;
+    }
+
+    /** The rows added since the batch was last taken. */
+    public int rows() {
+        return rows;
+    }
+
+    /** The bytes {@link #take()} would return now; with no row, the query id's alone. */
+    public int bytes() {
+        return length;
+    }
+
+    /** The bytes {@link #bytes()} would be once a row of {@code rowBytes} more is added. */
+    public int bytesWith(int rowBytes) {
+        return length + 8 + Varint.size(rowBytes) + rowBytes;
+    }
+
+    /**
+     * The data of a TABLE_ROWS message of the rows added since the batch was last taken, which it forgets.
+     *
+     * @return a new array, the caller's
+     * @throws IllegalStateException when it holds no row: a TABLE_ROWS carries one at least
+     */
+    public byte[] take() {
+        if (rows == 0) {
+            throw new IllegalStateException("a TABLE_ROWS carries one row at least; this batch holds none");
+        }
+        byte[] out = Arrays.copyOf(buf, length);
+        length = head;
+        rows = 0;
+        return out;
+    }
+
+    /**
+     * The query id of the TABLE_ROWS data in {@code data[offset, offset + length)}, read in place.
+     *
+     * @throws ProtocolException MALFORMED when the data ends inside the query id, or it is longer than 10 bytes or
+     *     not minimal, or no row follows it
+     */
+    public static long queryId(byte[] data, int offset, int length) throws ProtocolException {
+        int end = offset + length;
+        if (RowEnvelope.idEnd(data, offset, end, "row batch") == end) {
+            throw RowCodec.malformed("row batch holds no row after its query id");
+        }
+        return RowEnvelope.idAt(data, offset);
+    }
+
+    /**
+     * Decodes the rows of the TABLE_ROWS data in {@code data[offset, offset + length)} with the schema of the table
+     * its query reads, and gives each to {@code to}, in order, as it is decoded.
+     *
+     * @return the rows given
+     * @throws ProtocolException MALFORMED as {@link #queryId}, when a row's insert time or length runs past the
+     *     data, a length is not minimal, or its bytes are not a row of the schema ({@link RowCodec#decode}); the
+     *     rows before it were given
+     */
+    public static int forEach(TableSchema schema, byte[] data, int offset, int length, Rows to)
+            throws ProtocolException {
+        int end = offset + length;
+        int p = RowEnvelope.idEnd(data, offset, end, "row batch");
+        if (p == end) {
+            throw RowCodec.malformed("row batch holds no row after its query id");
+        }
+        int n = 0;
+        while (p < end) {
+            if (end - p < 8) {
+                throw RowCodec.malformed("row batch's row " + (n + 1) + " ends inside its insert time: 8 bytes"
+                        + " needed, " + (end - p) + " remain");
+            }
+            long micros = RowEnvelope.longAt(data, p);
+            p += 8;
+            long rowBytes = 0;
+            for (int k = 0; ; k++) {
+                if (p == end || k == 5) {
+                    throw RowCodec.malformed("row batch's row " + (n + 1) + " has no length of at most 5 bytes"
+                            + " before the end of the data");
+                }
+                int b = data[p++] & 0xFF;
+                rowBytes |= (long) (b & 0x7F) << 7 * k;
+                if ((b & 0x80) == 0) {
+                    if (b == 0 && k > 0) {
+                        throw RowCodec.malformed("row batch's row " + (n + 1) + " has a length that is not minimal: "
+                                + (k + 1) + " bytes where " + k + " would do");
+                    }
+                    break;
+                }
+            }
+            if (rowBytes > end - p) {
+                throw RowCodec.malformed("row batch's row " + (n + 1) + " is " + rowBytes + " bytes long, past the "
+                        + (end - p) + " that remain");
+            }
+            to.row(micros, RowCodec.decode(schema, data, p, (int) rowBytes));
+            p += (int) rowBytes;
+            n++;
+        }
+        return n;
+    }
+}
