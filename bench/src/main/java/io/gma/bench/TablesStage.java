@@ -99,8 +99,10 @@ final class TablesStage {
         List<Pass> tenth = passes.get(Kind.ONE_IN_TEN);
         f.notes.add(String.format(Locale.ROOT, "One producer and one consumer in this JVM over their direct link, kept"
                 + " for every pass; %,d rows a pass of table `%s` (host, cpu, load1, user_pct, system_pct,"
-                + " iowait_pct, sampled; key host and cpu; %d bytes encoded, %d as TABLE_ROW data with the query id"
-                + " and insert time), 10,000 keys in turn. Plain: `producer.send` of each row's encoding as DATA."
+                + " iowait_pct, sampled; key host and cpu; %d bytes encoded, %d in a TABLE_ROWS with its insert time"
+                + " and length, rows that follow each other within 1 ms going together, up to 32 a message),"
+                + " 10,000 keys of 1,000 hosts in turn (a host's rows share its name, one string)."
+                + " Plain: `producer.send` of each row's encoding as DATA."
                 + " Continuous: `producer.insert` of each row, the query `%s` (every row) or `%s` (1 in 10), its rows"
                 + " counted by the row handler. Each pass after one untimed message; time from the first send to the"
                 + " last arrival, the client's flow control throttling the producer (BLOCK, 8 MiB per peer). Rounds"
