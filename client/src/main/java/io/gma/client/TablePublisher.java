@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.IoThreads;
 import io.gma.registry.api.ColumnDeclaration;
 import io.gma.registry.api.Publication;
 import io.gma.registry.api.RegistryClient;
@@ -145,6 +146,11 @@ final class TablePublisher {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /** Whether ticket {@code ticket} may go now. */
+        synchronized boolean isTurn(long ticket) {
+            return turn == ticket;
         }
 
         /** Ticket {@code ticket} went (or failed): the next may go. */
@@ -456,6 +462,16 @@ final class TablePublisher {
      */
     private void send(String table, Taken taken) {
         Subscription s = taken.to();
+        if (IoThreads.isCurrent() && !s.isTurn(taken.ticket())) {
+            // an insert on a link's event loop does not wait for another thread's send, which may wait for room
+            // that this loop makes: the connecting pool waits its turn instead
+            try {
+                sender.execute(() -> send(table, taken));
+                return;
+            } catch (RejectedExecutionException closing) {
+                // closing: waits here, bounded by the other send's own wait
+            }
+        }
         s.awaitTurn(taken.ticket());
         try {
             // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
