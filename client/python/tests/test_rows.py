@@ -66,6 +66,7 @@ ROW_HEX = "000763617264696666066e6f64652d31063fe80000000000000180c0c99de7d88b06"
 def test_batch_of_the_docs_example():
     qid, rows = _rows.decode_batch(lambda q: SCHEMAS["host_cpu"] if q == 7 else None, bytes.fromhex(
         "07" "0006176339d93000" "22" + ROW_HEX + "0006176339e87240" "22" + ROW_HEX))
+    rows = list(rows)
     assert qid == 7
     assert [at for at, _ in rows] == [1714564800000000, 1714564801000000]
     assert [values[:2] for _, values in rows] == [["cardiff", "node-1"], ["cardiff", "node-1"]]
@@ -82,6 +83,15 @@ def test_batch_of_the_docs_example():
 ])
 def test_broken_batches_are_malformed(hex_, reason):
     with pytest.raises(ProtocolError) as e:
-        _rows.decode_batch(lambda q: SCHEMAS["host_cpu"], bytes.fromhex(hex_))
+        list(_rows.decode_batch(lambda q: SCHEMAS["host_cpu"], bytes.fromhex(hex_))[1])
     assert e.value.code == "MALFORMED"
     assert reason in e.value.sentence, e.value.sentence
+
+
+def test_a_batch_gives_the_rows_before_its_fault():
+    _, rows = _rows.decode_batch(lambda q: SCHEMAS["host_cpu"], bytes.fromhex(
+        "07" "0006176339d93000" "22" + ROW_HEX + "0006176339e87240" "21" + ROW_HEX[:-2]))
+    at, values = next(rows)
+    assert at == 1714564800000000 and values[:2] == ["cardiff", "node-1"]
+    with pytest.raises(ProtocolError):
+        next(rows)

@@ -168,23 +168,24 @@ def decode_envelope(b):
 
 
 def decode_batch(schema, b):
-    """TABLE_ROWS' data: (queryId, a list of (insertMicros, values)); the query's schema is ``schema(queryId)``,
-    or None for a query this consumer does not know (then the rows are not decoded: an empty list)."""
+    """TABLE_ROWS' data: (queryId, its rows), the query's schema being ``schema(queryId)``. The rows are an
+    iterator of (insertMicros, values), each decoded as it is taken, so that a fault (MALFORMED) comes after the
+    rows before it; None for a query this consumer does not know (``schema`` gave None): they are not decoded."""
     qid, pos = read_varint(b, 0, "the query id")
     if pos == len(b):
         raise _bad("TABLE_ROWS holds no row after its query id")
     s = schema(qid)
-    return qid, (None if s is None else _decode_rows(s, b, pos, "a batch row"))
+    return qid, (None if s is None else _rows_from(s, b, pos, "a batch row"))
 
 
 def decode_latest(schema, b):
     """TABLE_LATEST's REPLY: a list of (insertMicros, values)."""
-    return _decode_rows(schema, b, 0, "a latest row")
+    return list(_rows_from(schema, b, 0, "a latest row"))
 
 
-def _decode_rows(schema, b, pos, what):
-    """Rows one after another from ``pos`` to the end, each its insert time, its length and its bytes."""
-    out = []
+def _rows_from(schema, b, pos, what):
+    """Rows one after another from ``pos`` to the end, each its insert time, its length and its bytes: yields
+    (insertMicros, values) as each is decoded."""
     while pos < len(b):
         if len(b) - pos < 8:
             raise _bad("%s ends inside its insert time" % what)
@@ -192,9 +193,9 @@ def _decode_rows(schema, b, pos, what):
         length, pos = read_varint(b, pos + 8, "%s's length" % what)
         if length > len(b) - pos:
             raise _bad("%s of %d bytes, but only %d remain" % (what, length, len(b) - pos))
-        out.append((at, decode_row(schema, memoryview(b)[pos:pos + length])))
+        values = decode_row(schema, memoryview(b)[pos:pos + length])
         pos += length
-    return out
+        yield at, values
 
 
 def varint(v):

@@ -15,7 +15,7 @@ import re
 import threading
 
 from . import _rows
-from ._errors import ErrorCode, GmaError
+from ._errors import ErrorCode, GmaError, ProtocolError
 from ._wire import Command
 
 LOG = logging.getLogger("gma")
@@ -206,7 +206,15 @@ class Mediator:
 
     def receive(self, m):
         """A TABLE_ROW or TABLE_ROWS, on the link's thread: each row to its query's handler, projected; an
-        unknown query is cancelled at its producer."""
+        unknown query is cancelled at its producer. A malformed one is dropped and logged, as Java's consumer
+        does (the rows of a batch before the fault were given)."""
+        try:
+            self._receive(m)
+        except ProtocolError as e:
+            LOG.warning("%s: dropped a malformed %s from %s: %s", self._core.name, Command.name(m.command),
+                        m.sender, e.sentence)
+
+    def _receive(self, m):
         if m.command == Command.TABLE_ROWS:
             def schema(qid):
                 q = self._queries.get(qid)

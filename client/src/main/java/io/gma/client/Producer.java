@@ -77,11 +77,13 @@ public final class Producer extends Endpoint {
 
     /**
      * Inserts a row into a declared table: it becomes the latest row of its primary key (for the table's latest
-     * retention), and goes as TABLE_ROW to every consumer whose continuous query's WHERE it satisfies. A consumer
-     * whose queue refuses it misses it; the others still get it.
+     * retention), and goes to every consumer whose continuous query's WHERE it satisfies: at once, as TABLE_ROW,
+     * when nothing went to that query for a millisecond; else within a millisecond, with the rows that follow, as
+     * a TABLE_ROWS (docs/tables.md). A consumer whose queue refuses it misses it; the others still get it. Under
+     * BLOCK, an insert waits while rows for a consumer that does not read wait to be sent.
      *
      * @param row every column of the table, in its order, as {@link TableSchema#validate(Row)} checks it
-     * @return how many queries it was sent to
+     * @return how many queries it goes to
      * @throws TableException naming the table, column or value: a table this producer did not declare, a value
      *     of the wrong type, a NULL in the primary key, a row of another width or outside the predicate; nothing
      *     was kept or sent

@@ -23,7 +23,9 @@ import io.gma.wire.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: inserts on the application's threads, queries on the links' event loops, rows that waited their
  * linger on the endpoint's timer (taken) and its connecting pool (sent). Each table's state is guarded by its own
  * lock, held only to update or copy the maps and to take a batch; rows are sent after it is released, each
- * subscription's batches in the order they were taken ({@link Subscription#awaitTurn}).
+ * query's messages in the order they were taken, by one thread at a time ({@link Channel}).
  */
 final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
@@ -68,8 +70,13 @@ final class TablePublisher {
     static final long LINGER_NANOS = 1_000_000;
     /** The most rows of a TABLE_ROWS. */
     static final int BATCH_ROWS = 32;
-    /** A TABLE_ROWS goes once its data reaches this many bytes (or the endpoint's answer limit, if lower). */
-    static final int BATCH_BYTES = 16 * 1024;
+    /**
+     * A TABLE_ROWS goes before its data would pass this many bytes (or the endpoint's answer limit, if lower): a
+     * consumer takes messages of this size and its header at least (docs/tables.md).
+     */
+    static final int BATCH_BYTES = 4 * 1024;
+    /** Messages taken for a query that may wait for its drainer before an inserting thread waits too. */
+    static final int MAX_OUT = 4;
     /** How often {@link #nowMicros()} reads the wall clock. */
     static final long CLOCK_ANCHOR_NANOS = 100_000_000;
     /** A new anchor this much behind the time carried on is a step of the wall clock, which insert times follow. */
@@ -83,8 +90,8 @@ final class TablePublisher {
     private final RegistryClient registry;
     private final Receipts outbox;
     private final int maxAnswerBytes;
-    /** {@link #LINGER_NANOS}, or 0 with a durable outbox: a row is in it once its insert returns. */
-    private final long lingerNanos;
+    /** With a durable outbox, each row goes alone, and is in the outbox once its insert returns. */
+    private final boolean durable;
     private final int batchBytes;
     private final ScheduledExecutorService timer;
     private final Executor sender;
@@ -102,45 +109,99 @@ final class TablePublisher {
      */
     private final Map<String, TableQuery> parsedQueries = new ConcurrentHashMap<>();
 
+    /** A consumer's query, as it subscribed it, and the channel its rows go by. */
+    private record Subscription(String consumer, long queryId, BoundQuery query, Channel channel) {
+    }
+
+    /** A TABLE_ROW or TABLE_ROWS taken to go. */
+    private record Out(Command command, byte[] data) {
+    }
+
     /**
-     * A consumer's query, as it subscribed it, and its rows that wait to go. The batch and the tickets are guarded
-     * by the table's lock; the turn by this object's monitor.
+     * The rows of one consumer's query on their way (kept when the consumer subscribes the same query id again): the
+     * batch that waits for more rows, guarded by the table's lock; and the messages taken to go, in the order they
+     * were taken, guarded by this object's monitor. One thread at a time sends them, the drainer: whoever took one
+     * and found nobody draining, or the connecting pool for those the timer took. A thread that takes one while
+     * another drains leaves it to that one, and waits only while more than {@link #MAX_OUT} wait before it: the
+     * send queue's backpressure reaches the inserting threads, and no thread piles up behind a full queue.
      */
-    private static final class Subscription {
+    private static final class Channel {
         final String consumer;
-        final long queryId;
-        final BoundQuery query;
-        /** The rows that wait; made at the first. */
+        /** The rows that wait for more; made at the first. Under the table's lock, as are the two times. */
         RowBatch batch;
         /** When the batch's first row came, System.nanoTime. */
         long firstNanos;
-        /** When a batch or row was last taken to go, System.nanoTime; long ago at first. */
+        /** When a message was last taken, System.nanoTime; long ago at first. */
         long takenNanos;
-        /** Batches and rows taken so far: the ticket of the next. */
-        long tickets;
-        /** The ticket that goes next. */
-        private long turn;
+        private final ArrayDeque<Out> out = new ArrayDeque<>();
+        private boolean draining;
+        /** Messages taken, and sent (or failed, or shed): the ticket of the next, and how far they went. */
+        private long taken;
+        private long sent;
 
-        Subscription(String consumer, long queryId, BoundQuery query, long nanos, long lingerNanos) {
+        Channel(String consumer, long nanos) {
             this.consumer = consumer;
-            this.queryId = queryId;
-            this.query = query;
-            this.takenNanos = nanos - lingerNanos;
+            this.takenNanos = nanos - LINGER_NANOS;
         }
 
-        /** Whether it has rows that wait. */
+        /** Whether rows wait in the batch; under the table's lock. */
         boolean waiting() {
             return batch != null && batch.rows() > 0;
         }
 
-        /** Waits, uninterruptibly, until the batches taken before ticket {@code ticket} went. */
-        synchronized void awaitTurn(long ticket) {
+        /** Queues a message taken (under the table's lock, so in the order taken); returns its ticket. */
+        synchronized long queue(Out o) {
+            out.addLast(o);
+            return taken++;
+        }
+
+        /** Messages taken and not yet sent. */
+        synchronized long backlog() {
+            return taken - sent;
+        }
+
+        /** Becomes the drainer if nobody is; whether it did. */
+        synchronized boolean claim() {
+            if (draining) {
+                return false;
+            }
+            draining = true;
+            return true;
+        }
+
+        /** The drainer's next message, or null: then it is the drainer no more. */
+        synchronized Out next() {
+            Out o = out.pollFirst();
+            if (o == null) {
+                draining = false;
+                notifyAll();
+            }
+            return o;
+        }
+
+        /** The drainer sent (or failed) one. */
+        synchronized void wentOne() {
+            sent++;
+            notifyAll();
+        }
+
+        /** The drainer stops on a failure of its own: what it leaves goes with the next one. */
+        synchronized void abandon() {
+            draining = false;
+            notifyAll();
+        }
+
+        /**
+         * Waits, uninterruptibly, until at most {@code behind} messages taken before ticket {@code ticket} are
+         * unsent (-1: until that one went too), or nobody drains (then the caller drains what is left).
+         */
+        synchronized void awaitRoom(long ticket, long behind) {
             boolean interrupted = false;
-            while (turn != ticket) {
+            while (draining && ticket - sent > behind) {
                 try {
                     wait();
                 } catch (InterruptedException ex) {
-                    interrupted = true; // a ticket given up would hold back every later one: wait on
+                    interrupted = true; // the rows are taken: they go, and this thread's turn with them
                 }
             }
             if (interrupted) {
@@ -148,20 +209,16 @@ final class TablePublisher {
             }
         }
 
-        /** Whether ticket {@code ticket} may go now. */
-        synchronized boolean isTurn(long ticket) {
-            return turn == ticket;
+        /** Drops the newest messages past {@code most} waiting, on a link's event loop; how many. */
+        synchronized int shed(int most) {
+            int dropped = 0;
+            while (out.size() > most) {
+                out.pollLast();
+                sent++;
+                dropped++;
+            }
+            return dropped;
         }
-
-        /** Ticket {@code ticket} went (or failed): the next may go. */
-        synchronized void done(long ticket) {
-            turn = ticket + 1;
-            notifyAll();
-        }
-    }
-
-    /** Rows taken to go to a subscription: a TABLE_ROW or TABLE_ROWS, in the turn of its ticket. */
-    private record Taken(Subscription to, long ticket, Command command, byte[] data) {
     }
 
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
@@ -218,7 +275,7 @@ final class TablePublisher {
         this.registry = registry;
         this.outbox = outbox;
         this.maxAnswerBytes = Math.max(ENVELOPE_MARGIN, maxMessageBytes - ENVELOPE_MARGIN);
-        this.lingerNanos = durable ? 0 : LINGER_NANOS;
+        this.durable = durable;
         this.batchBytes = Math.min(BATCH_BYTES, maxAnswerBytes);
         this.timer = timer;
         this.sender = sender;
@@ -318,12 +375,12 @@ final class TablePublisher {
      */
     int insert(String table, Row row) {
         TableState t = state(table);
-        long nanos = System.nanoTime();
-        long now = nowMicros(nanos);
         Subscription[] subscriptions;
-        Taken[] ready = null; // what goes now, by subscription
+        long[] tickets = null; // what each subscription took to go now, or -1
         int matching = 0;
         synchronized (t) {
+            long nanos = System.nanoTime(); // under the lock: no other thread took a message since
+            long now = nowMicros(nanos);
             try {
                 t.schema.validate(row, t.encoder);
             } catch (TableException ex) {
@@ -342,61 +399,63 @@ final class TablePublisher {
             subscriptions = t.subscriptions;
             for (int i = 0; i < subscriptions.length; i++) {
                 Subscription s = subscriptions[i];
-                if (s.query.filter().test(row)) {
+                if (s.query().filter().test(row)) {
                     matching++;
-                    Taken taken = add(t, s, now, nanos);
-                    if (taken != null) {
-                        if (ready == null) {
-                            ready = new Taken[subscriptions.length];
+                    long ticket = add(t, s.channel(), s.queryId(), now, nanos);
+                    if (ticket >= 0) {
+                        if (tickets == null) {
+                            tickets = new long[subscriptions.length];
+                            Arrays.fill(tickets, -1);
                         }
-                        ready[i] = taken;
+                        tickets[i] = ticket;
                     }
                 }
             }
         }
-        for (int i = 0; ready != null && i < ready.length; i++) {
-            if (ready[i] != null) {
-                send(table, ready[i]);
+        for (int i = 0; tickets != null && i < tickets.length; i++) {
+            if (tickets[i] >= 0) {
+                deliver(table, subscriptions[i].channel(), tickets[i]);
             }
         }
         return matching;
     }
 
     /**
-     * Adds the row {@code t}'s encoder holds to {@code s}; under the table's lock. Returns what goes now: the row
-     * alone when the subscription was quiet, the batch when the row filled it, or the batch before the row when
-     * the row would make it too long; otherwise null, and the timer will take the batch when its linger ends.
+     * Adds the row {@code t}'s encoder holds to channel {@code c} of query {@code queryId}; under the table's lock.
+     * Takes what goes now: the row alone when the query was quiet (always, with a durable outbox), the batch when
+     * the row filled it, or the batch before the row when the row would make it too long; returns its ticket.
+     * Otherwise returns -1, and the timer will take the batch when its linger ends.
      */
-    private Taken add(TableState t, Subscription s, long insertMicros, long nanos) {
-        boolean empty = !s.waiting();
-        if (empty && nanos - s.takenNanos >= lingerNanos) {
-            return take(s, RowEnvelope.COMMAND, t.encoder.envelope(s.queryId, insertMicros), nanos);
+    private long add(TableState t, Channel c, long queryId, long insertMicros, long nanos) {
+        boolean empty = !c.waiting();
+        if (durable || empty && nanos - c.takenNanos >= LINGER_NANOS) {
+            return take(c, RowEnvelope.COMMAND, t.encoder.envelope(queryId, insertMicros), nanos);
         }
-        if (s.batch == null) {
-            s.batch = new RowBatch(s.queryId);
+        if (c.batch == null) {
+            c.batch = new RowBatch(queryId);
         }
-        Taken before = null;
-        if (!empty && s.batch.bytesWith(t.encoder.length()) > batchBytes) {
-            before = take(s, RowBatch.COMMAND, s.batch.take(), nanos);
+        long before = -1;
+        if (!empty && c.batch.bytesWith(t.encoder.length()) > batchBytes) {
+            before = take(c, RowBatch.COMMAND, c.batch.take(), nanos);
             empty = true;
         }
-        s.batch.add(t.encoder, insertMicros);
+        c.batch.add(t.encoder, insertMicros);
         if (empty) {
-            s.firstNanos = nanos;
+            c.firstNanos = nanos;
         }
-        if (before == null && (s.batch.rows() >= BATCH_ROWS || s.batch.bytes() >= batchBytes)) {
-            return take(s, RowBatch.COMMAND, s.batch.take(), nanos);
+        if (before < 0 && (c.batch.rows() >= BATCH_ROWS || c.batch.bytes() >= batchBytes)) {
+            return take(c, RowBatch.COMMAND, c.batch.take(), nanos);
         }
         if (!t.flushArmed) {
-            armFlush(t, s.firstNanos + lingerNanos - nanos);
+            armFlush(t, c.firstNanos + LINGER_NANOS - nanos);
         }
         return before;
     }
 
-    /** Takes {@code data} to go to {@code s} next: its ticket; under the table's lock. */
-    private static Taken take(Subscription s, Command command, byte[] data, long nanos) {
-        s.takenNanos = nanos;
-        return new Taken(s, s.tickets++, command, data);
+    /** Takes a message to go by {@code c}, after those taken before; under the table's lock. Returns its ticket. */
+    private static long take(Channel c, Command command, byte[] data, long nanos) {
+        c.takenNanos = nanos;
+        return c.queue(new Out(command, data));
     }
 
     /** Asks the timer to take {@code t}'s batches whose linger ended, in {@code delayNanos}; under its lock. */
@@ -409,82 +468,123 @@ final class TablePublisher {
         }
     }
 
-    /** On the timer: takes the batches of {@code t} whose first row waited its linger, and has them sent. */
+    /**
+     * On the timer: takes the batches of {@code t} whose first row waited its linger, and has the connecting pool
+     * send them where nobody drains. A batch whose channel has {@link #MAX_OUT} messages waiting already is left
+     * to grow: the insert that fills it waits for room.
+     */
     private void flushDue(TableState t) {
-        List<Taken> due = new ArrayList<>();
+        List<Subscription> took = new ArrayList<>();
         synchronized (t) {
             t.flushArmed = false;
             long nanos = System.nanoTime();
             long next = Long.MAX_VALUE;
             for (Subscription s : t.subscriptions) {
-                if (!s.waiting()) {
+                Channel c = s.channel();
+                if (!c.waiting()) {
                     continue;
                 }
-                long wait = s.firstNanos + lingerNanos - nanos;
-                if (wait <= 0) {
-                    due.add(take(s, RowBatch.COMMAND, s.batch.take(), nanos));
-                } else {
+                long wait = c.firstNanos + LINGER_NANOS - nanos;
+                if (wait > 0) {
                     next = Math.min(next, wait);
+                } else if (c.backlog() < MAX_OUT) {
+                    take(c, RowBatch.COMMAND, c.batch.take(), nanos);
+                    took.add(s);
+                } else {
+                    next = Math.min(next, LINGER_NANOS); // its queue is full: a look again in a while
                 }
             }
             if (next != Long.MAX_VALUE) {
                 armFlush(t, next);
             }
         }
-        if (!due.isEmpty()) {
-            try {
-                sender.execute(() -> due.forEach(d -> send(t.schema.name(), d)));
-            } catch (RejectedExecutionException ex) {
-                due.forEach(d -> send(t.schema.name(), d)); // closing: on this thread, in their turn
+        for (Subscription s : took) {
+            Channel c = s.channel();
+            if (c.claim()) {
+                try {
+                    sender.execute(() -> drain(t.schema.name(), c));
+                } catch (RejectedExecutionException closing) {
+                    c.abandon(); // close() sends what waits
+                }
             }
         }
     }
 
-    /** Takes every row that waits, of every table, and sends it: the endpoint closes. */
+    /** Takes every row that waits, of every table, and sends it, waiting until it went: the endpoint closes. */
     void flushAll() {
         for (TableState t : tables.values()) {
-            List<Taken> all = new ArrayList<>();
+            List<Channel> all = new ArrayList<>();
             synchronized (t) {
                 long nanos = System.nanoTime();
                 for (Subscription s : t.subscriptions) {
-                    if (s.waiting()) {
-                        all.add(take(s, RowBatch.COMMAND, s.batch.take(), nanos));
+                    Channel c = s.channel();
+                    if (c.waiting()) {
+                        take(c, RowBatch.COMMAND, c.batch.take(), nanos);
                     }
+                    all.add(c);
                 }
             }
-            all.forEach(d -> send(t.schema.name(), d));
+            for (Channel c : all) {
+                while (!c.claim()) {
+                    c.awaitRoom(Long.MAX_VALUE, 0); // another thread drains: until it is done
+                }
+                drain(t.schema.name(), c); // what is left, if anything
+            }
         }
     }
 
     /**
-     * Sends a TABLE_ROW or TABLE_ROWS after the table's lock is let go (under BLOCK, the send may wait for room),
-     * in its subscription's order.
+     * After the table's lock is let go: sends the message of ticket {@code ticket}, and any taken before it, when
+     * nobody else drains {@code c}; else leaves it to the drainer, waiting while more than {@link #MAX_OUT} wait
+     * before it (with a durable outbox, until it went). On a link's event loop it never waits for another thread,
+     * whose send may wait for room that this loop makes: it drops the newest past {@link #MAX_OUT} instead, as a
+     * full queue fails a send there.
      */
-    private void send(String table, Taken taken) {
-        Subscription s = taken.to();
-        if (IoThreads.isCurrent() && !s.isTurn(taken.ticket())) {
-            // an insert on a link's event loop does not wait for another thread's send, which may wait for room
-            // that this loop makes: the connecting pool waits its turn instead
-            try {
-                sender.execute(() -> send(table, taken));
-                return;
-            } catch (RejectedExecutionException closing) {
-                // closing: waits here, bounded by the other send's own wait
-            }
+    private void deliver(String table, Channel c, long ticket) {
+        if (c.claim()) {
+            drain(table, c);
+            return;
         }
-        s.awaitTurn(taken.ticket());
-        try {
-            // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE)
-            // or the endpoint (the registry no longer knows it), and a future per row costs the sender and
-            // the link's ACK handling more than the row itself
-            outbox.send(s.consumer, taken.command(), taken.data());
-        } catch (EndpointException ex) {
-            LOG.debug("{}: rows of {} not sent to {}: {}", name, table, s.consumer, ex.getMessage());
-            if (ex.code() == ErrorCode.NO_ROUTE) {
-                dropConsumer(s.consumer);
+        if (IoThreads.isCurrent() && !durable) {
+            int dropped = c.shed(MAX_OUT);
+            if (dropped > 0) {
+                LOG.debug("{}: {} messages of rows of {} not sent to {}: its queue is full and this is a link's"
+                        + " event loop", name, dropped, table, c.consumer);
             }
+            return;
+        }
+        c.awaitRoom(ticket, durable ? -1 : MAX_OUT);
+        if (c.claim()) {
+            drain(table, c); // the drainer stopped meanwhile: what is left goes from here
+        }
+    }
+
+    /** As the drainer of {@code c}: sends what it holds, in order, until nothing is left. */
+    private void drain(String table, Channel c) {
+        boolean done = false;
+        try {
+            for (Out o = c.next(); o != null; o = c.next()) {
+                try {
+                    // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR
+                    // NO_ROUTE) or the endpoint (the registry no longer knows it), and a future per message costs
+                    // the sender and the link's ACK handling more than the rows
+                    outbox.send(c.consumer, o.command(), o.data());
+                } catch (EndpointException ex) {
+                    LOG.debug("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.getMessage());
+                    if (ex.code() == ErrorCode.NO_ROUTE) {
+                        dropConsumer(c.consumer);
+                    }
+                } catch (RuntimeException ex) {
+                    LOG.warn("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.toString());
+                } finally {
+                    c.wentOne();
+                }
+            }
+            done = true;
         } finally {
-            s.done(taken.ticket());
+            if (!done) {
+                c.abandon();
+            }
         }
     }
 
@@ -492,7 +592,7 @@ final class TablePublisher {
     void dropConsumer(String consumer) {
         for (TableState t : tables.values()) {
             synchronized (t) {
-                t.subscriptions(s -> !s.consumer.equals(consumer), null);
+                t.subscriptions(s -> !s.consumer().equals(consumer), null);
             }
         }
     }
@@ -517,7 +617,7 @@ final class TablePublisher {
                 long id = TableWire.readVarint(ByteBuffer.wrap(m.data()), "TABLE_CANCEL");
                 for (TableState t : tables.values()) {
                     synchronized (t) {
-                        t.subscriptions(s -> !s.consumer.equals(m.from()) || s.queryId != id, null);
+                        t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, null);
                     }
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
@@ -542,8 +642,15 @@ final class TablePublisher {
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
         synchronized (t) {
-            t.subscriptions(s -> !s.consumer.equals(m.from()) || s.queryId != id, new Subscription(m.from(), id,
-                    q, System.nanoTime(), lingerNanos));
+            Channel channel = null; // the same query id again: its rows that wait or go are kept, in order
+            for (Subscription s : t.subscriptions) {
+                if (s.consumer().equals(m.from()) && s.queryId() == id) {
+                    channel = s.channel();
+                }
+            }
+            Subscription now = new Subscription(m.from(), id, q, channel != null ? channel
+                    : new Channel(m.from(), System.nanoTime()));
+            t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, now);
         }
         reply(m, new byte[0]);
     }

@@ -196,6 +196,67 @@ class TablePublisherTest {
     }
 
     @Test
+    void aStalledConsumerHoldsBackTheInsertsWithoutPilingUpThreadsAndLosesNothing() throws Exception {
+        // the consumer's handler holds its link's event loop, so it neither reads nor acknowledges; rows that come
+        // 0.5 ms apart are batched and the timer takes each batch: the inserting thread must feel the full queue,
+        // and no thread may wait for each batch
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Long> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Producer stall = fixture.producer("stall").maxQueuedMessages(2).blockTimeout(Duration.ofSeconds(30))
+                .build();
+                Consumer slow = fixture.consumer("slow").build()) {
+            stall.declare(HOST_CPU);
+            try (ContinuousQuery q = slow.continuous("SELECT cpu FROM host_cpu", r -> {
+                got.add(r.row().getLong(0));
+                try {
+                    release.await();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            })) {
+                java.util.concurrent.atomic.AtomicInteger inserted = new java.util.concurrent.atomic.AtomicInteger();
+                Thread inserter = new Thread(() -> {
+                    for (int i = 0; i < 3000; i++) {
+                        stall.insert("host_cpu", Row.of("cardiff", "n", (long) i, 1.0));
+                        inserted.incrementAndGet();
+                        java.util.concurrent.locks.LockSupport.parkNanos(500_000);
+                    }
+                }, "stall-inserter");
+                inserter.start();
+                Thread.sleep(2_000);
+                long senders = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("gma-stall-connect-")).count();
+                assertTrue(senders <= 4, senders + " threads of the producer's pool while its consumer stalls");
+                assertTrue(inserted.get() < 1000, inserted.get() + " rows inserted past a stalled consumer");
+                release.countDown();
+                inserter.join(60_000);
+                await().atMost(Duration.ofSeconds(30)).until(() -> got.size() == 3000);
+                for (int i = 0; i < 3000; i++) {
+                    assertEquals(i, got.get(i), "row " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void withADurableOutboxEachRowGoesAloneAsItsInsertReturns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Producer kept = fixture.producer("kept").exactLabel(true).outbox(dir).build()) {
+            kept.declare(HOST_CPU);
+            try (ContinuousQuery q = consumer.continuous("SELECT cpu FROM host_cpu", got::add)) {
+                long before = consumer.stats().messagesIn();
+                for (int i = 0; i < 200; i++) {
+                    kept.insert("host_cpu", Row.of("cardiff", "n", (long) i, 1.0));
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 200);
+                long messages = consumer.stats().messagesIn() - before;
+                assertTrue(messages >= 200, messages + " messages for 200 rows: batched, not each alone");
+            }
+        }
+    }
+
+    @Test
     void sqlInsertsReachAContinuousQueryAsRowsDo() throws Exception {
         List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (ContinuousQuery q = consumer.continuous("SELECT host, load1 FROM host_cpu WHERE load1 > 4",
