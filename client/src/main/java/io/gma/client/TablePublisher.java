@@ -77,6 +77,8 @@ final class TablePublisher {
     static final int BATCH_BYTES = 4 * 1024;
     /** Messages taken for a query that may wait for its drainer before an inserting thread waits too. */
     static final int MAX_OUT = 4;
+    /** {@link Channel#waitingSince} when no row waits. */
+    private static final long NOT_WAITING = Long.MIN_VALUE;
     /** How often {@link #nowMicros()} reads the wall clock. */
     static final long CLOCK_ANCHOR_NANOS = 100_000_000;
     /** A new anchor this much behind the time carried on is a step of the wall clock, which insert times follow. */
@@ -129,8 +131,11 @@ final class TablePublisher {
         final String consumer;
         /** The rows that wait for more; made at the first. Under the table's lock, as are the two times. */
         RowBatch batch;
-        /** When the batch's first row came, System.nanoTime. */
-        long firstNanos;
+        /**
+         * When the batch's first row came, System.nanoTime, or {@link #NOT_WAITING}: written under the table's
+         * lock, read by the timer without it, which then looks again under it.
+         */
+        volatile long waitingSince = NOT_WAITING;
         /** When a message was last taken, System.nanoTime; long ago at first. */
         long takenNanos;
         private final ArrayDeque<Out> out = new ArrayDeque<>();
@@ -228,9 +233,9 @@ final class TablePublisher {
         final LatestRows latest;
         /**
          * The subscriptions, replaced (never changed) when one comes or goes: an insert that found some matching
-         * sends to them after it let go of the lock.
+         * sends to them after it let go of the lock, and the timer looks at them without it.
          */
-        Subscription[] subscriptions = NONE;
+        volatile Subscription[] subscriptions = NONE;
         /** The rows kept for history queries, or null when the table keeps none. */
         final KeptHistory history;
         /** Encodes each row inserted, once, for every TABLE_ROW it goes out in and for history. */
@@ -436,20 +441,26 @@ final class TablePublisher {
         }
         long before = -1;
         if (!empty && c.batch.bytesWith(t.encoder.length()) > batchBytes) {
-            before = take(c, RowBatch.COMMAND, c.batch.take(), nanos);
+            before = takeBatch(c, nanos);
             empty = true;
         }
         c.batch.add(t.encoder, insertMicros);
         if (empty) {
-            c.firstNanos = nanos;
+            c.waitingSince = nanos;
         }
         if (before < 0 && (c.batch.rows() >= BATCH_ROWS || c.batch.bytes() >= batchBytes)) {
-            return take(c, RowBatch.COMMAND, c.batch.take(), nanos);
+            return takeBatch(c, nanos);
         }
         if (!t.flushArmed) {
-            armFlush(t, c.firstNanos + LINGER_NANOS - nanos);
+            armFlush(t, c.waitingSince + LINGER_NANOS - nanos);
         }
         return before;
+    }
+
+    /** Takes the batch of {@code c} to go; under the table's lock. Returns its ticket. */
+    private static long takeBatch(Channel c, long nanos) {
+        c.waitingSince = NOT_WAITING;
+        return take(c, RowBatch.COMMAND, c.batch.take(), nanos);
     }
 
     /** Takes a message to go by {@code c}, after those taken before; under the table's lock. Returns its ticket. */
@@ -474,21 +485,39 @@ final class TablePublisher {
      * to grow: the insert that fills it waits for room.
      */
     private void flushDue(TableState t) {
+        long nanos = System.nanoTime();
+        long first = Long.MAX_VALUE;
+        for (Subscription s : t.subscriptions) {
+            long since = s.channel().waitingSince;
+            if (since != NOT_WAITING) {
+                first = Math.min(first, since + LINGER_NANOS - nanos);
+            }
+        }
+        if (first > 0 && first != Long.MAX_VALUE) {
+            // none is due yet (rows that stream refill their batches within the linger): a look again when the
+            // first is, without the table's lock, which the inserts hold
+            try {
+                timer.schedule(() -> flushDue(t), first, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                // close() takes what waits
+            }
+            return;
+        }
         List<Subscription> took = new ArrayList<>();
         synchronized (t) {
             t.flushArmed = false;
-            long nanos = System.nanoTime();
+            nanos = System.nanoTime();
             long next = Long.MAX_VALUE;
             for (Subscription s : t.subscriptions) {
                 Channel c = s.channel();
                 if (!c.waiting()) {
                     continue;
                 }
-                long wait = c.firstNanos + LINGER_NANOS - nanos;
+                long wait = c.waitingSince + LINGER_NANOS - nanos;
                 if (wait > 0) {
                     next = Math.min(next, wait);
                 } else if (c.backlog() < MAX_OUT) {
-                    take(c, RowBatch.COMMAND, c.batch.take(), nanos);
+                    takeBatch(c, nanos);
                     took.add(s);
                 } else {
                     next = Math.min(next, LINGER_NANOS); // its queue is full: a look again in a while
@@ -519,7 +548,7 @@ final class TablePublisher {
                 for (Subscription s : t.subscriptions) {
                     Channel c = s.channel();
                     if (c.waiting()) {
-                        take(c, RowBatch.COMMAND, c.batch.take(), nanos);
+                        takeBatch(c, nanos);
                     }
                     all.add(c);
                 }
