@@ -20,6 +20,8 @@ public final class RowEncoder {
     /** The buffer a row of more than this leaves behind is dropped at the next encode. */
     static final int KEPT_BYTES = 16 * 1024;
     private static final int FIRST_BYTES = 256;
+    /** A string's encoding kept for its column's next row, at most. */
+    private static final int CACHED_BYTES = 256;
     private static final long CANONICAL_NAN = 0x7FF8000000000000L;
     /** 8 bytes of an array as a big-endian long: one store for a DOUBLE. */
     static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -30,6 +32,16 @@ public final class RowEncoder {
     private final char[] chars = new char[ASCII_CHARS];
     /** The length of the last row encoded; 0 after a failed encode. */
     private int length;
+    /**
+     * The schema of the rows encoded last, and for each of its string columns the last string encoded (the same
+     * object) and its encoding, its length first: a producer's rows repeat their host's and site's strings, and
+     * one that is the same object again is copied, not encoded again. Kept from the second row of a schema on
+     * (a one-off encoder keeps nothing), in buffers reused from row to row; reset when the schema changes.
+     */
+    private TableSchema lastSchema;
+    private String[] lastStrings;
+    private byte[][] lastEncodings;
+    private int[] lastLengths;
 
     /** An encoder with a small buffer. */
     public RowEncoder() {
@@ -53,6 +65,14 @@ public final class RowEncoder {
         int bitmap = (n + 7) >>> 3;
         if (buf.length > KEPT_BYTES) {
             buf = new byte[FIRST_BYTES];
+        }
+        if (schema != lastSchema) {
+            lastSchema = schema;
+            lastStrings = null;
+        } else if (lastStrings == null) {
+            lastStrings = new String[n];
+            lastEncodings = new byte[n][];
+            lastLengths = new int[n];
         }
         // every value but a string fits in 10 bytes: room for them all, so that only strings check for more
         ensure(bitmap + 10 * n);
@@ -91,7 +111,7 @@ public final class RowEncoder {
                     buf[p++] = (byte) w;
                     break;
                 default:
-                    p = string(columns.get(i), row.strings[i], p, 10 * (n - 1 - i));
+                    p = string(i, columns.get(i), row.strings[i], p, 10 * (n - 1 - i));
                     break;
             }
         }
@@ -100,11 +120,40 @@ public final class RowEncoder {
     }
 
     /**
-     * Writes a string value at {@code p}, its length first, with room for {@code after} bytes beyond it; returns
-     * the offset after it. Its length takes the bytes its most (3 a char) would, and the bytes move back when
-     * it took fewer.
+     * Writes the string value of column {@code i} at {@code p}, its length first, with room for {@code after} bytes
+     * beyond it; returns the offset after it. The string the column held last, the same object, is copied from
+     * its encoding then.
      */
-    private int string(Column c, String s, int p, int after) {
+    private int string(int i, Column c, String s, int p, int after) {
+        if (lastStrings == null) {
+            return encodeString(c, s, p, after);
+        }
+        if (s == lastStrings[i]) {
+            int bytes = lastLengths[i];
+            ensure(p + bytes + after);
+            System.arraycopy(lastEncodings[i], 0, buf, p, bytes);
+            return p + bytes;
+        }
+        int end = encodeString(c, s, p, after);
+        int bytes = end - p;
+        if (bytes > CACHED_BYTES) {
+            lastStrings[i] = null; // a long text: not kept
+            return end;
+        }
+        if (lastEncodings[i] == null || lastEncodings[i].length < bytes) {
+            lastEncodings[i] = new byte[Math.max(bytes, 32)];
+        }
+        System.arraycopy(buf, p, lastEncodings[i], 0, bytes);
+        lastStrings[i] = s;
+        lastLengths[i] = bytes;
+        return end;
+    }
+
+    /**
+     * {@link #string} of a string not encoded just before. Its length takes the bytes its most (3 a char) would,
+     * and the bytes move back when it took fewer.
+     */
+    private int encodeString(Column c, String s, int p, int after) {
         int chars = s.length();
         if (chars <= ASCII_CHARS) {
             // the common case, a short string of ASCII: its chars copied out at once, then one byte each

@@ -118,6 +118,32 @@ class RowEncoderTest {
     }
 
     @Test
+    void stringsThatComeAgainAsTheSameObjectEncodeAsTheReference() {
+        // a pool of strings, each the same object whenever a row takes it again, among others made afresh: ASCII,
+        // beyond ASCII, longer than a one-byte length, empty; NULLs; refused rows; and a second schema in between
+        String[] pool = {"node-0042.cardiff.gma", "z\u00fcrich", "x".repeat(130), "", "\ud83d\ude00", "lyon"};
+        TableSchema two = TableSchema.builder("two").column("a", ColumnType.STRING).column("b", ColumnType.STRING)
+                .primaryKey("a").build();
+        RowEncoder encoder = new RowEncoder();
+        Random r = new Random(29);
+        for (int i = 0; i < 5_000; i++) {
+            String a = r.nextInt(4) == 0 ? new String(pool[r.nextInt(pool.length)]) : pool[r.nextInt(pool.length)];
+            String b = r.nextInt(5) == 0 ? null : pool[r.nextInt(pool.length)];
+            if (r.nextInt(10) == 0) {
+                Row other = Row.of(pool[r.nextInt(pool.length)], (long) i);
+                encoder.encode(ONE, other);
+                assertArrayEquals(RowCodec.encode(ONE, other), encoder.toArray(), other.toString());
+            }
+            if (r.nextInt(50) == 0) {
+                assertThrows(TableException.class, () -> encoder.encode(two, Row.of(a, "bad\udc00")));
+            }
+            Row row = Row.of(a, b);
+            encoder.encode(two, row);
+            assertArrayEquals(RowCodec.encode(two, row), encoder.toArray(), row.toString());
+        }
+    }
+
+    @Test
     void aRefusedRowLeavesNothingEncoded() {
         RowEncoder encoder = new RowEncoder();
         encoder.encode(ONE, Row.of("a", 1L));
