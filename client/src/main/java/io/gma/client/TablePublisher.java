@@ -94,6 +94,8 @@ final class TablePublisher {
     private final int maxAnswerBytes;
     /** With a durable outbox, each row goes alone, and is in the outbox once its insert returns. */
     private final boolean durable;
+    /** The endpoint closes: {@link #flushAll} sends what waits. */
+    private volatile boolean closing;
     private final int batchBytes;
     private final ScheduledExecutorService timer;
     private final Executor sender;
@@ -539,8 +541,12 @@ final class TablePublisher {
         }
     }
 
-    /** Takes every row that waits, of every table, and sends it, waiting until it went: the endpoint closes. */
+    /**
+     * Takes every row that waits, of every table, and sends it, waiting until it went: the endpoint closes. A
+     * consumer whose queue stays full (its send waited the block timeout) gets nothing more.
+     */
     void flushAll() {
+        closing = true;
         for (TableState t : tables.values()) {
             List<Channel> all = new ArrayList<>();
             synchronized (t) {
@@ -602,6 +608,10 @@ final class TablePublisher {
                     LOG.debug("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.getMessage());
                     if (ex.code() == ErrorCode.NO_ROUTE) {
                         dropConsumer(c.consumer);
+                    } else if (ex.code() == ErrorCode.QUEUE_FULL && closing) {
+                        int dropped = c.shed(0); // one wait of the block timeout at close, not one a message
+                        LOG.info("{}: closing, {} more messages of rows of {} not sent to {}, whose queue is full",
+                                name, dropped, table, c.consumer);
                     }
                 } catch (RuntimeException ex) {
                     LOG.warn("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.toString());
