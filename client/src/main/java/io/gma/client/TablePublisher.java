@@ -77,6 +77,8 @@ final class TablePublisher {
     static final int BATCH_BYTES = 4 * 1024;
     /** Messages taken for a query that may wait for its drainer before an inserting thread waits too. */
     static final int MAX_OUT = 4;
+    /** Messages that may wait for a drainer before an insert on a link's event loop drops its own. */
+    static final int MAX_OUT_ON_LOOP = 256;
     /** {@link Channel#waitingSince} when no row waits. */
     private static final long NOT_WAITING = Long.MIN_VALUE;
     /** How often {@link #nowMicros()} reads the wall clock. */
@@ -96,6 +98,8 @@ final class TablePublisher {
     private final boolean durable;
     /** The endpoint closes: {@link #flushAll} sends what waits. */
     private volatile boolean closing;
+    /** Closing: the consumers whose queue stayed full (a send waited the block timeout); nothing more to them. */
+    private final java.util.Set<String> fullAtClose = ConcurrentHashMap.newKeySet();
     private final int batchBytes;
     private final ScheduledExecutorService timer;
     private final Executor sender;
@@ -118,7 +122,7 @@ final class TablePublisher {
     }
 
     /** A TABLE_ROW or TABLE_ROWS taken to go. */
-    private record Out(Command command, byte[] data) {
+    private record Out(long ticket, Command command, byte[] data, boolean onLoop) {
     }
 
     /**
@@ -142,7 +146,7 @@ final class TablePublisher {
         long takenNanos;
         private final ArrayDeque<Out> out = new ArrayDeque<>();
         private boolean draining;
-        /** Messages taken, and sent (or failed, or shed): the ticket of the next, and how far they went. */
+        /** Messages taken, and sent (or failed, or dropped): the ticket of the next, and how far they went. */
         private long taken;
         private long sent;
 
@@ -157,9 +161,18 @@ final class TablePublisher {
         }
 
         /** Queues a message taken (under the table's lock, so in the order taken); returns its ticket. */
-        synchronized long queue(Out o) {
-            out.addLast(o);
+        synchronized long queue(Command command, byte[] data) {
+            out.addLast(new Out(taken, command, data, IoThreads.isCurrent()));
             return taken++;
+        }
+
+        /**
+         * The drainer's next message if a link's event loop took it, or null (the drainer stays so: it lets go
+         * with {@link #abandon}).
+         */
+        synchronized Out nextTakenOnLoop() {
+            Out o = out.peekFirst();
+            return o == null || !o.onLoop() ? null : out.pollFirst();
         }
 
         /** Messages taken and not yet sent. */
@@ -192,11 +205,27 @@ final class TablePublisher {
             notifyAll();
         }
 
-        /** The drainer stops on a failure of its own: what it leaves goes with the next one. */
-        synchronized void abandon() {
+        /** The drainer stops: what it leaves goes with the next one; whether it left any. */
+        synchronized boolean abandon() {
             draining = false;
             notifyAll();
+            return !out.isEmpty();
         }
+
+        /** Takes back the message of ticket {@code ticket} if it is still queued (it goes no more), or null. */
+        synchronized Out remove(long ticket) {
+            for (java.util.Iterator<Out> i = out.iterator(); i.hasNext();) {
+                Out o = i.next();
+                if (o.ticket() == ticket) {
+                    i.remove();
+                    sent++;
+                    notifyAll();
+                    return o;
+                }
+            }
+            return null;
+        }
+
 
         /**
          * Waits, uninterruptibly, until at most {@code behind} messages taken before ticket {@code ticket} are
@@ -216,16 +245,6 @@ final class TablePublisher {
             }
         }
 
-        /** Drops the newest messages past {@code most} waiting, on a link's event loop; how many. */
-        synchronized int shed(int most) {
-            int dropped = 0;
-            while (out.size() > most) {
-                out.pollLast();
-                sent++;
-                dropped++;
-            }
-            return dropped;
-        }
     }
 
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
@@ -468,7 +487,7 @@ final class TablePublisher {
     /** Takes a message to go by {@code c}, after those taken before; under the table's lock. Returns its ticket. */
     private static long take(Channel c, Command command, byte[] data, long nanos) {
         c.takenNanos = nanos;
-        return c.queue(new Out(command, data));
+        return c.queue(command, data);
     }
 
     /** Asks the timer to take {@code t}'s batches whose linger ended, in {@code delayNanos}; under its lock. */
@@ -523,6 +542,7 @@ final class TablePublisher {
                     took.add(s);
                 } else {
                     next = Math.min(next, LINGER_NANOS); // its queue is full: a look again in a while
+                    took.add(s); // and if nobody drains it (its drainer failed), the pool does
                 }
             }
             if (next != Long.MAX_VALUE) {
@@ -530,14 +550,22 @@ final class TablePublisher {
             }
         }
         for (Subscription s : took) {
-            Channel c = s.channel();
-            if (c.claim()) {
-                try {
-                    sender.execute(() -> drain(t.schema.name(), c));
-                } catch (RejectedExecutionException closing) {
-                    c.abandon(); // close() sends what waits
-                }
-            }
+            handOff(t.schema.name(), s.channel());
+        }
+    }
+
+    /** Has the connecting pool drain {@code c}, unless somebody drains it already. */
+    private void handOff(String table, Channel c) {
+        if (!c.claim()) {
+            return;
+        }
+        try {
+            sender.execute(() -> drain(table, c, Long.MAX_VALUE));
+        } catch (RejectedExecutionException closing) {
+            c.abandon(); // close() sends what waits
+        } catch (Throwable ex) { // a thread it could not start: never left claimed with nobody draining
+            c.abandon();
+            throw ex;
         }
     }
 
@@ -563,67 +591,114 @@ final class TablePublisher {
                 while (!c.claim()) {
                     c.awaitRoom(Long.MAX_VALUE, 0); // another thread drains: until it is done
                 }
-                drain(t.schema.name(), c); // what is left, if anything
+                drain(t.schema.name(), c, Long.MAX_VALUE); // what is left, if anything
             }
         }
     }
 
     /**
-     * After the table's lock is let go: sends the message of ticket {@code ticket}, and any taken before it, when
-     * nobody else drains {@code c}; else leaves it to the drainer, waiting while more than {@link #MAX_OUT} wait
-     * before it (with a durable outbox, until it went). On a link's event loop it never waits for another thread,
-     * whose send may wait for room that this loop makes: it drops the newest past {@link #MAX_OUT} instead, as a
-     * full queue fails a send there.
+     * After the table's lock is let go: sends the message of ticket {@code ticket}, and those taken before it, when
+     * nobody else drains {@code c}; else leaves it to the drainer, waiting while more than {@link #MAX_OUT} are
+     * unsent before it (with a durable outbox, until it went).
+     *
+     * <p>On a link's event loop it never waits for another thread, whose send may wait for room that this loop
+     * makes, and sends no other thread's rows (a full queue fails a send on the loop, where they would have
+     * waited): it sends those a loop took, at the head of the channel, and leaves the rest to the connecting pool;
+     * when another thread drains, it drops its own message if more than {@link #MAX_OUT_ON_LOOP} wait. A durable
+     * row, which must be in the outbox when its insert returns, goes from the loop at once.
      */
     private void deliver(String table, Channel c, long ticket) {
-        if (c.claim()) {
-            drain(table, c);
+        if (IoThreads.isCurrent()) {
+            if (durable) {
+                Out mine = c.remove(ticket); // no batches with a durable outbox: its rows go alone, each at once
+                if (mine != null) {
+                    send(table, c, mine);
+                }
+            } else if (c.claim()) {
+                drainOnLoop(table, c);
+            } else if (c.backlog() > MAX_OUT_ON_LOOP && c.remove(ticket) != null) {
+                LOG.debug("{}: rows of {} not sent to {}: {} messages wait for it, and this is a link's event loop",
+                        name, table, c.consumer, MAX_OUT_ON_LOOP);
+            }
             return;
         }
-        if (IoThreads.isCurrent() && !durable) {
-            int dropped = c.shed(MAX_OUT);
-            if (dropped > 0) {
-                LOG.debug("{}: {} messages of rows of {} not sent to {}: its queue is full and this is a link's"
-                        + " event loop", name, dropped, table, c.consumer);
-            }
+        if (c.claim()) {
+            drain(table, c, ticket);
             return;
         }
         c.awaitRoom(ticket, durable ? -1 : MAX_OUT);
         if (c.claim()) {
-            drain(table, c); // the drainer stopped meanwhile: what is left goes from here
+            drain(table, c, ticket); // the drainer stopped meanwhile: what is left goes from here
         }
     }
 
-    /** As the drainer of {@code c}: sends what it holds, in order, until nothing is left. */
-    private void drain(String table, Channel c) {
-        boolean done = false;
+    /** As the drainer of {@code c}, on a link's event loop: what loops took, then the rest to the pool. */
+    private void drainOnLoop(String table, Channel c) {
         try {
-            for (Out o = c.next(); o != null; o = c.next()) {
+            for (Out o = c.nextTakenOnLoop(); o != null; o = c.nextTakenOnLoop()) {
                 try {
-                    // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR
-                    // NO_ROUTE) or the endpoint (the registry no longer knows it), and a future per message costs
-                    // the sender and the link's ACK handling more than the rows
-                    outbox.send(c.consumer, o.command(), o.data());
-                } catch (EndpointException ex) {
-                    LOG.debug("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.getMessage());
-                    if (ex.code() == ErrorCode.NO_ROUTE) {
-                        dropConsumer(c.consumer);
-                    } else if (ex.code() == ErrorCode.QUEUE_FULL && closing) {
-                        int dropped = c.shed(0); // one wait of the block timeout at close, not one a message
-                        LOG.info("{}: closing, {} more messages of rows of {} not sent to {}, whose queue is full",
-                                name, dropped, table, c.consumer);
-                    }
-                } catch (RuntimeException ex) {
-                    LOG.warn("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.toString());
+                    send(table, c, o);
                 } finally {
                     c.wentOne();
                 }
             }
+        } finally {
+            if (c.abandon()) {
+                handOff(table, c);
+            }
+        }
+    }
+
+    /**
+     * As the drainer of {@code c}: sends what it holds, in order, up to ticket {@code until} at least; what others
+     * queued after that goes on the connecting pool, so that an inserting thread does not send for every other.
+     */
+    private void drain(String table, Channel c, long until) {
+        boolean done = false;
+        try {
+            for (Out o = c.next(); o != null; o = c.next()) {
+                try {
+                    send(table, c, o);
+                } finally {
+                    c.wentOne();
+                }
+                if (o.ticket() >= until && until != Long.MAX_VALUE) {
+                    if (c.abandon()) {
+                        handOff(table, c);
+                    }
+                    done = true;
+                    return;
+                }
+            }
             done = true;
         } finally {
-            if (!done) {
-                c.abandon();
+            if (!done && c.abandon()) {
+                handOff(table, c);
             }
+        }
+    }
+
+    /** Sends one message of {@code c}; a failure is that message's (logged), and ends nothing else. */
+    private void send(String table, Channel c, Out o) {
+        if (closing && fullAtClose.contains(c.consumer)) {
+            return; // closing, and this consumer's queue stayed full: its waiting rows are dropped
+        }
+        try {
+            // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE) or the
+            // endpoint (the registry no longer knows it), and a future per message costs the sender and the
+            // link's ACK handling more than the rows
+            outbox.send(c.consumer, o.command(), o.data());
+        } catch (EndpointException ex) {
+            LOG.debug("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.getMessage());
+            if (ex.code() == ErrorCode.NO_ROUTE) {
+                dropConsumer(c.consumer);
+            } else if (ex.code() == ErrorCode.QUEUE_FULL && closing && fullAtClose.add(c.consumer)) {
+                // one wait of the block timeout at close for this consumer, not one a message
+                LOG.info("{}: closing; the rows that still wait for {}, whose queue is full, are not sent", name,
+                        c.consumer);
+            }
+        } catch (RuntimeException ex) {
+            LOG.warn("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.toString());
         }
     }
 

@@ -239,6 +239,34 @@ class TablePublisherTest {
     }
 
     @Test
+    void rowsInsertedOnALinksEventLoopArriveAllInOrder() throws Exception {
+        // the producer inserts from its message handler, which runs on the event loop of the link a DATA came by:
+        // the loop hands its rows' sending to the pool and never waits, and the rows still arrive, in order
+        List<Long> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Producer> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (Producer relay = fixture.producer("relay").onMessage(m -> {
+            for (int k = 0; k < 5; k++) {
+                self.get().insert("host_cpu", Row.of("cardiff", "n", next.getAndIncrement(), 1.0));
+            }
+        }).build(); Producer source = fixture.producer("source").build()) {
+            self.set(relay);
+            relay.declare(HOST_CPU);
+            try (ContinuousQuery q = consumer.continuous("SELECT cpu FROM host_cpu",
+                    r -> got.add(r.row().getLong(0)))) {
+                for (int i = 0; i < 400; i++) {
+                    source.send(relay.name(), new byte[] {1});
+                }
+                await().atMost(Duration.ofSeconds(20)).until(() -> got.size() == 2_000);
+                for (int i = 0; i < 2_000; i++) {
+                    assertEquals(i, got.get(i), "row " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void withADurableOutboxEachRowGoesAloneAsItsInsertReturns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
