@@ -27,8 +27,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -99,7 +101,7 @@ final class TablePublisher {
     /** The endpoint closes: {@link #flushAll} sends what waits. */
     private volatile boolean closing;
     /** Closing: the consumers whose queue stayed full (a send waited the block timeout); nothing more to them. */
-    private final java.util.Set<String> fullAtClose = ConcurrentHashMap.newKeySet();
+    private final Set<String> fullAtClose = ConcurrentHashMap.newKeySet();
     private final int batchBytes;
     private final ScheduledExecutorService timer;
     private final Executor sender;
@@ -128,10 +130,11 @@ final class TablePublisher {
     /**
      * The rows of one consumer's query on their way (kept when the consumer subscribes the same query id again): the
      * batch that waits for more rows, guarded by the table's lock; and the messages taken to go, in the order they
-     * were taken, guarded by this object's monitor. One thread at a time sends them, the drainer: whoever took one
-     * and found nobody draining, or the connecting pool for those the timer took. A thread that takes one while
-     * another drains leaves it to that one, and waits only while more than {@link #MAX_OUT} wait before it: the
-     * send queue's backpressure reaches the inserting threads, and no thread piles up behind a full queue.
+     * were taken, guarded by this object's monitor. One thread at a time sends them, the drainer: an inserting
+     * thread that found nobody draining (up to its own message), or the connecting pool (what the timer took, and
+     * what an inserting thread or a link's event loop left). A thread that takes one while another drains leaves
+     * it to that one, and waits only while more than {@link #MAX_OUT} wait before it: the send queue's
+     * backpressure reaches the inserting threads, and no thread piles up behind a full queue.
      */
     private static final class Channel {
         final String consumer;
@@ -214,7 +217,7 @@ final class TablePublisher {
 
         /** Takes back the message of ticket {@code ticket} if it is still queued (it goes no more), or null. */
         synchronized Out remove(long ticket) {
-            for (java.util.Iterator<Out> i = out.iterator(); i.hasNext();) {
+            for (Iterator<Out> i = out.iterator(); i.hasNext();) {
                 Out o = i.next();
                 if (o.ticket() == ticket) {
                     i.remove();
@@ -225,7 +228,6 @@ final class TablePublisher {
             }
             return null;
         }
-
 
         /**
          * Waits, uninterruptibly, until at most {@code behind} messages taken before ticket {@code ticket} are
@@ -244,7 +246,6 @@ final class TablePublisher {
                 Thread.currentThread().interrupt();
             }
         }
-
     }
 
     /** One declared table: its schema, its latest rows by key and its subscriptions; guarded by itself. */
