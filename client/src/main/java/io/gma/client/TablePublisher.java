@@ -637,11 +637,7 @@ final class TablePublisher {
     private void drainOnLoop(String table, Channel c) {
         try {
             for (Out o = c.nextTakenOnLoop(); o != null; o = c.nextTakenOnLoop()) {
-                try {
-                    send(table, c, o);
-                } finally {
-                    c.wentOne();
-                }
+                sendOne(table, c, o);
             }
         } finally {
             if (c.abandon()) {
@@ -658,11 +654,7 @@ final class TablePublisher {
         boolean done = false;
         try {
             for (Out o = c.next(); o != null; o = c.next()) {
-                try {
-                    send(table, c, o);
-                } finally {
-                    c.wentOne();
-                }
+                sendOne(table, c, o);
                 if (o.ticket() >= until && until != Long.MAX_VALUE) {
                     if (c.abandon()) {
                         handOff(table, c);
@@ -676,6 +668,15 @@ final class TablePublisher {
             if (!done && c.abandon()) {
                 handOff(table, c);
             }
+        }
+    }
+
+    /** As the drainer of {@code c}: sends {@code o}, which went then, whatever the send did. */
+    private void sendOne(String table, Channel c, Out o) {
+        try {
+            send(table, c, o);
+        } finally {
+            c.wentOne();
         }
     }
 
