@@ -433,6 +433,14 @@ public final class Link {
         return done;
     }
 
+    /**
+     * Messages read on this link whose handling began, ever; a racy hint ({@link LinkWriter#send}), but a reply
+     * that woke a sender was counted before it woke it.
+     */
+    int messagesIn() {
+        return reader.progress();
+    }
+
     /** Whether something taken is not acknowledged yet; and when an ACK of it is due by time. */
     boolean unacknowledged() {
         return acks.unacknowledged();

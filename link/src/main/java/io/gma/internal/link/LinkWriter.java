@@ -36,6 +36,14 @@ final class LinkWriter {
      * writes a batch that is not full.
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /**
+     * Sends this close together (on average) with nothing coming back between them (an ACK now and then aside) are
+     * a stream too: one-way traffic, such as a producer's batches of rows, which the writes from the sending thread
+     * would slow (on loopback a write carries the packet through the receiver's TCP stack too). The event loop
+     * writes them without lingering, as they come too far apart for a linger to gather more. A request and its
+     * reply, or a ping-pong, never count by this: something comes back between two sends.
+     */
+    static final long ONE_WAY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     /** In a stream, the clock is read once in this many sends. */
     private static final int CLOCK_EVERY = 16;
     /**
@@ -65,6 +73,8 @@ final class LinkWriter {
     private boolean streaming;
     private long clockedAt;
     private int sendsUnclocked;
+    /** The link's messages in ({@link Link#messagesIn}) when the clock was last read. */
+    private int messagesInAtClock;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private long immediateBytes;
     /** A PING to write once the queue has nothing more ({@link Link#flushAskingAck}), or null. */
@@ -137,7 +147,8 @@ final class LinkWriter {
      * calling thread (no thread hop, for latency). Sends in a stream are left to the event loop, which writes
      * them in batches while the senders go on packing the next messages: one system call (and, with TLS, one
      * run of encryption) for many messages, on a thread of its own. It writes a full batch
-     * ({@link #BATCH_BYTES}) at once, and lingers {@link #COALESCE_NANOS} for more before it writes less.
+     * ({@link #BATCH_BYTES}) at once, and lingers {@link #COALESCE_NANOS} for more before it writes less. One-way
+     * sends less close together ({@link #pace}) are left to the event loop too, which writes them at once.
      */
     void send(long unsentBytes) {
         if (link.inLoop()) {
@@ -149,12 +160,18 @@ final class LinkWriter {
         int sends = sendsUnclocked + 1;
         if (!streaming || sends >= CLOCK_EVERY) {
             long now = System.nanoTime();
-            streaming = now - clockedAt < sends * COALESCE_NANOS;
+            int messagesIn = link.messagesIn();
+            Pace pace = pace(now - clockedAt, sends, messagesIn != messagesInAtClock);
             clockedAt = now;
+            messagesInAtClock = messagesIn;
             sendsUnclocked = 0;
+            streaming = pace != Pace.PAUSE;
             if (!streaming) {
                 flush();
                 return;
+            }
+            if (pace == Pace.ONE_WAY && !batchFull) {
+                batchFull = true; // too far apart for a linger to gather more: the loop writes at once
             }
         } else {
             sendsUnclocked = sends;
@@ -166,6 +183,29 @@ final class LinkWriter {
         if (!flushRequested.get() && flushRequested.compareAndSet(false, true)) {
             link.schedule();
         }
+    }
+
+    /** How sends come, as {@link #send} judges it. */
+    enum Pace {
+        /** After a pause, or answered: the sender writes at once. */
+        PAUSE,
+        /** Close together: the loop writes them in batches, lingering for more. */
+        STREAM,
+        /** One way, less close: the loop writes them at once. */
+        ONE_WAY
+    }
+
+    /**
+     * How {@code sends} sends that came {@code gapNanos} after the clock was last read come: a {@link Pace#STREAM}
+     * when they are {@link #COALESCE_NANOS} apart or closer on average; else {@link Pace#ONE_WAY} when they are
+     * {@link #ONE_WAY_NANOS} apart or closer and nothing came in meanwhile ({@code answered} false);
+     * else a {@link Pace#PAUSE}.
+     */
+    static Pace pace(long gapNanos, int sends, boolean answered) {
+        if (gapNanos < sends * COALESCE_NANOS) {
+            return Pace.STREAM;
+        }
+        return !answered && gapNanos < sends * ONE_WAY_NANOS ? Pace.ONE_WAY : Pace.PAUSE;
     }
 
     /** Writes {@code ping} once the send queue has nothing more to write (one such PING waits at most). */
