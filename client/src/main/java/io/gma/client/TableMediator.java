@@ -3,7 +3,6 @@ package io.gma.client;
 import io.gma.tables.BoundQuery;
 import io.gma.tables.Row;
 import io.gma.tables.RowBatch;
-import io.gma.tables.RowCodec;
 import io.gma.tables.RowEnvelope;
 import io.gma.tables.TableException;
 import io.gma.tables.TableQuery;
@@ -12,7 +11,6 @@ import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,30 +138,17 @@ final class TableMediator {
                 answered.remove(a.getKey());
                 continue;
             }
+            String producer = a.getKey();
             try {
-                ByteBuffer in = ByteBuffer.wrap(answer);
-                while (in.hasRemaining()) {
-                    if (in.remaining() < 8) {
-                        throw new ProtocolException(ErrorCode.MALFORMED, "the answer ends inside an insert time");
+                RowBatch.forEachLatest(schema, answer, 0, answer.length, (micros, row) -> {
+                    if (bound.filter().test(row)) {
+                        List<Object> key = key(schema, row);
+                        TableRow before = newest.get(key);
+                        if (before == null || before.insertMicros() < micros) {
+                            newest.put(key, new TableRow(producer, micros, row));
+                        }
                     }
-                    long micros = in.getLong();
-                    long length = TableWire.readVarint(in, "the answer");
-                    if (length > in.remaining()) {
-                        throw new ProtocolException(ErrorCode.MALFORMED, "a row of " + length + " bytes, past the "
-                                + in.remaining() + " that remain");
-                    }
-                    ByteBuffer rowBytes = in.slice(in.position(), (int) length);
-                    in.position(in.position() + (int) length);
-                    Row row = RowCodec.decode(schema, rowBytes);
-                    if (!bound.filter().test(row)) {
-                        continue;
-                    }
-                    List<Object> key = key(schema, row);
-                    TableRow before = newest.get(key);
-                    if (before == null || before.insertMicros() < micros) {
-                        newest.put(key, new TableRow(a.getKey(), micros, row));
-                    }
-                }
+                });
             } catch (ProtocolException ex) {
                 throw new EndpointException(ErrorCode.MALFORMED, a.getKey() + " answered the latest of "
                         + q.table() + " with bytes that are not rows: " + ex.getMessage(), ex);

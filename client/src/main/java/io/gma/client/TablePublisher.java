@@ -20,7 +20,6 @@ import io.gma.wire.Command;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.ProtocolException;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -781,22 +780,19 @@ final class TablePublisher {
             purge(t, nowMicros());
             rows = t.latest.since(Long.MIN_VALUE, q.filter());
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        RowBatch answer = RowBatch.latestAnswer();
         RowEncoder encoder = new RowEncoder();
         for (LatestRows.Kept k : rows) {
-            int length = encoder.encode(t.schema, k.row());
-            ByteBuffer micros = ByteBuffer.allocate(8).putLong(0, k.insertMicros());
-            out.writeBytes(micros.array());
-            TableWire.writeVarint(out, length);
-            encoder.writeTo(out);
-            if (out.size() > maxAnswerBytes) {
+            encoder.encode(t.schema, k.row());
+            answer.add(encoder, k.insertMicros());
+            if (answer.bytes() > maxAnswerBytes) {
                 error(m, ErrorCode.TOO_LARGE, "the latest rows of " + t.schema.name() + " that match the query ("
                         + rows.size() + " rows) exceed the answer limit of " + maxAnswerBytes + " bytes of "
                         + name + "; narrow the WHERE");
                 return;
             }
         }
-        reply(m, out.toByteArray());
+        reply(m, answer.take());
     }
 
     /**

@@ -18,6 +18,9 @@ import java.util.Arrays;
  *                        |&lt;------------------- repeated to the end of the data, once or more ------------&gt;|
  * </pre>
  *
+ * <p>A TABLE_LATEST answer is the same rows without the query id ({@link #latestAnswer()},
+ * {@link #forEachLatest}), and may hold none.
+ *
  * <p>A batch is built by {@link #add} of the row a {@link RowEncoder} encoded last, and taken as a message's data
  * by {@link #take()}, which empties it for the next rows. Not thread-safe: one thread at a time (a producer's
  * table, under its lock).
@@ -42,6 +45,16 @@ public final class RowBatch {
         buf = new byte[256];
         head = Varint.write(queryId, buf, 0);
         length = head;
+    }
+
+    private RowBatch() {
+        buf = new byte[256];
+        head = 0;
+    }
+
+    /** The rows of a TABLE_LATEST answer: a batch without a query id, which may be taken empty. */
+    public static RowBatch latestAnswer() {
+        return new RowBatch();
     }
 
     /** Appends the row {@code encoder} encoded last, inserted at {@code insertMicros}. */
@@ -77,10 +90,11 @@ public final class RowBatch {
      * The data of a TABLE_ROWS message of the rows added since the batch was last taken, which it forgets.
      *
      * @return a new array, the caller's
-     * @throws IllegalStateException when it holds no row: a TABLE_ROWS carries one at least
+     * @throws IllegalStateException when it holds no row: a TABLE_ROWS carries one at least (a latest answer may
+     *     carry none)
      */
     public byte[] take() {
-        if (rows == 0) {
+        if (rows == 0 && head > 0) {
             throw new IllegalStateException("a TABLE_ROWS carries one row at least; this batch holds none");
         }
         byte[] out = Arrays.copyOf(buf, length);
@@ -119,10 +133,29 @@ public final class RowBatch {
         if (p == end) {
             throw RowCodec.malformed("row batch holds no row after its query id");
         }
+        return forEach(schema, data, p, end, "row batch", to);
+    }
+
+    /**
+     * Decodes the rows of the TABLE_LATEST answer in {@code data[offset, offset + length)}, as {@link #forEach}
+     * those of a batch after its query id; an empty answer gives none.
+     *
+     * @return the rows given
+     * @throws ProtocolException MALFORMED as {@link #forEach}, for the rows
+     */
+    public static int forEachLatest(TableSchema schema, byte[] data, int offset, int length, Rows to)
+            throws ProtocolException {
+        return forEach(schema, data, offset, offset + length, "latest answer", to);
+    }
+
+    /** The rows in {@code data[p, end)}, each given to {@code to}; {@code what} names the data in the sentences. */
+    private static int forEach(TableSchema schema, byte[] data, int p, int end, String what, Rows to)
+            throws ProtocolException {
+        RowReader reader = new RowReader(schema, data, true);
         int n = 0;
         while (p < end) {
             if (end - p < 8) {
-                throw RowCodec.malformed("row batch's row " + (n + 1) + " ends inside its insert time: 8 bytes"
+                throw RowCodec.malformed(what + "'s row " + (n + 1) + " ends inside its insert time: 8 bytes"
                         + " needed, " + (end - p) + " remain");
             }
             long micros = RowEnvelope.longAt(data, p);
@@ -130,24 +163,24 @@ public final class RowBatch {
             long rowBytes = 0;
             for (int k = 0; ; k++) {
                 if (p == end || k == 5) {
-                    throw RowCodec.malformed("row batch's row " + (n + 1) + " has no length of at most 5 bytes"
+                    throw RowCodec.malformed(what + "'s row " + (n + 1) + " has no length of at most 5 bytes"
                             + " before the end of the data");
                 }
                 int b = data[p++] & 0xFF;
                 rowBytes |= (long) (b & 0x7F) << 7 * k;
                 if ((b & 0x80) == 0) {
                     if (b == 0 && k > 0) {
-                        throw RowCodec.malformed("row batch's row " + (n + 1) + " has a length that is not minimal: "
+                        throw RowCodec.malformed(what + "'s row " + (n + 1) + " has a length that is not minimal: "
                                 + (k + 1) + " bytes where " + k + " would do");
                     }
                     break;
                 }
             }
             if (rowBytes > end - p) {
-                throw RowCodec.malformed("row batch's row " + (n + 1) + " is " + rowBytes + " bytes long, past the "
+                throw RowCodec.malformed(what + "'s row " + (n + 1) + " is " + rowBytes + " bytes long, past the "
                         + (end - p) + " that remain");
             }
-            to.row(micros, RowCodec.decode(schema, data, p, (int) rowBytes));
+            to.row(micros, reader.read(p, (int) rowBytes));
             p += (int) rowBytes;
             n++;
         }

@@ -83,7 +83,7 @@ public final class RowCodec {
 
     /** Decodes a row from exactly {@code length} bytes at {@code offset}. */
     static Row decode(TableSchema schema, byte[] bytes, int offset, int length) throws ProtocolException {
-        return new RowReader(schema, bytes, offset, length).read();
+        return new RowReader(schema, bytes, false).read(offset, length);
     }
 
     static byte kindOf(ColumnType type) {

@@ -2,30 +2,55 @@ package io.gma.tables;
 
 import io.gma.wire.ProtocolException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * One decoding of one row: the input, the position, and the sentence for each way the bytes can be wrong.
+ * Decodes rows of one schema from one input: the position, and the sentence for each way the bytes can be wrong.
  * Offsets in the sentences count from the row's first byte. Every read checks the end of the input first.
+ *
+ * <p>Rows read one after another from the same input (a batch, a latest answer) share their strings: a string
+ * column whose bytes are those it had in the row before is given the same {@code String} again, neither decoded
+ * nor checked a second time (a producer's rows repeat their host's and site's names).
  */
 final class RowReader {
     private final TableSchema schema;
     private final List<Column> columns;
     private final byte[] in;
-    private final int start;
-    private final int end;
+    private int start;
+    private int end;
     private int p;
+    /**
+     * For each string column, the string of ASCII the row before held, and where its bytes were in the input; or
+     * null (the arrays too, in a reader of one row).
+     */
+    private String[] lastStrings;
+    private int[] lastAt;
 
-    RowReader(TableSchema schema, byte[] in, int offset, int length) {
+    /**
+     * A reader of rows of {@code schema} in {@code in}.
+     *
+     * @param sequence whether it reads several rows, which share their strings; a reader of one row keeps none
+     */
+    RowReader(TableSchema schema, byte[] in, boolean sequence) {
         this.schema = schema;
         this.columns = schema.columns();
         this.in = in;
-        this.start = offset;
-        this.end = offset + length;
-        this.p = offset;
+        if (sequence) {
+            lastStrings = new String[columns.size()];
+            lastAt = new int[columns.size()];
+        }
     }
 
-    Row read() throws ProtocolException {
+    /** Decodes the row of exactly {@code length} bytes at {@code offset}. */
+    Row read(int offset, int length) throws ProtocolException {
+        start = offset;
+        end = offset + length;
+        p = offset;
+        return read();
+    }
+
+    private Row read() throws ProtocolException {
         int n = columns.size();
         int bitmapBytes = (n + 7) / 8;
         if (end - start < bitmapBytes) {
@@ -105,6 +130,11 @@ final class RowReader {
                     + ", but only " + (end - p) + " bytes remain");
         }
         int len = (int) length;
+        String last = lastStrings == null ? null : lastStrings[c];
+        if (last != null && last.length() == len && Arrays.equals(in, lastAt[c], lastAt[c] + len, in, p, p + len)) {
+            p += len; // the bytes of the row before, which were ASCII (as many chars as bytes): its string again
+            return last;
+        }
         String s = new String(in, p, len, StandardCharsets.UTF_8);
         // as many chars as bytes and no U+FFFD (for which Java's decoder puts each bad sequence): every byte was
         // ASCII, and the strict check has nothing to refuse; a string of ASCII alone holds no U+FFFD, which
@@ -115,6 +145,10 @@ final class RowReader {
                 throw RowCodec.malformed(String.format("column %s at offset %d is not valid UTF-8: byte 0x%02X at"
                         + " offset %d", name(c), at, in[bad] & 0xFF, bad - start));
             }
+        }
+        if (lastStrings != null && s.length() == len) {
+            lastStrings[c] = s;
+            lastAt[c] = p;
         }
         p += len;
         return s;

@@ -2,6 +2,8 @@ package io.gma.tables;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.gma.wire.ErrorCode;
@@ -145,5 +147,53 @@ class RowBatchTest {
         RowBatch.forEach(CPU, batch, 0, batch.length, got);
         assertEquals(RowEnvelope.decode(envelope).row(CPU), got.rows.get(0));
         assertArrayEquals(HexFormat.of().parseHex("07" + "0006176339d93000" + "22" + ROW_HEX), batch);
+    }
+
+    @Test
+    void rowsOfABatchShareTheStringsTheyRepeatAndNoOthers() throws ProtocolException {
+        Row cardiffNode1 = Row.of("cardiff", "node-1", 3L, 0.75, true, 1L);
+        Row cardiffNode2 = Row.of("cardiff", "node-2", 3L, 0.75, true, 2L);
+        Row zurichNode2 = Row.of("z\u00fcrich", "node-2", 3L, 0.75, true, 3L); // not ASCII: decoded each time
+        Row zurichAgain = Row.of("z\u00fcrich", "node-2", 4L, 0.5, false, 4L);
+        Row[] rows = {cardiffNode1, cardiffNode2, zurichNode2, zurichAgain, cardiffNode1};
+        RowBatch b = new RowBatch(3);
+        RowEncoder e = new RowEncoder();
+        for (Row r : rows) {
+            e.encode(CPU, r);
+            b.add(e, 0);
+        }
+        byte[] data = b.take();
+        Got got = new Got();
+        RowBatch.forEach(CPU, data, 0, data.length, got);
+        assertEquals(List.of(rows), got.rows);
+        List<Row> r = got.rows;
+        assertSame(r.get(0).get(0), r.get(1).get(0), "cardiff, twice in a row");
+        assertNotSame(r.get(0).get(1), r.get(1).get(1), "node-1, then node-2");
+        assertSame(r.get(1).get(1), r.get(2).get(1), "node-2, twice in a row");
+        assertNotSame(r.get(2).get(0), r.get(3).get(0), "z\u00fcrich is not ASCII: not kept");
+        assertNotSame(r.get(3).get(0), r.get(4).get(0), "cardiff again, after another value");
+
+        // a row decoded alone keeps nothing for another
+        byte[] one = RowCodec.encode(CPU, cardiffNode1);
+        assertNotSame(RowCodec.decode(CPU, one).get(0), RowCodec.decode(CPU, one).get(0));
+    }
+
+    @Test
+    void aLatestAnswerIsTheRowsWithoutAQueryIdAndMayBeEmpty() throws ProtocolException {
+        RowBatch answer = RowBatch.latestAnswer();
+        assertEquals(0, answer.take().length);
+        RowEncoder e = new RowEncoder();
+        e.encode(CPU, ROW);
+        answer.add(e, 1_714_564_800_000_000L);
+        answer.add(e, 1_714_564_801_000_000L);
+        byte[] data = answer.take();
+        assertEquals(HEX.substring(2), HexFormat.of().formatHex(data));
+        Got got = new Got();
+        assertEquals(2, RowBatch.forEachLatest(CPU, data, 0, data.length, got));
+        assertEquals(List.of(ROW, ROW), got.rows);
+        assertEquals(0, RowBatch.forEachLatest(CPU, data, 0, 0, new Got()));
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> RowBatch.forEachLatest(CPU, data, 0, 3, new Got()));
+        assertEquals("latest answer's row 1 ends inside its insert time: 8 bytes needed, 3 remain", ex.getMessage());
     }
 }
