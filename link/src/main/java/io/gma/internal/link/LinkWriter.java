@@ -161,7 +161,8 @@ final class LinkWriter {
         if (!streaming || sends >= CLOCK_EVERY) {
             long now = System.nanoTime();
             int messagesIn = link.messagesIn();
-            Pace pace = pace(now - clockedAt, sends, messagesIn != messagesInAtClock);
+            // a held link is not read, and its loop writes nothing until it is released: answered, as it were
+            Pace pace = pace(now - clockedAt, sends, messagesIn != messagesInAtClock || link.isHeld());
             clockedAt = now;
             messagesInAtClock = messagesIn;
             sendsUnclocked = 0;
