@@ -160,22 +160,18 @@ public final class RowBatch {
             }
             long micros = RowEnvelope.longAt(data, p);
             p += 8;
-            long rowBytes = 0;
-            for (int k = 0; ; k++) {
-                if (p == end || k == 5) {
-                    throw RowCodec.malformed(what + "'s row " + (n + 1) + " has no length of at most 5 bytes"
-                            + " before the end of the data");
-                }
-                int b = data[p++] & 0xFF;
-                rowBytes |= (long) (b & 0x7F) << 7 * k;
-                if ((b & 0x80) == 0) {
-                    if (b == 0 && k > 0) {
-                        throw RowCodec.malformed(what + "'s row " + (n + 1) + " has a length that is not minimal: "
-                                + (k + 1) + " bytes where " + k + " would do");
-                    }
-                    break;
-                }
+            int at = p;
+            p = Varint.end(data, at, end, 5);
+            if (p == Varint.NOT_MINIMAL) {
+                int bytes = Varint.length(data, at);
+                throw RowCodec.malformed(what + "'s row " + (n + 1) + " has a length that is not minimal: " + bytes
+                        + " bytes where " + (bytes - 1) + " would do");
             }
+            if (p < 0) {
+                throw RowCodec.malformed(what + "'s row " + (n + 1) + " has no length of at most 5 bytes before the"
+                        + " end of the data");
+            }
+            long rowBytes = Varint.valueAt(data, at);
             if (rowBytes > end - p) {
                 throw RowCodec.malformed(what + "'s row " + (n + 1) + " is " + rowBytes + " bytes long, past the "
                         + (end - p) + " that remain");

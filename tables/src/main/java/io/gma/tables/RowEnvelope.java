@@ -133,36 +133,25 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
      */
     static int idEnd(byte[] data, int start, int end, String what) throws ProtocolException {
         Objects.checkFromToIndex(start, end, data.length);
-        int p = start;
-        for (int k = 0; ; k++) {
-            if (p == end) {
-                throw RowCodec.malformed(what + " ends inside its query id after " + k + " bytes");
-            }
-            int b = data[p++] & 0xFF;
-            if (k == Varint.MAX_BYTES - 1 && b > 1) { // 0x80 and above too: nothing longer than 10 bytes
-                throw RowCodec.malformed(String.format("%s's query id is longer than 10 bytes or overflows 64 bits:"
-                        + " its 10th byte is 0x%02X", what, b));
-            }
-            if ((b & 0x80) == 0) {
-                if (b == 0 && k > 0) {
-                    throw RowCodec.malformed(what + "'s query id is not minimal: " + (k + 1) + " bytes where " + k
-                            + " would do");
-                }
-                return p;
-            }
+        int p = Varint.end(data, start, end, Varint.MAX_BYTES);
+        if (p == Varint.ENDS) {
+            throw RowCodec.malformed(what + " ends inside its query id after " + (end - start) + " bytes");
         }
+        if (p == Varint.TOO_LONG) {
+            throw RowCodec.malformed(String.format("%s's query id is longer than 10 bytes or overflows 64 bits:"
+                    + " its 10th byte is 0x%02X", what, data[start + Varint.MAX_BYTES - 1] & 0xFF));
+        }
+        if (p == Varint.NOT_MINIMAL) {
+            int n = Varint.length(data, start);
+            throw RowCodec.malformed(what + "'s query id is not minimal: " + n + " bytes where " + (n - 1)
+                    + " would do");
+        }
+        return p;
     }
 
     /** The query id at {@code data[start]}, of a header {@link #timeAt} checked. */
     static long idAt(byte[] data, int start) {
-        long id = 0;
-        for (int k = 0; ; k++) {
-            int b = data[start + k] & 0xFF;
-            id |= (long) (b & 0x7F) << 7 * k;
-            if ((b & 0x80) == 0) {
-                return id;
-            }
-        }
+        return Varint.valueAt(data, start);
     }
 
     /** 8 bytes big-endian at {@code p}. */

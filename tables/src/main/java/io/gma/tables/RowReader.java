@@ -169,31 +169,32 @@ final class RowReader {
             }
         }
         int at = p;
-        int limit = Math.min(end, at + Varint.MAX_BYTES); // where the bytes it may take end
-        long v = 0;
-        for (int k = 0; ; k++) {
-            if (p == limit) {
-                if (p == end) {
-                    throw RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start)
-                            + " after " + k + " bytes");
-                }
-                throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
-                        + Varint.MAX_BYTES + " bytes");
-            }
-            int b = in[p++];
-            v |= (long) (b & 0x7F) << 7 * k;
-            if (b >= 0) { // its last byte
-                if (k == Varint.MAX_BYTES - 1 && b > 1) {
-                    throw RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is"
-                            + " 0x%02X", what, name(c), at - start, b));
-                }
-                if (b == 0 && k > 0) {
-                    throw RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is not minimal: "
-                            + (k + 1) + " bytes where " + k + " would do");
-                }
-                return v;
-            }
+        int after = Varint.end(in, at, end, Varint.MAX_BYTES);
+        if (after < 0) {
+            throw badVarint(after, at, c, what);
         }
+        p = after;
+        return Varint.valueAt(in, at);
+    }
+
+    /** The sentence for a varint at {@code at} that {@link Varint#end} found {@code fault} with. */
+    private ProtocolException badVarint(int fault, int at, int c, String what) {
+        if (fault == Varint.ENDS) {
+            return RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start) + " after "
+                    + (end - at) + " bytes");
+        }
+        if (fault == Varint.NOT_MINIMAL) {
+            int bytes = Varint.length(in, at);
+            return RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is not minimal: " + bytes
+                    + " bytes where " + (bytes - 1) + " would do");
+        }
+        int tenth = in[at + Varint.MAX_BYTES - 1] & 0xFF;
+        if (tenth >= 0x80) {
+            return RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
+                    + Varint.MAX_BYTES + " bytes");
+        }
+        return RowCodec.malformed(String.format("%s%s at offset %d overflows 64 bits: its 10th byte is 0x%02X",
+                what, name(c), at - start, tenth));
     }
 
     private void need(int c, int bytes) throws ProtocolException {

@@ -9,13 +9,63 @@ import java.nio.ByteOrder;
  * Signed values (INTEGER, TIMESTAMP) are zigzag-mapped first, so that small magnitudes of either sign are short:
  * 0, -1, 1, -2, 2 become 0, 1, 2, 3, 4.
  *
- * <p>Reading is the {@link RowReader}'s, which checks every byte against the end of its input.
+ * <p>Reading is checked by {@link #end}, which every reader of a varint in tables/ calls and words its own
+ * sentence from, then {@link #valueAt}.
  */
 final class Varint {
     /** A 64-bit value needs at most 10 groups of 7 bits. */
     static final int MAX_BYTES = 10;
 
+    /** {@link #end}: the input ends inside the varint. */
+    static final int ENDS = -1;
+    /** {@link #end}: longer than allowed, or a 10th byte over 1 (past 64 bits). */
+    static final int TOO_LONG = -2;
+    /** {@link #end}: a last byte of 0 after others: a shorter varint says the same. */
+    static final int NOT_MINIMAL = -3;
+
     private Varint() {
+    }
+
+    /**
+     * Checks the varint at {@code in[at]}, which may take {@code maxBytes} bytes (at most {@link #MAX_BYTES}) and
+     * must end before {@code end}: the offset after it, or {@link #ENDS}, {@link #TOO_LONG} or
+     * {@link #NOT_MINIMAL}.
+     */
+    static int end(byte[] in, int at, int end, int maxBytes) {
+        for (int k = 0; k < maxBytes; k++) {
+            if (at + k >= end) {
+                return ENDS;
+            }
+            int b = in[at + k] & 0xFF;
+            if (k == MAX_BYTES - 1 && b > 1) {
+                return TOO_LONG;
+            }
+            if ((b & 0x80) == 0) {
+                return b == 0 && k > 0 ? NOT_MINIMAL : at + k + 1;
+            }
+        }
+        return TOO_LONG;
+    }
+
+    /** The bytes of the varint at {@code in[at]}, which has a last byte (one {@link #end} found not minimal). */
+    static int length(byte[] in, int at) {
+        int k = at;
+        while (in[k] < 0) {
+            k++;
+        }
+        return k - at + 1;
+    }
+
+    /** The value of the varint at {@code in[at]}, which {@link #end} found whole. */
+    static long valueAt(byte[] in, int at) {
+        long v = 0;
+        for (int k = 0; ; k++) {
+            int b = in[at + k];
+            v |= (long) (b & 0x7F) << 7 * k;
+            if (b >= 0) {
+                return v;
+            }
+        }
     }
 
     static long zigzag(long v) {
