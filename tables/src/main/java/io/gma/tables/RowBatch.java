@@ -3,6 +3,7 @@ package io.gma.tables;
 import io.gma.wire.Command;
 import io.gma.wire.ProtocolException;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Rows that travel together: the data of a {@link #COMMAND} message (application command 0x45, TABLE_ROWS) that
@@ -145,6 +146,7 @@ public final class RowBatch {
      */
     public static int forEachLatest(TableSchema schema, byte[] data, int offset, int length, Rows to)
             throws ProtocolException {
+        Objects.checkFromIndexSize(offset, length, data.length);
         return forEach(schema, data, offset, offset + length, "latest answer", to);
     }
 

@@ -10,8 +10,8 @@ import java.util.List;
  * Offsets in the sentences count from the row's first byte. Every read checks the end of the input first.
  *
  * <p>Rows read one after another from the same input (a batch, a latest answer) share their strings: a string
- * column whose bytes are those it had in the row before is given the same {@code String} again, neither decoded
- * nor checked a second time (a producer's rows repeat their host's and site's names).
+ * column whose bytes are those of its last ASCII value in an earlier row is given the same {@code String} again,
+ * neither decoded nor checked a second time (a producer's rows repeat their host's and site's names).
  */
 final class RowReader {
     private final TableSchema schema;
@@ -189,6 +189,10 @@ final class RowReader {
                     + " bytes where " + (bytes - 1) + " would do");
         }
         int tenth = in[at + Varint.MAX_BYTES - 1] & 0xFF;
+        if (tenth >= 0x80 && at + Varint.MAX_BYTES == end) {
+            return RowCodec.malformed("row ends inside " + what + name(c) + " at offset " + (at - start) + " after "
+                    + Varint.MAX_BYTES + " bytes");
+        }
         if (tenth >= 0x80) {
             return RowCodec.malformed(what + name(c) + " at offset " + (at - start) + " is longer than "
                     + Varint.MAX_BYTES + " bytes");

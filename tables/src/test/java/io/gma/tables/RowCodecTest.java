@@ -21,6 +21,23 @@ class RowCodecTest {
     }
 
     @Test
+    void decodeNamesWhereAVarintGoesWrong() {
+        java.util.function.Function<String, String> refusal = hex -> assertThrows(ProtocolException.class,
+                () -> RowCodec.decode(CPU, java.util.HexFormat.of().parseHex(hex))).getMessage();
+        // site "a", host "b", then the varint of cpu at offset 5
+        assertEquals("row ends inside the varint of column cpu (INTEGER) at offset 5 after 3 bytes",
+                refusal.apply("0001610162ffffff"));
+        assertEquals("row ends inside the varint of column cpu (INTEGER) at offset 5 after 10 bytes",
+                refusal.apply("0001610162" + "ff".repeat(10)));
+        assertEquals("the varint of column cpu (INTEGER) at offset 5 is longer than 10 bytes",
+                refusal.apply("0001610162" + "ff".repeat(10) + "01"));
+        assertEquals("the varint of column cpu (INTEGER) at offset 5 overflows 64 bits: its 10th byte is 0x02",
+                refusal.apply("0001610162" + "ff".repeat(9) + "02"));
+        assertEquals("the varint of column cpu (INTEGER) at offset 5 is not minimal: 3 bytes where 2 would do",
+                refusal.apply("0001610162ff8000"));
+    }
+
+    @Test
     void encodeRefusesRowsThatDoNotFit() {
         assertEquals("column cpu is INTEGER, but the row holds a Double (3.0)",
                 refused(Row.of("a", "b", 3.0, null, null, null)));

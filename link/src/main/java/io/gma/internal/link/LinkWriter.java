@@ -37,11 +37,12 @@ final class LinkWriter {
      */
     static final long COALESCE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /**
-     * Sends this close together (on average) with nothing coming back between them (an ACK now and then aside) are
-     * a stream too: one-way traffic, such as a producer's batches of rows, which the writes from the sending thread
-     * would slow (on loopback a write carries the packet through the receiver's TCP stack too). The event loop
-     * writes them without lingering, as they come too far apart for a linger to gather more. A request and its
-     * reply, or a ping-pong, never count by this: something comes back between two sends.
+     * Sends this close together (on average) with nothing coming back between them are a stream too: one-way
+     * traffic, such as a producer's batches of rows, which the writes from the sending thread would slow (on
+     * loopback a write carries the packet through the receiver's TCP stack too). The event loop writes them
+     * without lingering, as they come too far apart for a linger to gather more. A request and its reply, or a
+     * ping-pong, never count by this: something comes back between two sends. Neither does a send after an ACK
+     * (once in 64 messages or 256 KiB), which goes from its sender.
      */
     static final long ONE_WAY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     /** In a stream, the clock is read once in this many sends. */
