@@ -639,9 +639,7 @@ final class TablePublisher {
                 sendOne(table, c, o);
             }
         } finally {
-            if (c.abandon()) {
-                handOff(table, c);
-            }
+            leave(table, c);
         }
     }
 
@@ -650,23 +648,26 @@ final class TablePublisher {
      * queued after that goes on the connecting pool, so that an inserting thread does not send for every other.
      */
     private void drain(String table, Channel c, long until) {
-        boolean done = false;
+        boolean drainer = true; // until next() finds nothing left, and lets go itself
         try {
             for (Out o = c.next(); o != null; o = c.next()) {
                 sendOne(table, c, o);
-                if (o.ticket() >= until && until != Long.MAX_VALUE) {
-                    if (c.abandon()) {
-                        handOff(table, c);
-                    }
-                    done = true;
-                    return;
+                if (o.ticket() >= until) {
+                    return; // its own went: what others queued after it goes on the pool
                 }
             }
-            done = true;
+            drainer = false;
         } finally {
-            if (!done && c.abandon()) {
-                handOff(table, c);
+            if (drainer) {
+                leave(table, c);
             }
+        }
+    }
+
+    /** The drainer of {@code c} stops: what it leaves goes on the connecting pool. */
+    private void leave(String table, Channel c) {
+        if (c.abandon()) {
+            handOff(table, c);
         }
     }
 
