@@ -26,7 +26,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: inserts on the application's threads, queries on the links' event loops, rows that waited their
  * linger on the endpoint's timer (taken) and its connecting pool (sent). Each table's state is guarded by its own
  * lock, held only to update or copy the maps and to take a batch; rows are sent after it is released, each
- * query's messages in the order they were taken, by one thread at a time ({@link Channel}).
+ * query's messages in the order they were taken, by one thread at a time ({@link Channel}). With a durable outbox
+ * each row goes alone, sent by its inserting thread before the insert returns, and no channel is used.
  */
 final class TablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
@@ -212,20 +212,6 @@ final class TablePublisher {
             draining = false;
             notifyAll();
             return !out.isEmpty();
-        }
-
-        /** Takes back the message of ticket {@code ticket} if it is still queued (it goes no more), or null. */
-        synchronized Out remove(long ticket) {
-            for (Iterator<Out> i = out.iterator(); i.hasNext();) {
-                Out o = i.next();
-                if (o.ticket() == ticket) {
-                    i.remove();
-                    sent++;
-                    notifyAll();
-                    return o;
-                }
-            }
-            return null;
         }
 
         /**
@@ -403,6 +389,8 @@ final class TablePublisher {
         TableState t = state(table);
         Subscription[] subscriptions;
         long[] tickets = null; // what each subscription took to go now, or -1
+        byte[][] alone = null; // with a durable outbox: each subscription's TABLE_ROW, or null
+        boolean onLoop = IoThreads.isCurrent();
         int matching = 0;
         synchronized (t) {
             long nanos = System.nanoTime(); // under the lock: no other thread took a message since
@@ -425,17 +413,38 @@ final class TablePublisher {
             subscriptions = t.subscriptions;
             for (int i = 0; i < subscriptions.length; i++) {
                 Subscription s = subscriptions[i];
-                if (s.query().filter().test(row)) {
-                    matching++;
-                    long ticket = add(t, s.channel(), s.queryId(), now, nanos);
-                    if (ticket >= 0) {
-                        if (tickets == null) {
-                            tickets = new long[subscriptions.length];
-                            Arrays.fill(tickets, -1);
-                        }
-                        tickets[i] = ticket;
-                    }
+                if (!s.query().filter().test(row)) {
+                    continue;
                 }
+                if (durable) {
+                    // sent from this thread once the lock is let go, before the insert returns: in the outbox then
+                    if (alone == null) {
+                        alone = new byte[subscriptions.length][];
+                    }
+                    alone[i] = t.encoder.envelope(s.queryId(), now);
+                    matching++;
+                    continue;
+                }
+                if (onLoop && s.channel().backlog() > MAX_OUT_ON_LOOP) {
+                    // a loop does not wait for the consumer: this row is not taken for it (nobody else's is lost)
+                    LOG.debug("{}: a row of {} not sent to {}: {} messages wait for it, and this is a link's event"
+                            + " loop", name, table, s.consumer(), MAX_OUT_ON_LOOP);
+                    continue;
+                }
+                matching++;
+                long ticket = add(t, s.channel(), s.queryId(), now, nanos);
+                if (ticket >= 0) {
+                    if (tickets == null) {
+                        tickets = new long[subscriptions.length];
+                        Arrays.fill(tickets, -1);
+                    }
+                    tickets[i] = ticket;
+                }
+            }
+        }
+        for (int i = 0; alone != null && i < alone.length; i++) {
+            if (alone[i] != null) {
+                send(table, subscriptions[i].channel(), RowEnvelope.COMMAND, alone[i]);
             }
         }
         for (int i = 0; tickets != null && i < tickets.length; i++) {
@@ -448,13 +457,13 @@ final class TablePublisher {
 
     /**
      * Adds the row {@code t}'s encoder holds to channel {@code c} of query {@code queryId}; under the table's lock.
-     * Takes what goes now: the row alone when the query was quiet (always, with a durable outbox), the batch when
+     * Takes what goes now: the row alone when the query was quiet, the batch when
      * the row filled it, or the batch before the row when the row would make it too long; returns its ticket.
      * Otherwise returns -1, and the timer will take the batch when its linger ends.
      */
     private long add(TableState t, Channel c, long queryId, long insertMicros, long nanos) {
         boolean empty = !c.waiting();
-        if (durable || empty && nanos - c.takenNanos >= LINGER_NANOS) {
+        if (empty && nanos - c.takenNanos >= LINGER_NANOS) {
             return take(c, RowEnvelope.COMMAND, t.encoder.envelope(queryId, insertMicros), nanos);
         }
         if (c.batch == null) {
@@ -599,26 +608,17 @@ final class TablePublisher {
     /**
      * After the table's lock is let go: sends the message of ticket {@code ticket}, and those taken before it, when
      * nobody else drains {@code c}; else leaves it to the drainer, waiting while more than {@link #MAX_OUT} are
-     * unsent before it (with a durable outbox, until it went).
+     * unsent before it.
      *
      * <p>On a link's event loop it never waits for another thread, whose send may wait for room that this loop
      * makes, and sends no other thread's rows (a full queue fails a send on the loop, where they would have
-     * waited): it sends those a loop took, at the head of the channel, and leaves the rest to the connecting pool;
-     * when another thread drains, it drops its own message if more than {@link #MAX_OUT_ON_LOOP} wait. A durable
-     * row, which must be in the outbox when its insert returns, goes from the loop at once.
+     * waited): it sends those a loop took, at the head of the channel, and leaves the rest to the connecting pool.
+     * (An insert on a loop takes no row for a subscription that {@link #MAX_OUT_ON_LOOP} messages wait for.)
      */
     private void deliver(String table, Channel c, long ticket) {
         if (IoThreads.isCurrent()) {
-            if (durable) {
-                Out mine = c.remove(ticket); // no batches with a durable outbox: its rows go alone, each at once
-                if (mine != null) {
-                    send(table, c, mine);
-                }
-            } else if (c.claim()) {
+            if (c.claim()) {
                 drainOnLoop(table, c);
-            } else if (c.backlog() > MAX_OUT_ON_LOOP && c.remove(ticket) != null) {
-                LOG.debug("{}: rows of {} not sent to {}: {} messages wait for it, and this is a link's event loop",
-                        name, table, c.consumer, MAX_OUT_ON_LOOP);
             }
             return;
         }
@@ -626,7 +626,7 @@ final class TablePublisher {
             drain(table, c, ticket);
             return;
         }
-        c.awaitRoom(ticket, durable ? -1 : MAX_OUT);
+        c.awaitRoom(ticket, MAX_OUT);
         if (c.claim()) {
             drain(table, c, ticket); // the drainer stopped meanwhile: what is left goes from here
         }
@@ -674,14 +674,14 @@ final class TablePublisher {
     /** As the drainer of {@code c}: sends {@code o}, which went then, whatever the send did. */
     private void sendOne(String table, Channel c, Out o) {
         try {
-            send(table, c, o);
+            send(table, c, o.command(), o.data());
         } finally {
             c.wentOne();
         }
     }
 
-    /** Sends one message of {@code c}; a failure is that message's (logged), and ends nothing else. */
-    private void send(String table, Channel c, Out o) {
+    /** Sends one message to {@code c}'s consumer; a failure is that message's (logged), and ends nothing else. */
+    private void send(String table, Channel c, Command command, byte[] data) {
         if (closing && fullAtClose.contains(c.consumer)) {
             return; // closing, and this consumer's queue stayed full: its waiting rows are dropped
         }
@@ -689,7 +689,7 @@ final class TablePublisher {
             // no future asked of the Sent: a consumer that is gone is dropped by the Inbox (ERROR NO_ROUTE) or the
             // endpoint (the registry no longer knows it), and a future per message costs the sender and the
             // link's ACK handling more than the rows
-            outbox.send(c.consumer, o.command(), o.data());
+            outbox.send(c.consumer, command, data);
         } catch (EndpointException ex) {
             LOG.debug("{}: rows of {} not sent to {}: {}", name, table, c.consumer, ex.getMessage());
             if (ex.code() == ErrorCode.NO_ROUTE) {

@@ -267,6 +267,83 @@ class TablePublisherTest {
     }
 
     @Test
+    void aLoopInsertPastTheLoopsBacklogDropsItsOwnRowAndNoOtherThreads() throws Exception {
+        // the consumer stalls; the producer's message handler (on a link's event loop) inserts a row a DATA until
+        // more than MAX_OUT_ON_LOOP messages wait for the consumer, then an application thread inserts into the
+        // same query while the loop goes on: the loop may drop its own rows, never a batch that holds the
+        // application's (whose inserts returned)
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Row> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicLong loopRows = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Producer> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (Producer mixed = fixture.producer("mixed").maxQueuedMessages(2).blockTimeout(Duration.ofSeconds(30))
+                .onMessage(m -> self.get().insert("host_cpu", Row.of("cardiff", "loop", loopRows.getAndIncrement(),
+                        1.0))).build();
+                Producer source = fixture.producer("source").build();
+                Consumer slow = fixture.consumer("slow").build()) {
+            self.set(mixed);
+            mixed.declare(HOST_CPU);
+            try (ContinuousQuery q = slow.continuous("SELECT host, cpu FROM host_cpu", r -> {
+                got.add(r.row());
+                try {
+                    release.await();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            })) {
+                int atFirst = (TablePublisher.MAX_OUT_ON_LOOP + 64) * TablePublisher.BATCH_ROWS;
+                for (int i = 0; i < atFirst; i++) {
+                    source.send(mixed.name(), new byte[] {1});
+                }
+                await().atMost(Duration.ofSeconds(20)).until(() -> loopRows.get() == atFirst);
+                Thread loop = new Thread(() -> {
+                    for (int i = 0; i < 3_000; i++) { // the loop goes on inserting while the application does
+                        try {
+                            source.send(mixed.name(), new byte[] {1});
+                        } catch (EndpointException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                    }
+                }, "loop-feeder");
+                java.util.concurrent.atomic.AtomicInteger appRows = new java.util.concurrent.atomic.AtomicInteger();
+                Thread app = new Thread(() -> {
+                    for (int i = 0; i < 100; i++) {
+                        mixed.insert("host_cpu", Row.of("cardiff", "app", (long) i, 1.0));
+                        appRows.incrementAndGet();
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                    }
+                }, "app-inserter");
+                loop.start();
+                app.start();
+                Thread.sleep(1_000);
+                release.countDown();
+                app.join(30_000);
+                loop.join(30_000);
+                assertEquals(100, appRows.get(), "the application's inserts returned");
+                await().atMost(Duration.ofSeconds(30)).until(() -> got.stream()
+                        .filter(r -> r.getString(0).equals("app")).count() == 100);
+                List<Long> fromApp = new ArrayList<>();
+                long lastLoop = -1;
+                for (Row r : got) {
+                    if (r.getString(0).equals("app")) {
+                        fromApp.add(r.getLong(1));
+                    } else {
+                        assertTrue(r.getLong(1) > lastLoop, "loop row " + r.getLong(1) + " after " + lastLoop);
+                        lastLoop = r.getLong(1);
+                    }
+                }
+                for (int i = 0; i < 100; i++) {
+                    assertEquals(i, fromApp.get(i), "application row " + i);
+                }
+                assertTrue(got.size() - 100 < loopRows.get(), "some of the loop's own rows were not taken: "
+                        + (got.size() - 100) + " of " + loopRows.get() + " arrived");
+            }
+        }
+    }
+
+    @Test
     void withADurableOutboxEachRowGoesAloneAsItsInsertReturns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         List<TableRow> got = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -280,6 +357,55 @@ class TablePublisherTest {
                 await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 200);
                 long messages = consumer.stats().messagesIn() - before;
                 assertTrue(messages >= 200, messages + " messages for 200 rows: batched, not each alone");
+            }
+        }
+    }
+
+    @Test
+    void withADurableOutboxRowsOfApplicationThreadsAndALoopArriveOnceInTheOrderOfEachThread(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // each row goes to the outbox from its inserting thread before the insert returns, on a loop too: rows of
+        // one thread keep their order, and none is lost or doubled
+        List<Row> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicLong loopRows = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Producer> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (Producer kept = fixture.producer("kept").exactLabel(true).outbox(dir)
+                .onMessage(m -> self.get().insert("host_cpu", Row.of("cardiff", "loop", loopRows.getAndIncrement(),
+                        1.0))).build();
+                Producer source = fixture.producer("source").build()) {
+            self.set(kept);
+            kept.declare(HOST_CPU);
+            try (ContinuousQuery q = consumer.continuous("SELECT host, cpu FROM host_cpu", r -> got.add(r.row()))) {
+                List<Thread> threads = new ArrayList<>();
+                for (String host : List.of("a", "b")) {
+                    threads.add(new Thread(() -> {
+                        for (int i = 0; i < 500; i++) {
+                            kept.insert("host_cpu", Row.of("cardiff", host, (long) i, 1.0));
+                        }
+                    }, "inserter-" + host));
+                }
+                threads.forEach(Thread::start);
+                for (int i = 0; i < 500; i++) {
+                    source.send(kept.name(), new byte[] {1});
+                }
+                for (Thread t : threads) {
+                    t.join(30_000);
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> got.size() >= 1_500);
+                Thread.sleep(100); // a row too many would come now
+                assertEquals(1_500, got.size(), "rows received");
+                Map<String, List<Long>> byHost = new java.util.HashMap<>();
+                for (Row r : got) {
+                    byHost.computeIfAbsent(r.getString(0), h -> new ArrayList<>()).add(r.getLong(1));
+                }
+                for (String host : List.of("a", "b", "loop")) {
+                    List<Long> rows = byHost.get(host);
+                    assertEquals(500, rows.size(), "rows of " + host);
+                    for (int i = 0; i < 500; i++) {
+                        assertEquals(i, rows.get(i), "row " + i + " of " + host);
+                    }
+                }
             }
         }
     }
