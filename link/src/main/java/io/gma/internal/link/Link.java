@@ -181,10 +181,11 @@ public final class Link {
     /**
      * Writes {@code packed}, an ERROR that answers a message this link carried, ahead of the data queued and in
      * order with the ACKs: it reaches the peer before the ACK that passes the message it answers, so the peer
-     * fails that message's future rather than completing it ({@link SendQueue#refused}).
+     * fails that message's future rather than completing it ({@link SendQueue#refused}). The peer counts it, and
+     * its ACKs release no queued message for it.
      */
     public void answerNow(byte[] packed) {
-        writer.sendImmediate(packed);
+        writer.sendCounted(packed);
     }
 
     /** Writes what is waiting, now, from the calling thread, without blocking. */

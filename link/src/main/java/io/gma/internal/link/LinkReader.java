@@ -184,7 +184,7 @@ final class LinkReader {
         if (q == null) {
             return;
         }
-        long delta = acks.peerAcknowledged(count);
+        long delta = acks.peerAcknowledged(writer.queueCount(count));
         if (delta <= 0) {
             return;
         }

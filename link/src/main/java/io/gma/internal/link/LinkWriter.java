@@ -6,6 +6,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -78,6 +82,17 @@ final class LinkWriter {
     private int messagesInAtClock;
     private final ArrayDeque<byte[]> immediate = new ArrayDeque<>();
     private long immediateBytes;
+    /** The immediate messages the peer counts ({@link #sendCounted}), by identity, until they are written. */
+    private final Set<byte[]> countedImmediate = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Counted messages taken to be written on this link: the queue's and the immediate ones it counts. */
+    private long countedTaken;
+    /**
+     * Where each counted immediate message stands in the link's count (its number, from 1), oldest first, until an
+     * ACK covers it: the peer's ACKs count it, and the queue must not take it for one of its own.
+     */
+    private final ConcurrentLinkedQueue<Long> countedAhead = new ConcurrentLinkedQueue<>();
+    /** Of them, how many the peer's ACKs covered so far; read and written by the link's reader only. */
+    private long countedAheadAcked;
     /** A PING to write once the queue has nothing more ({@link Link#flushAskingAck}), or null. */
     private final AtomicReference<byte[]> pingWhenWritten = new AtomicReference<>();
     /** Bytes copied from messages and not yet written, in fill mode; null while there are none. */
@@ -125,10 +140,26 @@ final class LinkWriter {
 
     /** Queues an uncounted message (HELLO, WELCOME, ACK, PING, PONG, BYE, a closing ERROR) ahead of all else. */
     void sendImmediate(byte[] packed) {
+        sendImmediate(packed, false);
+    }
+
+    /**
+     * Queues a message the peer counts (an ERROR that answers one it sent) ahead of the queued data: its place in
+     * the link's count is kept, so that the peer's ACKs, which count it, release no queued message for it
+     * ({@link #queueCount}).
+     */
+    void sendCounted(byte[] packed) {
+        sendImmediate(packed, true);
+    }
+
+    private void sendImmediate(byte[] packed, boolean counted) {
         boolean tooMuch;
         out.lock();
         try {
             immediate.addLast(packed);
+            if (counted) {
+                countedImmediate.add(packed);
+            }
             immediateBytes += packed.length;
             tooMuch = immediateBytes > MAX_IMMEDIATE_BYTES;
         } finally {
@@ -328,6 +359,9 @@ final class LinkWriter {
         byte[] b = immediate.pollFirst();
         if (b != null) {
             immediateBytes -= b.length;
+            if (!countedImmediate.isEmpty() && countedImmediate.remove(b)) {
+                countedAhead.add(++countedTaken);
+            }
             run.bytes = b;
             run.offset = 0;
             run.length = b.length;
@@ -343,6 +377,7 @@ final class LinkWriter {
             // a sender queues its messages, then asks for the PING: those it queued since the look above go first
             taken = q != null ? q.next(link, run) : 0;
             if (taken > 0) {
+                countedTaken += taken;
                 counters.messagesOut.add(taken);
                 return true;
             }
@@ -354,8 +389,21 @@ final class LinkWriter {
             run.length = ping.length;
             return true;
         }
+        countedTaken += taken;
         counters.messagesOut.add(taken);
         return true;
+    }
+
+    /**
+     * The peer's count of messages received on this link ({@code ACK}), less the counted immediate messages it
+     * covers: how many of the queue's messages it took. On the link's reader.
+     */
+    long queueCount(long peerCount) {
+        for (Long at = countedAhead.peek(); at != null && at <= peerCount; at = countedAhead.peek()) {
+            countedAhead.poll();
+            countedAheadAcked++;
+        }
+        return peerCount - countedAheadAcked;
     }
 
     /**
