@@ -43,6 +43,42 @@ class SlowHandlerTest {
         }
     }
 
+    @Test
+    void aBurstSentOnALinkItsHandlerHoldsGoesOutAtOnce() throws Exception {
+        // b's handler holds the link a's message came by for 3 s; meanwhile b's application sends a burst to a,
+        // close together (a stream, left to the loop): the loop writes it though it does not read the link, and
+        // a has it long before the handler returns
+        int warmUp = 50_000;
+        CountDownLatch warm = new CountDownLatch(warmUp);
+        CountDownLatch burst = new CountDownLatch(200);
+        java.util.concurrent.Semaphore handling = new java.util.concurrent.Semaphore(0);
+        try (DirectFixture f = new DirectFixture();
+                Producer a = f.producer("a").onMessage(m -> (m.data()[0] == 0 ? warm : burst).countDown()).build();
+                Producer b = f.producer("b").onMessage(m -> {
+                    handling.release();
+                    Thread.sleep(3_000); // a deliberate pause: the handler holds its link
+                }).build()) {
+            a.send(b.name(), new byte[] {0}); // the link, a's, which b sends on too
+            assertTrue(handling.tryAcquire(10, TimeUnit.SECONDS), "b's handler ran");
+            Thread.sleep(3_100);
+            for (int i = 0; i < warmUp; i++) { // compiled, b's sends come microseconds apart: a stream
+                b.send(a.name(), new byte[] {0});
+            }
+            assertTrue(warm.await(30, TimeUnit.SECONDS), "the warm-up reached a");
+            a.send(b.name(), new byte[] {0});
+            assertTrue(handling.tryAcquire(10, TimeUnit.SECONDS), "b's handler ran again");
+            Thread.sleep(100); // the link is held by now (the stall guard looks every 10 ms)
+            long start = System.nanoTime();
+            for (int i = 0; i < 200; i++) {
+                b.send(a.name(), new byte[] {1});
+            }
+            assertTrue(burst.await(1_500, TimeUnit.MILLISECONDS), (200 - burst.getCount()) + " of 200 messages"
+                    + " reached a in 1.5 s, while b's handler held the link");
+            assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(2_000),
+                    "before the handler returned");
+        }
+    }
+
     /** The consumer's handler takes 100 ms a message, behind a burst: ACKs follow, nothing is resent. */
     private static void slowHandler(Fixture f) throws Exception {
         List<Sent> sent = new ArrayList<>();

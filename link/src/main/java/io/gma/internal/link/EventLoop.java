@@ -250,8 +250,16 @@ final class EventLoop implements Runnable {
         boolean linger = false;
         for (Link link; (link = asked.poll()) != null;) {
             link.unscheduled();
-            if (link.isHeld() || link.isDone()) {
-                continue; // a held link's tasks wait for its release
+            if (link.isDone()) {
+                continue;
+            }
+            if (link.isHeld()) {
+                // its tasks wait for its release, but writing is anyone's, under the writer's lock: what its senders
+                // left to the loop goes now, not when the handler that holds it returns
+                if (link.writeRequested()) {
+                    link.flush();
+                }
+                continue;
             }
             link.runTasks();
             if (link.writeRequested()) {
