@@ -13,8 +13,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A sender that posts several batches at once numbers them: {@code X-Gma-Stream: stream/epoch/batch}, its
  * stream a random number of its own, the epoch counting its restarts of numbering, the batch counting from 1
  * in each epoch. Batch n of an epoch is taken once n - 1 was: one that comes early waits its turn, for
- * {@link #WAIT_NANOS} at most. A batch refused for now (429, 503) breaks its epoch: the batches after it, which
- * hold later messages of the same senders, are answered 409 without being read, and the sender posts them again
+ * {@link #WAIT_NANOS} at most. A batch after the first of a stream or epoch this side does not know (it
+ * restarted since the first came, or forgot the stream) is answered 409 at once when it is numbered past
+ * {@link #MAX_WINDOW}, and waits {@link #UNKNOWN_WAIT_NANOS} at most for the first otherwise. A batch refused
+ * for now (429, 503) breaks its epoch: the batches after it, which hold later messages of the same senders, are
+ * answered 409 without being read, and the sender posts them again
  * in a new epoch after the refused one. A new epoch supersedes the old one, whose waiting batches are answered
  * 409 too; a batch of the old epoch still being taken then ends without moving the new one on. A batch numbered
  * below the turn is one posted again (its answer was lost): it is taken in its turn, and what it delivered already
@@ -29,6 +32,12 @@ import java.util.concurrent.locks.ReentrantLock;
 final class StreamOrder {
     /** The longest a batch waits for its turn before it is answered 409. */
     static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * The longest a batch after the first of a stream or epoch this side does not know waits for that first one:
+     * past it, this side has most likely forgotten the stream (it restarted, or the stream was evicted), and the
+     * sender's first batch will never come. A first batch that is merely late costs a new epoch, nothing more.
+     */
+    static final long UNKNOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The most batches a sender may have in flight, told in {@link Tunnel#WINDOW_HEADER}. */
     static final int MAX_WINDOW = 16;
     /** Sending streams remembered; the least recently seen idle one goes past it. */
@@ -136,7 +145,8 @@ final class StreamOrder {
      *     {@link #WAIT_NANOS} (answer 409: the sender posts it again in a new epoch)
      */
     Turn await(String from, Position p) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_NANOS;
+        long start = System.nanoTime();
+        long deadline = start + WAIT_NANOS;
         String key = from + "/" + Long.toHexString(p.stream);
         lock.lock();
         try {
@@ -145,6 +155,10 @@ final class StreamOrder {
                 if (s == null || s.epoch < p.epoch) {
                     if (p.batch == 1) {
                         s = start(key, s, p);
+                    } else if (p.batch > MAX_WINDOW) {
+                        return null; // its epoch's first batch went long ago (at most MAX_WINDOW are in flight)
+                    } else {
+                        deadline = Math.min(deadline, start + UNKNOWN_WAIT_NANOS);
                     }
                 } else if (s.epoch > p.epoch || s.broken) {
                     return null;

@@ -2,6 +2,8 @@ package io.gma.pcservlet;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -34,6 +36,25 @@ class StreamOrderTest {
                 throw new IllegalStateException(e);
             }
         }, threads);
+    }
+
+    @Test
+    void aBatchOfAStreamThisSideForgotIsRefusedAtOnceOrAfterASecondNotTen() throws Exception {
+        // a receiver that restarted meets batch n of an epoch whose first batch it never saw: past the window that
+        // first batch went long ago (409 at once), within it the first may still be on its way (a second at most)
+        long start = System.nanoTime();
+        assertNull(order.await("d", at(0xA, 3, StreamOrder.MAX_WINDOW + 1)), "batch 17 of an unknown epoch");
+        assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(500), "at once");
+        start = System.nanoTime();
+        assertNull(order.await("d", at(0xA, 3, 2)), "batch 2 of an unknown epoch, its first never coming");
+        long waited = System.nanoTime() - start;
+        assertTrue(waited >= StreamOrder.UNKNOWN_WAIT_NANOS && waited < StreamOrder.WAIT_NANOS / 2,
+                "waited " + waited / 1_000_000 + " ms");
+        // the first that comes late within the second still starts the epoch, and the waiter takes its turn after
+        CompletableFuture<StreamOrder.Turn> second = awaitLater("d", at(0xB, 1, 2));
+        Thread.sleep(200);
+        order.await("d", at(0xB, 1, 1)).endIfOpen(true);
+        assertNotNull(second.get(5, TimeUnit.SECONDS), "batch 2 after a late batch 1");
     }
 
     @Test
