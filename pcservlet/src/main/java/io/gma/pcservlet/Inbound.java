@@ -66,6 +66,11 @@ final class Inbound {
     private final Map<String, Compression.Compressor> pollCompressors = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile boolean closed;
+    /**
+     * Whether the node queued what its spool held at start ({@link #ready}): until then a POST is answered 503,
+     * so that nothing new is queued ahead of the older messages of the same senders.
+     */
+    private volatile boolean ready;
 
     Inbound(Settings settings, Routes routes, LocalQueues local, Outbound outbound, Relay relay, Router router,
             BatchCodec codec, RoomSignal room, Metrics metrics, Spooling spooling) {
@@ -89,6 +94,11 @@ final class Inbound {
     void closeCompressors() {
         pollCompressors.values().forEach(Compression.Compressor::close);
         pollCompressors.clear();
+    }
+
+    /** What the spool held at start is queued: POSTs are taken from now on. */
+    void ready() {
+        ready = true;
     }
 
     /** Stopping: POSTs are answered 503 from now on; polls go on (they are how the relay queues drain). */
@@ -178,6 +188,10 @@ final class Inbound {
         }
         if (stopping) {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+        if (!ready) {
+            return busy(503, ErrorCode.INTERNAL, domain + " is starting: it queues what its spool held before it"
+                    + " takes new batches");
         }
         long limit = codec.bodyLimit();
         if (contentLength > limit) {

@@ -128,6 +128,7 @@ final class PcNode implements AutoCloseable {
         this.url = publicUrl;
         registerDomain();
         requeue();
+        inbound.ready(); // POSTs that came meanwhile were answered 503: nothing new went ahead of the spool's
         uplinks.start();
         long renew = Math.max(1, settings.lease().toMillis() / 3);
         timer.scheduleWithFixedDelay(this::renewDomain, renew, renew, TimeUnit.MILLISECONDS);

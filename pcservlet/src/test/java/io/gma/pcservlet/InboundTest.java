@@ -22,6 +22,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -145,6 +147,90 @@ class InboundTest {
         Incoming m = received.poll(10, TimeUnit.SECONDS);
         assertNotNull(m, "nothing was delivered to the consumer within 10 s");
         return m;
+    }
+
+    @Test
+    void aPostWhileThePcServletStartsIsAnswered503AndABatchIsTakenOnceItHasStarted() throws Exception {
+        // the registry answers the PC servlet's registration only once the gate opens; its HTTP side listens
+        // meanwhile, and a batch posted then must not be queued ahead of what its spool held at start
+        CountDownLatch gate = new CountDownLatch(1);
+        URI direct = URI.create(registry.url());
+        try (ServerSocket proxy = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread gatekeeper = new Thread(() -> gated(proxy, gate, direct.getPort()), "test-registry-gate");
+            gatekeeper.setDaemon(true);
+            gatekeeper.start();
+            int port;
+            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = free.getLocalPort();
+            }
+            String proxied = direct.getScheme() + "://127.0.0.1:" + proxy.getLocalPort() + direct.getRawPath();
+            java.util.concurrent.CompletableFuture<PcServer> starting = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try {
+                            return PcServer.builder("west", proxied).httpPort(port).registryGrace(Duration.ZERO)
+                                    .maxBatchBytes(MAX_BATCH).start();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            await().atMost(Duration.ofSeconds(20)).until(() -> listens(port));
+            Request early = new Request.Builder().url("http://127.0.0.1:" + port + Tunnel.MESSAGES_PATH)
+                    .header(Tunnel.DOMAIN_HEADER, "east").post(RequestBody.create(data("s@west", "early"), GMA))
+                    .build();
+            try (Response r = http.newCall(early).execute()) {
+                String text = r.body().string();
+                assertEquals(503, r.code(), text);
+                assertTrue(text.contains("west is starting"), text);
+            }
+            gate.countDown();
+            pc = starting.get(30, TimeUnit.SECONDS);
+        }
+        sink = Consumer.builder().registry(registry.url()).domain("west").pcServlet(pc.uplink()).label("sink")
+                .onMessage(received::add).build();
+        assertStillServes();
+    }
+
+    /** Whether something listens on {@code port} of the loopback address. */
+    private static boolean listens(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Accepts connections on {@code proxy} and, once {@code gate} opens, joins each to the registry's port. */
+    private static void gated(ServerSocket proxy, CountDownLatch gate, int target) {
+        while (!proxy.isClosed()) {
+            try {
+                Socket in = proxy.accept();
+                Thread t = new Thread(() -> {
+                    try (in; Socket out = new Socket(InetAddress.getLoopbackAddress(), target)) {
+                        gate.await();
+                        Thread back = new Thread(() -> pump(out, in));
+                        back.setDaemon(true);
+                        back.start();
+                        pump(in, out);
+                        back.join(5_000);
+                    } catch (IOException | InterruptedException e) {
+                        // the test ended, or a side closed
+                    }
+                }, "test-registry-gate-pipe");
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private static void pump(Socket from, Socket to) {
+        try {
+            from.getInputStream().transferTo(to.getOutputStream());
+            to.shutdownOutput();
+        } catch (IOException e) {
+            // a side closed
+        }
     }
 
     /** A good one-message batch is still accepted and is the next (and only) thing the consumer gets. */
