@@ -148,6 +148,11 @@ final class TablePublisher {
         long takenNanos;
         private final ArrayDeque<Out> out = new ArrayDeque<>();
         private boolean draining;
+        /**
+         * Its query was cancelled, or replaced by another of the same id (a consumer that restarted numbers its
+         * queries afresh): what it still holds is not sent, as it would reach whatever query has that id now.
+         */
+        private volatile boolean cancelled;
         /** Messages taken, and sent (or failed, or dropped): the ticket of the next, and how far they went. */
         private long taken;
         private long sent;
@@ -155,6 +160,11 @@ final class TablePublisher {
         Channel(String consumer, long nanos) {
             this.consumer = consumer;
             this.takenNanos = nanos - LINGER_NANOS;
+        }
+
+        /** Its messages go no more ({@link #cancelled}). */
+        void cancel() {
+            cancelled = true;
         }
 
         /** Whether rows wait in the batch; under the table's lock. */
@@ -682,6 +692,9 @@ final class TablePublisher {
 
     /** Sends one message to {@code c}'s consumer; a failure is that message's (logged), and ends nothing else. */
     private void send(String table, Channel c, Command command, byte[] data) {
+        if (c.cancelled) {
+            return; // its query is gone: the consumer may have given its id to another
+        }
         if (closing && fullAtClose.contains(c.consumer)) {
             return; // closing, and this consumer's queue stayed full: its waiting rows are dropped
         }
@@ -707,9 +720,19 @@ final class TablePublisher {
     /** Drops every subscription of {@code consumer}, which went away. */
     void dropConsumer(String consumer) {
         for (TableState t : tables.values()) {
-            synchronized (t) {
-                t.subscriptions(s -> !s.consumer().equals(consumer), null);
+            unsubscribe(t, s -> s.consumer().equals(consumer));
+        }
+    }
+
+    /** Drops the subscriptions of {@code t} that {@code gone} names; what their channels still hold is not sent. */
+    private static void unsubscribe(TableState t, Predicate<Subscription> gone) {
+        synchronized (t) {
+            for (Subscription s : t.subscriptions) {
+                if (gone.test(s)) {
+                    s.channel().cancel();
+                }
             }
+            t.subscriptions(gone.negate(), null);
         }
     }
 
@@ -732,9 +755,7 @@ final class TablePublisher {
             } else if (m.command() == TableWire.TABLE_CANCEL) {
                 long id = TableWire.readVarint(ByteBuffer.wrap(m.data()), "TABLE_CANCEL");
                 for (TableState t : tables.values()) {
-                    synchronized (t) {
-                        t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, null);
-                    }
+                    unsubscribe(t, s -> s.consumer().equals(m.from()) && s.queryId() == id);
                 }
             } else if (m.command() == TableWire.TABLE_LATEST) {
                 latest(m);
@@ -757,16 +778,28 @@ final class TablePublisher {
         TableQuery parsed = parse(sql);
         TableState t = stateFor(parsed.table());
         BoundQuery q = parsed.bind(t.schema);
+        Predicate<Subscription> sameId = s -> s.consumer().equals(m.from()) && s.queryId() == id;
         synchronized (t) {
-            Channel channel = null; // the same query id again: its rows that wait or go are kept, in order
+            // the same query again (its answer was late, or the consumer asserts it): its rows that wait or go are
+            // kept, in order; another query of the same id (the consumer restarted, and numbers afresh) replaces it
+            Channel channel = null;
             for (Subscription s : t.subscriptions) {
-                if (s.consumer().equals(m.from()) && s.queryId() == id) {
-                    channel = s.channel();
+                if (sameId.test(s)) {
+                    if (s.query().query().sql().equals(parsed.sql())) {
+                        channel = s.channel();
+                    } else {
+                        s.channel().cancel();
+                    }
                 }
             }
             Subscription now = new Subscription(m.from(), id, q, channel != null ? channel
                     : new Channel(m.from(), System.nanoTime()));
-            t.subscriptions(s -> !s.consumer().equals(m.from()) || s.queryId() != id, now);
+            t.subscriptions(sameId.negate(), now);
+        }
+        for (TableState other : tables.values()) {
+            if (other != t) {
+                unsubscribe(other, sameId); // that id named a query of another table before
+            }
         }
         reply(m, new byte[0]);
     }

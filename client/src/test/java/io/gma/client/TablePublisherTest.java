@@ -466,6 +466,20 @@ class TablePublisherTest {
     }
 
     @Test
+    void aQueryOfAnotherTableWithAnIdInUseReplacesTheOneOfThatId() throws Exception {
+        // a consumer that restarted under its name numbers its queries from 1 again: its query 1 of host_mem
+        // replaces its earlier query 1 of host_cpu, whose rows would otherwise reach the new query
+        producer.declare(TableSchema.builder("host_mem").column("host", ColumnType.STRING)
+                .column("free", ColumnType.INTEGER).primaryKey("host").build());
+        ask(TableWire.TABLE_QUERY, TableWire.query(1, "SELECT * FROM host_cpu"));
+        assertEquals(Map.of("host_cpu", 1, "host_mem", 0), producer.core().tables().subscriptionCounts());
+        ask(TableWire.TABLE_QUERY, TableWire.query(1, "SELECT * FROM host_mem"));
+        assertEquals(Map.of("host_cpu", 0, "host_mem", 1), producer.core().tables().subscriptionCounts());
+        assertEquals(0, producer.insert("host_cpu", Row.of("cardiff", "n", 1L, 1.0)), "queries of host_cpu");
+        assertEquals(1, producer.insert("host_mem", Row.of("n", 1L)), "queries of host_mem");
+    }
+
+    @Test
     void badTableQueriesAreAnsweredWithErrorsNamingTheProblem() {
         assertError(ErrorCode.MALFORMED, "nosuch", TableWire.TABLE_QUERY,
                 TableWire.query(1, "SELECT nosuch FROM host_cpu"));
