@@ -1,6 +1,7 @@
 package io.gma.client;
 
 import io.gma.tables.BoundQuery;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,6 +19,11 @@ public final class ContinuousQuery implements AutoCloseable {
     final Set<String> producers = ConcurrentHashMap.newKeySet();
     /** Those of them that acknowledged the subscription: rows they insert from then on arrive. */
     final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+    /**
+     * When each subscribed producer was last heard of for this query (System.nanoTime): its acknowledgement, or a
+     * message of rows, at most once a second. One silent for {@link TableMediator#REASSERT} is asked again.
+     */
+    final Map<String, Long> heard = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     ContinuousQuery(TableMediator mediator, long id, BoundQuery query, RowHandler handler) {

@@ -46,6 +46,15 @@ final class TableMediator {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
     /** How often continuous queries look for producers that came or went. */
     static final Duration REFRESH = Duration.ofSeconds(3);
+    /**
+     * A subscribed producer that sent nothing for the query this long is asked again, at a refresh: the same
+     * query, which a producer that has it keeps as it is, and one that lost it (restarted under its name, or
+     * declared the table again) takes again. Its registration alone cannot tell: a producer restarted with
+     * takeOver is registered throughout.
+     */
+    static final long REASSERT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How often a message of rows notes its producer as heard, at most. */
+    private static final long HEARD_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final String name;
     private final Publishers publishers;
     private final HistoryQueries history;
@@ -200,6 +209,11 @@ final class TableMediator {
             calls.execute(() -> sendCancel(from, id));
             return;
         }
+        long now = System.nanoTime();
+        Long heard = cq.heard.get(m.from());
+        if (heard != null && now - heard > HEARD_NANOS) {
+            cq.heard.put(m.from(), now);
+        }
         try {
             if (batch) {
                 RowBatch.forEach(cq.bound().schema(), packed, at, length, (micros, row) -> take(cq, m.from(), micros,
@@ -277,8 +291,8 @@ final class TableMediator {
     }
 
     /**
-     * Subscribes {@code cq} to the producers that publish its table now and that it does not have, and cancels it
-     * at those that stopped.
+     * Subscribes {@code cq} to the producers that publish its table now and that it does not have, drops those that
+     * stopped, and asks again those it has not heard of for {@link #REASSERT_NANOS}.
      *
      * @return the subscriptions sent, each completed by the producer's answer
      */
@@ -290,14 +304,24 @@ final class TableMediator {
         List<String> names = now.stream().filter(p -> !p.archive()).map(Publishers.Publisher::name).toList();
         for (String gone : List.copyOf(cq.producers)) {
             if (!names.contains(gone) && cq.producers.remove(gone)) {
+                cq.heard.remove(gone);
                 // no TABLE_CANCEL: a producer leaves the publishers with its registration, so it is gone (and
                 // forgets the query with its link), or it registers again and is subscribed again (same id)
                 LOG.info("{}: query {} drops {}, which publishes {} no more", name, cq.sql(), gone, q.table());
             }
         }
         cq.subscribed.retainAll(cq.producers); // also one whose answer came as it was dropped
+        long nanos = System.nanoTime();
         for (String p : names) {
-            if (cq.closed() || !cq.producers.add(p)) {
+            if (cq.closed()) {
+                continue;
+            }
+            if (!cq.producers.add(p)) {
+                Long heard = cq.heard.get(p);
+                if (heard != null && nanos - heard > REASSERT_NANOS) {
+                    cq.heard.put(p, nanos); // asked again once a REASSERT, whatever the answer
+                    reassert(cq, p);
+                }
                 continue;
             }
             CompletableFuture<Void> subscribed = requests.requestAsync(p, TableWire.TABLE_QUERY,
@@ -305,6 +329,7 @@ final class TableMediator {
                         if (ex == null) {
                             if (cq.producers.contains(p)) { // not dropped meanwhile
                                 cq.subscribed.add(p);
+                                cq.heard.put(p, System.nanoTime());
                             }
                             return null;
                         }
@@ -319,6 +344,16 @@ final class TableMediator {
             sent.add(subscribed);
         }
         return sent;
+    }
+
+    /** Asks {@code p}, silent for a while, for the query again; what fails is tried at the next REASSERT. */
+    private void reassert(ContinuousQuery cq, String p) {
+        requests.requestAsync(p, TableWire.TABLE_QUERY, TableWire.query(cq.id(), cq.bound().query().sql()), timeout)
+                .whenComplete((reply, ex) -> {
+                    if (ex != null) {
+                        LOG.debug("{}: could not ask {} for query {} again: {}", name, p, cq.sql(), ex.toString());
+                    }
+                });
     }
 
     private static List<Object> key(TableSchema schema, Row row) {

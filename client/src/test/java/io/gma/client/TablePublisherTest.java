@@ -480,6 +480,31 @@ class TablePublisherTest {
     }
 
     @Test
+    void aProducerThatLostAQueryIsAskedForItAgain() throws Exception {
+        // the producer declares its table again with another retention: its rows and queries start afresh, as
+        // after a restart under its name, and it stays registered throughout: the consumer, hearing nothing of
+        // it, asks it for the query again, and its rows flow again
+        List<Long> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT cpu FROM host_cpu", r -> got.add(r.row().getLong(0)))) {
+            producer.insert("host_cpu", Row.of("cardiff", "n", 0L, 1.0));
+            await().atMost(Duration.ofSeconds(10)).until(() -> got.contains(0L));
+            producer.declare(TableSchema.builder("host_cpu").column("site", ColumnType.STRING)
+                    .column("host", ColumnType.STRING).column("cpu", ColumnType.INTEGER)
+                    .column("load1", ColumnType.DOUBLE).primaryKey("host", "cpu").predicate("site = 'cardiff'")
+                    .latestRetention(Duration.ofMinutes(7)).build());
+            assertEquals(Map.of("host_cpu", 0), producer.core().tables().subscriptionCounts(), "the query is lost");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            long cpu = 0;
+            do {
+                producer.insert("host_cpu", Row.of("cardiff", "n", ++cpu, 1.0));
+                Thread.sleep(200);
+            } while (got.size() == 1 && System.nanoTime() < deadline);
+            assertTrue(got.size() > 1, "no row after the producer lost the query reached it in 40 s: " + got);
+            assertEquals(Map.of("host_cpu", 1), producer.core().tables().subscriptionCounts());
+        }
+    }
+
+    @Test
     void badTableQueriesAreAnsweredWithErrorsNamingTheProblem() {
         assertError(ErrorCode.MALFORMED, "nosuch", TableWire.TABLE_QUERY,
                 TableWire.query(1, "SELECT nosuch FROM host_cpu"));
