@@ -615,22 +615,29 @@ final class Inbound {
      * A long poll from an outbound-only domain that registered with this one as its via; its batch goes
      * compressed when the poll said it reads zstd ({@code acceptEncoding}), compression is on, and it pays.
      */
-    Answer poll(String from, String waitParam, String ackParam, String acceptEncoding) throws InterruptedException {
+    Answer poll(String from, String waitParam, String ackParam, String maxParam, String acceptEncoding)
+            throws InterruptedException {
         if (!Name.isDomain(from)) {
             return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + from + "\" is missing or not "
                     + Name.DOMAIN_RULE);
         }
         long wait;
         long ack;
+        long max;
         try {
             wait = waitParam == null ? 30 : Long.parseLong(waitParam);
             ack = ackParam == null || ackParam.isEmpty() ? Long.MIN_VALUE : Long.parseLong(ackParam);
+            max = maxParam == null ? Long.MAX_VALUE : Long.parseLong(maxParam);
         } catch (NumberFormatException e) {
-            return Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\" and ack \"" + ackParam
-                    + "\" must be whole numbers");
+            return Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\", ack \"" + ackParam
+                    + "\" and max \"" + maxParam + "\" must be whole numbers");
         }
         if (wait < 0 || wait > 60) {
             return Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds");
+        }
+        if (max < Relay.MIN_POLL_BYTES) {
+            return Answer.text(400, ErrorCode.MALFORMED, "max " + max + " is under " + Relay.MIN_POLL_BYTES
+                    + " bytes, the least batch a poll may ask for");
         }
         boolean relayed;
         try {
@@ -645,7 +652,7 @@ final class Inbound {
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
         }
         // polls go on while stopping: they are how the relay queues drain
-        Relay.Batch batch = relay.poll(from, ack, TimeUnit.SECONDS.toNanos(wait));
+        Relay.Batch batch = relay.poll(from, ack, TimeUnit.SECONDS.toNanos(wait), max);
         if (batch == null) {
             return new Answer(204, null, new byte[0], 0, null);
         }

@@ -32,6 +32,8 @@ final class Poller implements Runnable {
     private final RoomSignal room;
     private final Metrics metrics;
     private final BooleanSupplier stopping;
+    /** This side's maxBatchBytes: the most a polled batch may hold (but for its last message). */
+    private final int maxBatchBytes;
     private String ack = "";
     /** Failed polls in a row, and the delay before the next: as the forwarder's. */
     private final Backoff failures = new Backoff(Forwarder.MIN_BACKOFF, Forwarder.MAX_BACKOFF);
@@ -48,6 +50,7 @@ final class Poller implements Runnable {
         this.domain = settings.domain();
         this.via = settings.via();
         this.compression = settings.compression();
+        this.maxBatchBytes = settings.maxBatchBytes();
         this.routes = routes;
         this.tunnel = tunnel;
         this.codec = codec;
@@ -81,7 +84,9 @@ final class Poller implements Runnable {
         }
         Response answer;
         try {
-            answer = tunnel.poll(via, base, WAIT_SECONDS, ack, compression == Compression.Mode.AUTO);
+            // with this side's maxBatchBytes: a via that batches more would hand out a batch read here never whole
+            answer = tunnel.poll(via, base, WAIT_SECONDS, ack, compression == Compression.Mode.AUTO,
+                    maxBatchBytes);
         } catch (IllegalArgumentException plaintext) {
             if (!base.equals(refusedUrl)) {
                 refusedUrl = base;

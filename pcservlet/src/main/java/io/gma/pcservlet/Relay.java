@@ -56,11 +56,16 @@ final class Relay {
         messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
     }
 
+    /** The least {@code max} a poll may ask for (bytes of a batch): a PC servlet's smallest maxBatchBytes. */
+    static final long MIN_POLL_BYTES = 1024;
+
     /**
      * A poll from {@code domain}: drops the batch it acknowledges, then answers the batch to (re)deliver,
-     * waiting up to {@code waitNanos} for one; null when none came.
+     * waiting up to {@code waitNanos} for one; null when none came. The batch holds at most {@code maxBytes}
+     * (the poller's maxBatchBytes, which may be less than this side's) but for its last message; one handed out
+     * larger and not acknowledged is made again to fit.
      */
-    Batch poll(String domain, long ack, long waitNanos) throws InterruptedException {
+    Batch poll(String domain, long ack, long waitNanos, long maxBytes) throws InterruptedException {
         DomainQueue q = queue(domain);
         // one poll of a domain at a time, so that a batch and its id stay together; another waits its turn
         // only as long as it asked to wait, then gets nothing (a restarted poller is not stuck behind its own)
@@ -77,10 +82,14 @@ final class Relay {
                 roomFreed.run();
             }
             // the batch handed out and not acknowledged goes again, under its id; else the next one
+            long limit = Math.min(settings.maxBatchBytes(), maxBytes);
             List<Queued> batch = q.oldestInFlight();
+            if (batch != null && batch.size() > 1 && bytes(batch) > limit) {
+                q.giveBackNewest(); // the poller reads less than this (it says so, or restarted with a lower limit)
+                batch = null;
+            }
             if (batch == null) {
-                batch = q.nextBatch(settings.maxBatchBytes(), 0, Math.max(0, waitNanos - (System.nanoTime() - start)),
-                        () -> false);
+                batch = q.nextBatch(limit, 0, Math.max(0, waitNanos - (System.nanoTime() - start)), () -> false);
             }
             if (batch.isEmpty()) {
                 return null;
@@ -89,6 +98,14 @@ final class Relay {
         } finally {
             turn.unlock();
         }
+    }
+
+    private static long bytes(List<Queued> batch) {
+        long bytes = 0;
+        for (Queued m : batch) {
+            bytes += m.message().encodedLength();
+        }
+        return bytes;
     }
 
     Map<String, DomainQueue> queues() {

@@ -75,9 +75,11 @@ final class TunnelClient {
      *
      * @throws IllegalArgumentException as {@link #post}
      */
-    Response poll(String via, String baseUrl, int waitSeconds, String ack, boolean zstd) throws IOException {
+    Response poll(String via, String baseUrl, int waitSeconds, String ack, boolean zstd, long maxBatchBytes)
+            throws IOException {
         HttpUrl url = HttpUrl.get(baseUrl + Tunnel.MESSAGES_PATH).newBuilder().addQueryParameter("domain", domain)
-                .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack).build();
+                .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack)
+                .addQueryParameter("max", Long.toString(maxBatchBytes)).build();
         Request.Builder b = authorized(via, baseUrl).url(url);
         if (zstd) {
             b.header(Compression.ACCEPT_ENCODING, Compression.ZSTD);

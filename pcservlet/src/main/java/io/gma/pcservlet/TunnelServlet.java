@@ -221,7 +221,7 @@ public final class TunnelServlet extends HttpServlet {
                 }
             } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
                 answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
-                        req.getParameter("ack"), req.getHeader(Compression.ACCEPT_ENCODING));
+                        req.getParameter("ack"), req.getParameter("max"), req.getHeader(Compression.ACCEPT_ENCODING));
             } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
                 answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
                 String reader = statusReader(req.getHeader("Origin"));

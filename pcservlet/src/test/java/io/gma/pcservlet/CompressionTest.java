@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -256,6 +257,35 @@ class CompressionTest {
         String relay = metrics(hub);
         assertEquals(0, counter(relay, "gma_pc_compressed_batches_total", "sent"), relay);
         assertTrue(counter(relay, "gma_pc_batches_sent_total", null) >= 1, relay);
+    }
+
+    @Test
+    void aPollerThatReadsSmallerBatchesThanItsViaMakesGetsEveryMessage() throws Exception {
+        // east reads batches of 64 KiB; hub, its via, makes batches of 16 MiB: a poll says how much it reads, and
+        // hub's answers fit (before, hub handed out one of 400 KB again and again, and nothing more reached east)
+        PcServer hub = pc("hub", b -> b);
+        PcServer east = pc("east", b -> b.via("hub").compression("off").maxBatchBytes(64 * 1024));
+        PcServer west = pc("west", b -> b);
+        Consumer c = sink(east);
+        Producer p = source(west);
+        java.util.Random random = new java.util.Random(26);
+        List<byte[]> payloads = new ArrayList<>();
+        List<io.gma.client.Sent> sent = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            byte[] data = new byte[2048];
+            random.nextBytes(data);
+            payloads.add(data);
+            sent.add(p.send(c.name(), data)); // together: they reach hub's relay queue as one POST
+        }
+        for (io.gma.client.Sent s : sent) {
+            s.acknowledged().get(30, TimeUnit.SECONDS);
+        }
+        for (int i = 0; i < payloads.size(); i++) {
+            Incoming m = received.poll(30, TimeUnit.SECONDS);
+            assertNotNull(m, "message " + i + " did not reach east in 30 s");
+            assertArrayEquals(payloads.get(i), m.data(), "message " + i + " altered or out of order");
+        }
+        assertNull(received.poll(200, TimeUnit.MILLISECONDS), "a message came twice");
     }
 
     // ---------------------------------------------------------------- raw POSTs
