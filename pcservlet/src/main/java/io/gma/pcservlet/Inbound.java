@@ -233,9 +233,7 @@ final class Inbound {
             for (Message m : batch) {
                 plain += m.encodedLength();
             }
-            metrics.received(wire < 0 ? plain : wire, plain, zstd);
-            metrics.batchesReceived.increment();
-            metrics.messagesReceived.add(batch.size());
+            metrics.received(wire < 0 ? plain : wire, plain, zstd); // the bytes read; the batch counts if taken
             return null;
         } finally {
             reading.release(held[0]);
@@ -338,6 +336,8 @@ final class Inbound {
             return busy(503, ErrorCode.INTERNAL, domain + " could not write the batch to its spool within "
                     + DURABLE_WAIT_SECONDS + " s");
         }
+        metrics.batchesReceived.increment();
+        metrics.messagesReceived.add(batch.size());
         return new Answer(200, Tunnel.MEDIA_TYPE, BatchCodec.encodeAll(sorted.errors), 0, null);
     }
 
@@ -684,8 +684,10 @@ final class Inbound {
         try {
             if (kib > 0 && !reading.tryAcquire(kib, ADMIT_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
                 metrics.throttledSent.increment();
-                return busy(429, ErrorCode.QUEUE_FULL, domain + " is reading " + inboundKib
-                        + " KiB of other POSTs already");
+                int free = reading.availablePermits();
+                return busy(429, ErrorCode.QUEUE_FULL, domain + " has " + free + " KiB of its " + inboundKib
+                        + " KiB for POST bodies being read (maxTotalBytes) free, and this POST needs " + kib
+                        + " KiB: other POSTs hold the rest");
             }
             return null;
         } catch (InterruptedException e) {
