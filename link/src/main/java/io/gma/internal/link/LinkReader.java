@@ -7,6 +7,8 @@ import io.gma.wire.Packed;
 import io.gma.wire.ProtocolException;
 import io.gma.wire.StreamDecoder;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 
@@ -48,9 +50,19 @@ final class LinkReader {
     private int messagesRead;
     /**
      * Messages whose handling began, ever: the {@link StallGuard} reads it (racily, as a hint) to tell a read of
-     * many quick messages from one message that holds the thread.
+     * many quick messages from one message that holds the thread. Written opaque, so that no compiler holds the
+     * count back over a read of many messages, which would read as one message that holds the thread.
      */
     private int progress;
+    private static final VarHandle PROGRESS;
+
+    static {
+        try {
+            PROGRESS = MethodHandles.lookup().findVarHandle(LinkReader.class, "progress", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A counted message came on this link already (its reading is one thread's at a time). */
     private boolean messageCame;
@@ -70,7 +82,7 @@ final class LinkReader {
 
     /** How many messages began to be handled, ever; read by other threads as a hint only. */
     int progress() {
-        return progress;
+        return (int) PROGRESS.getOpaque(this);
     }
 
     /** When what was last read was handled (System.nanoTime). */
@@ -142,7 +154,7 @@ final class LinkReader {
 
     private void onMessage(Message m) throws ProtocolException {
         messagesRead++;
-        progress++;
+        PROGRESS.setOpaque(this, progress + 1); // the reader's own thread alone writes it
         Link.State state = link.state();
         if (state == Link.State.CLOSED) {
             return; // refused, or BYE: what came after it in the same read is not taken
