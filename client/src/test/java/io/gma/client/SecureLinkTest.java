@@ -135,6 +135,26 @@ class SecureLinkTest {
     }
 
     @Test
+    void refusedTlsClientsCostTheLoopThatRefusesThemNoSpinning() throws Exception {
+        // a refusal closes the link after its ERROR, and the goodbye writes TLS's close_notify and waits for the
+        // peer to close: it must not spin its loop for the 200 ms the goodbye may last (a flood of refused
+        // clients would keep the loop busy)
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.function.LongSupplier loopCpu = () -> Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("gma-inbox-link"))
+                .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId()))).sum();
+        stillServes(); // the loop is up, and warm
+        long before = loopCpu.getAsLong();
+        for (int i = 0; i < 5; i++) {
+            refused(withToken("garbage" + i, "not-a-token"), ErrorCode.UNAUTHORIZED, "UNAUTHORIZED token refused");
+        }
+        Thread.sleep(300); // every refused link's goodbye is over by now: 200 ms at most
+        long cpuMillis = (loopCpu.getAsLong() - before) / 1_000_000;
+        assertTrue(cpuMillis < 250, "the inbox's loop spent " + cpuMillis + " ms of CPU on 5 refusals");
+        stillServes();
+    }
+
+    @Test
     void expiredTokenIsUnauthorized() throws Exception {
         String expired = validToken(inbox.name(), Instant.now().minus(Duration.ofMinutes(110)));
         refused(withToken("expired", expired), ErrorCode.UNAUTHORIZED,

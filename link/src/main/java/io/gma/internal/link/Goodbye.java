@@ -68,14 +68,14 @@ final class Goodbye {
             return true;
         }
         if (phase == Phase.DRAIN) {
-            writer.flush();
+            writer.flushClosing();
             if (writer.hasUnwritten()) {
                 return false; // the writer asked to hear when the socket is writable
             }
             if (!outboundClosed) {
                 outboundClosed = true;
                 if (writer.closeOutbound()) {
-                    writer.flush();
+                    writer.flushClosing();
                     if (writer.hasUnwritten()) {
                         return false;
                     }

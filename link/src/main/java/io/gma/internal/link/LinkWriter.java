@@ -269,8 +269,20 @@ final class LinkWriter {
      * holder of the lock writes too before it lets go ({@link #unlock}).
      */
     void flush() {
+        flush(false);
+    }
+
+    /**
+     * {@link #flush} on a link that is closed: the goodbye's last writes (what a refusal's ERROR left, TLS's
+     * close_notify), which a closed link's flush would leave unwritten until the goodbye's deadline.
+     */
+    void flushClosing() {
+        flush(true);
+    }
+
+    private void flush(boolean closing) {
         dirty.set(true);
-        while (dirty.get() && !link.isClosed()) {
+        while (dirty.get() && (closing || !link.isClosed())) {
             if (!out.tryLock()) {
                 return; // the holder re-checks dirty before it lets go
             }
