@@ -134,33 +134,40 @@ final class Inbound {
             return Answer.text(400, ErrorCode.MALFORMED, e.getMessage());
         }
         List<Message> batch = new ArrayList<>();
-        Answer refusal = read(contentType, contentEncoding, contentLength, body, batch);
-        StreamOrder.Turn turn = null;
-        if (position != null) {
-            try {
-                turn = order.await(fromDomain, position);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
-            }
-            if (turn == null) {
-                metrics.outOfTurn.increment();
-                return Answer.busy(409, ErrorCode.TIMEOUT, "batch " + position + " of domain " + fromDomain
-                        + " is not taken: a batch before it was refused for now, or a newer epoch began, or its turn"
-                        + " did not come within " + TimeUnit.NANOSECONDS.toSeconds(StreamOrder.WAIT_NANOS)
-                        + " s; post it again in a new epoch", 0);
-            }
-        }
-        Answer answer = null;
+        // the KiB its body holds, from its read until it is queued or refused: a batch that waits for its turn
+        // holds its memory within maxTotalBytes too
+        int[] held = {0};
         try {
-            answer = refusal != null ? refusal : admit(fromDomain, identity, batch, turn);
-            return answer;
-        } finally {
-            if (turn != null) {
-                // unless admit ended it once the batch was placed: refused for good (the sender moves on), or for
-                // now (it posts it again, and the batches after it too)
-                turn.endIfOpen(answer != null && isFinal(answer.status()));
+            Answer refusal = read(contentType, contentEncoding, contentLength, body, batch, held);
+            StreamOrder.Turn turn = null;
+            if (position != null) {
+                try {
+                    turn = order.await(fromDomain, position);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+                }
+                if (turn == null) {
+                    metrics.outOfTurn.increment();
+                    return Answer.busy(409, ErrorCode.TIMEOUT, "batch " + position + " of domain " + fromDomain
+                            + " is not taken: a batch before it was refused for now, or a newer epoch began, or its"
+                            + " turn did not come within " + TimeUnit.NANOSECONDS.toSeconds(StreamOrder.WAIT_NANOS)
+                            + " s; post it again in a new epoch", 0);
+                }
             }
+            Answer answer = null;
+            try {
+                answer = refusal != null ? refusal : admit(fromDomain, identity, batch, turn, held);
+                return answer;
+            } finally {
+                if (turn != null) {
+                    // unless admit ended it once the batch was placed: refused for good (the sender moves on), or
+                    // for now (it posts it again, and the batches after it too)
+                    turn.endIfOpen(answer != null && isFinal(answer.status()));
+                }
+            }
+        } finally {
+            reading.release(held[0]);
         }
     }
 
@@ -170,12 +177,13 @@ final class Inbound {
     }
 
     /**
-     * Reads and decodes a POST's body into {@code batch}, holding its size of the inbound bytes meanwhile; null,
-     * or the answer that refuses it. A zstd body (protocol.md section 6.2) is read whole, then decompressed up to
+     * Reads and decodes a POST's body into {@code batch}, holding its size of the inbound bytes ({@code held[0]}
+     * KiB on return, which the caller gives back once the batch is queued or refused); null, or the answer that
+     * refuses it. A zstd body (protocol.md section 6.2) is read whole, then decompressed up to
      * the batch's limit, and no further.
      */
     private Answer read(String contentType, String contentEncoding, long contentLength, InputStream body,
-            List<Message> batch) throws IOException {
+            List<Message> batch, int[] held) throws IOException {
         if (!Tunnel.isBatch(contentType)) {
             return Answer.text(415, ErrorCode.MALFORMED, "Content-Type " + (contentType == null ? "(none)"
                     : "\"" + contentType + "\"") + " is not " + Tunnel.MEDIA_TYPE + ": nothing was read as messages");
@@ -204,40 +212,36 @@ final class Inbound {
         if (full != null) {
             return full;
         }
-        int[] held = {kib};
+        held[0] = kib;
+        long wire;
         try {
-            long wire;
-            try {
-                if (zstd) {
-                    byte[] compressed = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
-                    wire = compressed.length;
-                    Answer refused = decompressed(compressed, limit, held, batch);
-                    if (refused != null) {
-                        return refused;
-                    }
-                } else {
-                    if (!codec.read(body, batch)) {
-                        return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
-                                + settings.maxBatchBytes() + " plus one message");
-                    }
-                    wire = -1;
+            if (zstd) {
+                byte[] compressed = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+                wire = compressed.length;
+                Answer refused = decompressed(compressed, limit, held, batch);
+                if (refused != null) {
+                    return refused;
                 }
-            } catch (ProtocolException e) {
-                // the status follows the code (protocol.md section 6): a message announcing too much is 413
-                return Answer.text(e.code() == ErrorCode.TOO_LARGE ? 413 : 400, e.code(), e.getMessage());
+            } else {
+                if (!codec.read(body, batch)) {
+                    return Answer.text(413, ErrorCode.TOO_LARGE, "the batch exceeds maxBatchBytes "
+                            + settings.maxBatchBytes() + " plus one message");
+                }
+                wire = -1;
             }
-            if (batch.isEmpty()) {
-                return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
-            }
-            long plain = 0;
-            for (Message m : batch) {
-                plain += m.encodedLength();
-            }
-            metrics.received(wire < 0 ? plain : wire, plain, zstd); // the bytes read; the batch counts if taken
-            return null;
-        } finally {
-            reading.release(held[0]);
+        } catch (ProtocolException e) {
+            // the status follows the code (protocol.md section 6): a message announcing too much is 413
+            return Answer.text(e.code() == ErrorCode.TOO_LARGE ? 413 : 400, e.code(), e.getMessage());
         }
+        if (batch.isEmpty()) {
+            return Answer.text(400, ErrorCode.MALFORMED, "the batch is empty: a POST carries 1..N messages");
+        }
+        long plain = 0;
+        for (Message m : batch) {
+            plain += m.encodedLength();
+        }
+        metrics.received(wire < 0 ? plain : wire, plain, zstd); // the bytes read; the batch counts if taken
+        return null;
     }
 
     /**
@@ -284,9 +288,11 @@ final class Inbound {
 
     /**
      * Sorts a decoded batch by where it goes, then queues all of it or none; ends {@code turn} (when there is
-     * one) once that is decided, before waiting for the spool's force.
+     * one) once that is decided, before waiting for the spool's force, and gives back the {@code held[0]} KiB of
+     * inbound bytes its body held once it is queued.
      */
-    private Answer admit(String fromDomain, String identity, List<Message> batch, StreamOrder.Turn turn) {
+    private Answer admit(String fromDomain, String identity, List<Message> batch, StreamOrder.Turn turn,
+            int[] held) {
         Sorted sorted = new Sorted();
         try {
             for (Message m : batch) {
@@ -327,6 +333,9 @@ final class Inbound {
                     ? local.fullFor(sorted.local) : Set.of();
             return endpoints.isEmpty() ? busy : busy.withFull(fullHeader(endpoints));
         }
+        // queued: its memory is the queues' from now on, not the POST bodies being read
+        reading.release(held[0]);
+        held[0] = 0;
         metrics.delivered.add(sorted.local.size());
         sorted.relayed.values().forEach(ms -> metrics.relayed.add(ms.size()));
         sorted.onward.values().forEach(ms -> metrics.relayed.add(ms.size()));

@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * restarted since the first came, or forgot the stream) is answered 409 at once when it is numbered past
  * {@link #MAX_WINDOW}, and waits {@link #UNKNOWN_WAIT_NANOS} at most for the first otherwise. A batch refused
  * for now (429, 503) breaks its epoch: the batches after it, which hold later messages of the same senders, are
- * answered 409 without being read, and the sender posts them again
+ * answered 409 without being taken, and the sender posts them again
  * in a new epoch after the refused one. A new epoch supersedes the old one, whose waiting batches are answered
  * 409 too; a batch of the old epoch still being taken then ends without moving the new one on. A batch numbered
  * below the turn is one posted again (its answer was lost): it is taken in its turn, and what it delivered already

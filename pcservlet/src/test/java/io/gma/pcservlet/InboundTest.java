@@ -150,6 +150,41 @@ class InboundTest {
     }
 
     @Test
+    void aBatchThatWaitsForItsTurnHoldsItsMemoryUntilItIsQueued() throws Exception {
+        // maxTotalBytes 96 KiB: batch 3 of a stream (60 KB) waits for batch 2, holding its 59 KiB; a POST of
+        // another 60 KB finds no room (429); once batch 2 came and batch 3 is queued, it fits
+        serve(b -> b.maxBatchBytes(MAX_BATCH).maxTotalBytes(96 * 1024), received::add);
+        assertEquals(200, postInStream("east", "a1/1/1", data(sink.name(), "a")).status());
+        byte[] third = data(sink.name(), "b".repeat(60_000));
+        java.util.concurrent.CompletableFuture<Answer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return postInStream("east", "a1/1/3", third);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        Thread.sleep(500); // batch 3 is read, and waits for batch 2 (up to 10 s)
+        Answer crowded = post("south", RequestBody.create(data(sink.name(), "c".repeat(60_000)), GMA));
+        assertEquals(429, crowded.status(), crowded.text());
+        assertTrue(crowded.text().contains("KiB for POST bodies being read"), crowded.text());
+        Answer second = postInStream("east", "a1/1/2", data(sink.name(), "a"));
+        assertEquals(200, second.status(), second.text());
+        assertEquals(200, waiting.get(10, TimeUnit.SECONDS).status());
+        Answer later = post("south", RequestBody.create(data(sink.name(), "d".repeat(60_000)), GMA));
+        assertEquals(200, later.status(), later.text());
+    }
+
+    private Answer postInStream(String domain, String position, byte[] body) throws IOException {
+        Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).post(RequestBody.create(body, GMA))
+                .header(Tunnel.DOMAIN_HEADER, domain).header(Tunnel.STREAM_HEADER, position).build();
+        try (Response response = http.newCall(r).execute()) {
+            return new Answer(response.code(), response.header("Content-Type"), response.header("Retry-After"),
+                    response.body().bytes());
+        }
+    }
+
+    @Test
     void aPostWhileThePcServletStartsIsAnswered503AndABatchIsTakenOnceItHasStarted() throws Exception {
         // the registry answers the PC servlet's registration only once the gate opens; its HTTP side listens
         // meanwhile, and a batch posted then must not be queued ahead of what its spool held at start
