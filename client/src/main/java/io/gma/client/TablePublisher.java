@@ -928,11 +928,14 @@ final class TablePublisher {
         if (since >= 0 && since < CLOCK_ANCHOR_NANOS) {
             return a.micros() + since / 1000;
         }
-        long carried = a.micros() + since / 1000;
+        // the wall clock and the monotonic one read back to back: a thread preempted after nanos was read would
+        // otherwise anchor the wall clock of later to it, and the next anchor would step the times back
+        long at = System.nanoTime();
         long wall = wallMicros();
-        a = new ClockAnchor(nanos, wall < carried && carried - wall < CLOCK_STEP_MICROS ? carried : wall);
+        long carried = a.micros() + (at - a.nanos()) / 1000;
+        a = new ClockAnchor(at, wall < carried && carried - wall < CLOCK_STEP_MICROS ? carried : wall);
         anchor = a;
-        return a.micros();
+        return a.micros() - (at - nanos) / 1000;
     }
 
     private static long wallMicros() {
