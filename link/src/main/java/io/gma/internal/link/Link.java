@@ -380,7 +380,7 @@ public final class Link {
             writer.flush();
         }
         if (readyKey.isValid() && readyKey.isReadable()) {
-            writer.resetInterest();
+            writer.holdInterest();
         }
     }
 
@@ -483,7 +483,7 @@ public final class Link {
     /** The loop moves to another thread while this link's read goes on: it is not read meanwhile. */
     void hold() {
         held = true;
-        writer.resetInterest();
+        writer.holdInterest(); // never waits: the stall guard calls it, holding the loop's monitor
     }
 
     /** On the held thread, the read over: the loop may read the link again (its next turn does). */

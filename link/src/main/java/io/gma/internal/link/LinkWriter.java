@@ -440,6 +440,34 @@ final class LinkWriter {
         }
     }
 
+    /**
+     * The link is held: its key asks for no read. As {@link #resetInterest} when the output is free; else (another
+     * thread holds it: a long TLS handshake step, say) the read is taken off the key directly, and the release
+     * sets it again ({@link Link#unhold}). Never waits for the output: the stall guard and the loop call it, and
+     * must go on serving the other links.
+     */
+    void holdInterest() {
+        if (out.tryLock()) {
+            try {
+                wantWrite((output != null && output.position() > 0) || transport.pendingOutput());
+            } finally {
+                unlock();
+            }
+            return;
+        }
+        SelectionKey key = link.key();
+        try {
+            if (key != null && key.isValid()) {
+                key.interestOpsAnd(~SelectionKey.OP_READ); // atomic: a writer's OP_WRITE stays; it keeps this off
+                if (!link.isHeld()) {
+                    key.interestOpsOr(SelectionKey.OP_READ); // released meanwhile: read again
+                }
+            }
+        } catch (CancelledKeyException closing) {
+            // the link is closing; its event loop will report it
+        }
+    }
+
     /** The key's interest again, as the writer's state says (after the link was held, or registered). */
     void resetInterest() {
         out.lock();

@@ -96,7 +96,7 @@ class AnswerNowTest {
     }
 
     /** The accepting side: hands over its link. */
-    private final class Server extends Quiet {
+    private final class Server extends QuietListener {
         @Override
         public void linkOpened(Link link) {
             serverLink.complete(link);
@@ -104,7 +104,7 @@ class AnswerNowTest {
     }
 
     /** The connecting side: takes the ERROR and the first {@link #TAKEN} DATA, and holds back the rest. */
-    private static final class Client extends Quiet {
+    private static final class Client extends QuietListener {
         final List<Command> got = new CopyOnWriteArrayList<>();
         private int data;
 
@@ -112,40 +112,6 @@ class AnswerNowTest {
         public boolean receive(Message m, Link link) {
             got.add(m.command());
             return m.command() == Command.ERROR || ++data <= TAKEN && got.size() == data + 1;
-        }
-    }
-
-    /** A listener that does nothing but take every message. */
-    private abstract static class Quiet implements LinkListener {
-        @Override
-        public String helloCredential() {
-            return null;
-        }
-
-        @Override
-        public Refusal refusal(Message hello, String identity) {
-            return null;
-        }
-
-        @Override
-        public void linkOpened(Link link) {
-        }
-
-        @Override
-        public void linkWorked(Link link) {
-        }
-
-        @Override
-        public boolean receive(Message m, Link link) {
-            return true;
-        }
-
-        @Override
-        public void saidBye(Link link) {
-        }
-
-        @Override
-        public void linkClosed(Link link, LinkException why) {
         }
     }
 }
