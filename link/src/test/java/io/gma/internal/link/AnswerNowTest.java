@@ -2,18 +2,12 @@ package io.gma.internal.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gma.security.Security;
 import io.gma.wire.Command;
 import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import io.gma.wire.Packed;
-import io.gma.wire.WireCodec;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,36 +28,24 @@ import org.junit.jupiter.api.Timeout;
 class AnswerNowTest {
     private static final int QUEUED = 10;
     private static final int TAKEN = 5;
-    private final IoThreads serverLoops = new IoThreads("test-answer-server-", 1);
-    private final IoThreads clientLoops = new IoThreads("test-answer-client-", 1);
     private final SendQueue queue = new SendQueue(1 << 20, 1_000, new LinkCounters());
     private final CompletableFuture<Link> serverLink = new CompletableFuture<>();
-    private ServerSocketChannel server;
-    private volatile boolean stopped;
+    private LoopbackLinks links;
 
     @BeforeEach
     void listen() throws IOException {
-        server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
-                Server::new, () -> stopped, serverLoops::start), "test-answer-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        links = new LoopbackLinks("test-answer", Server::new);
     }
 
     @AfterEach
     void close() throws IOException {
-        stopped = true;
-        server.close();
-        serverLoops.close();
-        clientLoops.close();
+        links.close();
     }
 
     @Test
     void anErrorWrittenAheadOfTheQueueReleasesNoQueuedMessage() throws Exception {
         Client client = new Client();
-        clientLoops.start(Link.connect(config("client"), client, SocketChannel.open(server.getLocalAddress()), null,
-                "server"));
+        links.connect("client", client);
         Link link = serverLink.get(10, TimeUnit.SECONDS);
         // the refusal first, then the queue's messages behind it: the client takes the ERROR and 5 of them
         link.answerNow(Packed.marshal(Message.error("server", "client", 7, ErrorCode.NO_ROUTE, "nowhere")));
@@ -88,11 +70,6 @@ class AnswerNowTest {
         Thread.sleep(200); // an ACK that counted the ERROR as one of the queue's would have come by now
         assertEquals(TAKEN, queue.dataAcknowledged(), "queued messages released by the client's ACKs, of the "
                 + TAKEN + " it took");
-    }
-
-    private static LinkConfig config(String name) {
-        return new LinkConfig(name, name, Security.insecure(), WireCodec.standard(), Duration.ofSeconds(30),
-                new LinkCounters(), new LinkLimit(100));
     }
 
     /** The accepting side: hands over its link. */

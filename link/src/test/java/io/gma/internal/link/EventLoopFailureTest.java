@@ -3,15 +3,9 @@ package io.gma.internal.link;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
-import io.gma.wire.WireCodec;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -34,32 +28,21 @@ import org.junit.jupiter.api.Timeout;
 class EventLoopFailureTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    /** One loop on the accepting side, so every link lands on the loop that failed. */
-    private final IoThreads serverLoops = new IoThreads("test-server-link-", 1);
-    private final IoThreads clientLoops = new IoThreads("test-client-link-", 1);
     /** The accepting side's listener of each peer's link, by the peer's name. */
     private final Map<String, Side> accepted = new ConcurrentHashMap<>();
     /** What the acceptor meets instead of the next link's listener, once. */
     private final AtomicReference<Error> nextAccept = new AtomicReference<>();
-    private ServerSocketChannel server;
-    private volatile boolean stopped;
+    /** One loop on the accepting side, so every link lands on the loop that failed. */
+    private LoopbackLinks links;
 
     @BeforeEach
     void listen() throws IOException {
-        server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
-                this::listener, () -> stopped, serverLoops::start), "test-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        links = new LoopbackLinks("test-failure", this::listener);
     }
 
     @AfterEach
     void close() throws IOException {
-        stopped = true;
-        server.close();
-        serverLoops.close();
-        clientLoops.close();
+        links.close();
     }
 
     @Test
@@ -112,29 +95,18 @@ class EventLoopFailureTest {
     }
 
     private Side connect(String name) throws IOException {
-        SocketChannel channel = SocketChannel.open(server.getLocalAddress());
         Side side = new Side();
-        clientLoops.start(Link.connect(config(name), side, channel, null, "server"));
+        links.connect(name, side);
         return side;
-    }
-
-    private static LinkConfig config(String name) {
-        return new LinkConfig(name, name, Security.insecure(), WireCodec.standard(), Duration.ofSeconds(30),
-                new LinkCounters(), new LinkLimit(100));
     }
 
     /**
      * Either side's listener of one link: whether it opened, and why it closed. On the accepting side, a peer
      * named {@code doomed} gets an Error in a task of its link, and one named {@code breaker} breaks its loop.
      */
-    private final class Side implements LinkListener {
+    private final class Side extends QuietListener {
         final CompletableFuture<Link> opened = new CompletableFuture<>();
         final CompletableFuture<LinkException> closed = new CompletableFuture<>();
-
-        @Override
-        public String helloCredential() {
-            return null;
-        }
 
         @Override
         public Refusal refusal(Message hello, String identity) {
@@ -160,19 +132,6 @@ class EventLoopFailureTest {
                     throw new AssertionError(e);
                 }
             }
-        }
-
-        @Override
-        public void linkWorked(Link link) {
-        }
-
-        @Override
-        public boolean receive(Message m, Link link) {
-            return true;
-        }
-
-        @Override
-        public void saidBye(Link link) {
         }
 
         @Override

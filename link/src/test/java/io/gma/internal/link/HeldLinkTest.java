@@ -3,15 +3,8 @@ package io.gma.internal.link;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gma.security.Security;
-import io.gma.wire.WireCodec;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,39 +21,27 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HeldLinkTest {
-    private final IoThreads serverLoops = new IoThreads("test-held-server-", 1);
-    private final IoThreads clientLoops = new IoThreads("test-held-client-", 1);
     private final CompletableFuture<Link> serverLink = new CompletableFuture<>();
-    private ServerSocketChannel server;
-    private volatile boolean stopped;
+    private LoopbackLinks links;
 
     @BeforeEach
     void listen() throws IOException {
-        server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Thread acceptor = new Thread(new Acceptor(server, config("server"), HandshakeAdmission.process(),
-                () -> new QuietListener() {
-                    @Override
-                    public void linkOpened(Link link) {
-                        serverLink.complete(link);
-                    }
-                }, () -> stopped, serverLoops::start), "test-held-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        links = new LoopbackLinks("test-held", () -> new QuietListener() {
+            @Override
+            public void linkOpened(Link link) {
+                serverLink.complete(link);
+            }
+        });
     }
 
     @AfterEach
     void close() throws IOException {
-        stopped = true;
-        server.close();
-        serverLoops.close();
-        clientLoops.close();
+        links.close();
     }
 
     @Test
     void holdingALinkWhoseOutputAnotherThreadHoldsDoesNotWaitForIt() throws Exception {
-        clientLoops.start(Link.connect(config("client"), new QuietListener() { },
-                SocketChannel.open(server.getLocalAddress()), null, "server"));
+        links.connect("client", new QuietListener() { });
         Link link = serverLink.get(10, TimeUnit.SECONDS);
         ReentrantLock out = outputLock(link);
         CountDownLatch taken = new CountDownLatch(1);
@@ -96,10 +77,5 @@ class HeldLinkTest {
         java.lang.reflect.Field out = LinkWriter.class.getDeclaredField("out");
         out.setAccessible(true);
         return (ReentrantLock) out.get(writer.get(link));
-    }
-
-    private static LinkConfig config(String name) {
-        return new LinkConfig(name, name, Security.insecure(), WireCodec.standard(), Duration.ofSeconds(30),
-                new LinkCounters(), new LinkLimit(100));
     }
 }
