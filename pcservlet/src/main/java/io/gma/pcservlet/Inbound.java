@@ -7,6 +7,7 @@ import io.gma.wire.ErrorText;
 import io.gma.wire.Message;
 import io.gma.wire.Name;
 import io.gma.wire.ProtocolException;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -267,7 +268,8 @@ final class Inbound {
             return full;
         }
         held[0] += Math.max(0, more);
-        try (InputStream plain = Compression.decompressing(compressed)) {
+        // the first frame's declared size is not the body's when more frames follow: the plain bytes are metered
+        try (InputStream plain = new Metered(Compression.decompressing(compressed), Math.max(0, more), held)) {
             if (!codec.read(plain, batch)) {
                 batch.clear();
                 return Answer.text(413, ErrorCode.TOO_LARGE, "a batch of " + compressed.length + " compressed bytes"
@@ -277,6 +279,13 @@ final class Inbound {
         } catch (ProtocolException e) {
             batch.clear();
             throw e;
+        } catch (Metered.NoRoom e) {
+            batch.clear();
+            metrics.throttledSent.increment();
+            return busy(429, ErrorCode.QUEUE_FULL, "a batch of " + compressed.length + " compressed bytes decompresses"
+                    + " past the " + e.heldKib + " KiB its frames declared or held, and " + domain + " has no room for"
+                    + " more of its " + inboundKib + " KiB for POST bodies being read (maxTotalBytes): other POSTs hold"
+                    + " them; nothing was taken");
         } catch (IOException | RuntimeException e) {
             // read from memory: what fails is the body (not zstd, cut short, a bad checksum)
             batch.clear();
@@ -702,6 +711,69 @@ final class Inbound {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+        }
+    }
+
+    /**
+     * The plain bytes of a compressed body as the decoder takes them: past the KiB held for them, more are held
+     * (at least 64 KiB at a time, as many as the whole bound has left), or the read fails with {@link NoRoom}.
+     * One POST that holds the whole bound may go on to its limit, as one alone always may.
+     */
+    private final class Metered extends FilterInputStream {
+        private static final int STEP_KIB = 64;
+        private final int[] held;
+        private long plainKib;
+        private long bytes;
+
+        /** No room to hold more of the plain bytes. */
+        static final class NoRoom extends IOException {
+            final long heldKib;
+
+            NoRoom(long heldKib) {
+                super("no room for more plain bytes past " + heldKib + " KiB");
+                this.heldKib = heldKib;
+            }
+        }
+
+        Metered(InputStream in, int plainKib, int[] held) {
+            super(in);
+            this.plainKib = plainKib;
+            this.held = held;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                took(1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                took(n);
+            }
+            return n;
+        }
+
+        private void took(int n) throws NoRoom {
+            bytes += n;
+            long need = (bytes + 1023) / 1024 - plainKib;
+            if (need <= 0) {
+                return;
+            }
+            int more = (int) Math.min(inboundKib - held[0], Math.max(need, STEP_KIB));
+            if (more <= 0) {
+                return; // it holds the whole bound: it goes on alone, to its limit
+            }
+            if (!reading.tryAcquire(more)) {
+                throw new NoRoom(plainKib);
+            }
+            held[0] += more;
+            plainKib += more;
         }
     }
 

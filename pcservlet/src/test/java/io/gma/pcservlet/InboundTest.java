@@ -175,6 +175,39 @@ class InboundTest {
         assertEquals(200, later.status(), later.text());
     }
 
+    @Test
+    void aCompressedBodyOfSeveralFramesHoldsWhatItDecompressesToNotWhatItsFirstFrameDeclares() throws Exception {
+        // maxTotalBytes 96 KiB, 59 of them held by a batch that waits for its turn; a zstd body whose first frame
+        // declares one small message and whose second holds 100 KB more finds no room as it decompresses (429),
+        // where it held 2 KiB before and took the rest unbounded
+        serve(b -> b.maxBatchBytes(MAX_BATCH).maxTotalBytes(96 * 1024), received::add);
+        assertEquals(200, postInStream("east", "a1/1/1", data(sink.name(), "a")).status());
+        byte[] third = data(sink.name(), "b".repeat(60_000));
+        java.util.concurrent.CompletableFuture<Answer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return postInStream("east", "a1/1/3", third);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        Thread.sleep(500); // batch 3 is read, and waits for batch 2
+        byte[] frames = concat(Compression.zstd(data(sink.name(), "x")), Compression.zstd(concat(
+                data(sink.name(), "y".repeat(50_000)), data(sink.name(), "z".repeat(50_000)))));
+        Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).post(RequestBody.create(frames, GMA))
+                .header(Tunnel.DOMAIN_HEADER, "south").header("Content-Encoding", Compression.ZSTD).build();
+        try (Response response = http.newCall(r).execute()) {
+            String text = response.body().string();
+            assertEquals(429, response.code(), text);
+            assertTrue(text.contains("decompresses past"), text);
+        }
+        assertEquals(200, postInStream("east", "a1/1/2", data(sink.name(), "a")).status());
+        assertEquals(200, waiting.get(10, TimeUnit.SECONDS).status());
+        try (Response response = http.newCall(r).execute()) {
+            assertEquals(200, response.code(), response.body().string()); // room again
+        }
+    }
+
     private Answer postInStream(String domain, String position, byte[] body) throws IOException {
         Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).post(RequestBody.create(body, GMA))
                 .header(Tunnel.DOMAIN_HEADER, domain).header(Tunnel.STREAM_HEADER, position).build();
