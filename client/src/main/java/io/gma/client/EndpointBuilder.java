@@ -183,7 +183,8 @@ public final class EndpointBuilder<T> {
      * again, in order and before anything new, with the same sequence numbers: receivers drop what they had
      * already (they remember the last 65,536 numbers of each sender), so nothing is lost and nothing is delivered
      * twice. A close keeps what was not acknowledged for the next start too. REQUESTs and control messages are
-     * not kept: nobody awaits a request's reply after a crash.
+     * not kept, nor the table commands whose answers are awaited (TABLE_QUERY, TABLE_LATEST, TABLE_HISTORY):
+     * nobody awaits a request's reply after a crash, and a query sent again would subscribe the run before's.
      *
      * <p>{@code send} returns once the message is written to the operating system, which a crash of this process
      * does not undo; the outbox forces it to disk within about a millisecond (group commit), so a power loss or

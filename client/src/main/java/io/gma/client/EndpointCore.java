@@ -314,6 +314,11 @@ final class EndpointCore implements AutoCloseable {
         return inbox.remembers(sender);
     }
 
+    /** Requests (and table commands) whose answers are awaited now. */
+    int requestsAwaited() {
+        return requests.awaited();
+    }
+
     /** Tasks waiting in the timer: lease renewal, back-offs, and requests not answered yet. */
     int timerTasks() {
         return timer.getQueue().size();

@@ -62,16 +62,22 @@ final class Outbox {
 
     /** Queues a message for {@code to}: data lane, under the full-queue policy, with a new sequence number. */
     Sent send(String to, Command command, byte[] data) throws EndpointException {
-        return send(to, command, data, nextNumber());
-    }
-
-    /** As {@link #send(String, Command, byte[])}, numbered {@code seq} (a request's, which awaits it). */
-    Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
+        long seq = nextNumber();
         if (spool != null) {
             return send(to, command, data, seq, null);
         }
         // the common case, as short as it was before receipts and the outbox: the hot path of every send (longer,
         // the JIT stopped inlining it, and the direct path's streaming of 64 B lost about 10%)
+        Peer peer = peers.peer(to);
+        return queue(peer, new Pending(peer.queue(), seq), to, command, Message.defaultFlags(command), data);
+    }
+
+    /**
+     * As {@link #send(String, Command, byte[])}, numbered {@code seq}: a message whose answer is awaited (a REQUEST,
+     * a table command), never kept in the outbox: after a crash nobody awaits its answer, and a table query sent
+     * again would subscribe a query of the run before.
+     */
+    Sent send(String to, Command command, byte[] data, long seq) throws EndpointException {
         Peer peer = peers.peer(to);
         return queue(peer, new Pending(peer.queue(), seq), to, command, Message.defaultFlags(command), data);
     }

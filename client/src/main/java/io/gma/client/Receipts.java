@@ -104,7 +104,13 @@ final class Receipts {
             return outbox.send(to, command, data);
         }
         makeRoom(to);
-        long seq = outbox.nextSequence();
+        long seq;
+        try {
+            seq = outbox.nextSequence();
+        } catch (RuntimeException ex) { // numbers could not be reserved on disk: the permit is not kept
+            room.release();
+            throw ex;
+        }
         Awaited a = new Awaited(to, seq, System.nanoTime() + timeoutNanos, new CompletableFuture<>());
         // awaited before it is queued: the receipt may come back before send returns
         awaited.put(seq, a);

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -57,6 +58,11 @@ final class Requests {
         this.timer = timer;
     }
 
+    /** The answers awaited now. */
+    int awaited() {
+        return awaited.size();
+    }
+
     /** Sends a REQUEST; the future completes with the REPLY's bytes, or fails (the ERROR, TIMEOUT, a refusal). */
     CompletableFuture<byte[]> requestAsync(String to, byte[] data, Duration timeout) {
         return requestAsync(to, Command.REQUEST, data, timeout);
@@ -80,10 +86,19 @@ final class Requests {
         } catch (EndpointException ex) {
             reply.completeExceptionally(ex);
             return reply;
+        } catch (RuntimeException ex) { // refused before it was queued (to itself, too large): nothing is awaited
+            reply.completeExceptionally(ex);
+            throw ex;
         }
-        ScheduledFuture<?> expiry = timer.schedule(() -> reply.completeExceptionally(new EndpointException(
-                ErrorCode.TIMEOUT, "no reply from " + to + " to request " + Long.toUnsignedString(seq) + " within "
-                + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> expiry;
+        try {
+            expiry = timer.schedule(() -> reply.completeExceptionally(new EndpointException(ErrorCode.TIMEOUT,
+                    "no reply from " + to + " to request " + Long.toUnsignedString(seq) + " within "
+                    + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            reply.completeExceptionally(new EndpointException(ErrorCode.SHUTTING_DOWN, "the endpoint is closing"));
+            return reply;
+        }
         // answered requests must not wait in the timer's queue, holding their replies, until they would expire
         reply.whenComplete((r, ex) -> expiry.cancel(false));
         return reply;

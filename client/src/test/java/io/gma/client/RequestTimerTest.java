@@ -1,5 +1,7 @@
 package io.gma.client;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -9,6 +11,18 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RequestTimerTest {
+    @Test
+    void requestsRefusedBeforeTheyAreSentLeaveNothingAwaited() throws Exception {
+        try (DirectFixture f = new DirectFixture();
+                Consumer asker = f.consumer("asker").build()) {
+            for (int i = 0; i < 100; i++) {
+                assertThrows(IllegalArgumentException.class, () -> asker.requestAsync(asker.name(), new byte[1]),
+                        "a request to itself");
+            }
+            assertEquals(0, asker.core().requestsAwaited(), "answers awaited of requests that were never sent");
+        }
+    }
+
     @Test
     void answeredRequestsLeaveNoTimeoutBehind() throws Exception {
         try (DirectFixture f = new DirectFixture();
