@@ -22,7 +22,9 @@ import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.expression.Alias;
+import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.DoubleValue;
+import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.operators.relational.LikeExpression;
@@ -319,12 +321,36 @@ final class SqlGuard {
                 || like.getEscape() != null && !(like.getEscape() instanceof StringValue)) {
             throw ApiException.badRequest("a LIKE pattern must be a string literal: " + Json.quote(like.toString()));
         }
+        if (!likeOperand(like.getLeftExpression())) {
+            throw ApiException.badRequest("the left side of LIKE must be a column, or " + new TreeSet<>(
+                    SqlAllowlist.LIKE_OPERAND_FUNCTIONS) + " or CAST of one: " + Json.quote(like.toString()));
+        }
         String pattern = ((StringValue) like.getRightExpression()).getValue();
         long wildcards = pattern.chars().filter(c -> c == '%').count();
         if (wildcards > SqlAllowlist.MAX_LIKE_WILDCARDS) {
             throw ApiException.badRequest("LIKE pattern " + Json.quote(pattern) + " has " + wildcards
                     + " '%', over the limit of " + SqlAllowlist.MAX_LIKE_WILDCARDS);
         }
+    }
+
+    /**
+     * Whether {@code e} may stand on the left of LIKE: a column of the views, whose length their schema bounds,
+     * or one under functions and CASTs that make it no longer than 4,096 characters: H2's matching time is
+     * quadratic in that length.
+     */
+    private static boolean likeOperand(Expression e) {
+        if (e instanceof Column) {
+            return true;
+        }
+        if (e instanceof CastExpression) {
+            return likeOperand(((CastExpression) e).getLeftExpression());
+        }
+        if (e instanceof Function f && f.getName() != null
+                && SqlAllowlist.LIKE_OPERAND_FUNCTIONS.contains(f.getName().toUpperCase(Locale.ROOT))
+                && f.getParameters() != null && f.getParameters().size() == 1) {
+            return likeOperand(f.getParameters().get(0));
+        }
+        return false;
     }
 
     /** CAST only to plain types, of bounded length ({@code CHAR (1000000)} keeps its length in the type). */

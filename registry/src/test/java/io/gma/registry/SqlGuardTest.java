@@ -86,6 +86,13 @@ class SqlGuardTest {
         assertEquals(400, assertThrows(ApiException.class,
                 () -> guard.check("SELECT name FROM endpoints WHERE name LIKE CONCAT('%', host)")).status());
         guard.check("SELECT name FROM endpoints WHERE name LIKE '%cpu%' AND host NOT ILIKE 'x_%'");
+        guard.check("SELECT name FROM endpoints WHERE LOWER(name) LIKE 'cpu%' OR CAST(port AS VARCHAR(8))"
+                + " LIKE '80%'");
+        assertEquals("the left side of LIKE must be a column, or [LOWER, UPPER] or CAST of one:"
+                + " \"'" + "a".repeat(40) + "' LIKE '% %x'\"", assertThrows(ApiException.class, () -> guard.check(
+                "SELECT name FROM endpoints WHERE '" + "a".repeat(40) + "' LIKE '% %x'")).getMessage());
+        assertEquals(400, assertThrows(ApiException.class,
+                () -> guard.check("SELECT name || host AS n FROM endpoints")).status(), "||");
         assertEquals("CAST length \"1000000\" is not a whole number up to 4096", assertThrows(ApiException.class,
                 () -> guard.check("SELECT CAST('a' AS CHAR(1000000)) FROM endpoints")).getMessage());
         assertEquals(400, assertThrows(ApiException.class,
