@@ -350,7 +350,18 @@ public class RegistryServlet extends HttpServlet {
                         + " is not text/plain or application/sql");
             }
             // UTF-8 is at most 4 bytes a character, so this bound lets every allowed statement through
-            sql = new String(body(req, core.settings.maxSqlChars() * 4), StandardCharsets.UTF_8);
+            byte[] text;
+            try {
+                text = body(req, core.settings.maxSqlChars() * 4);
+            } catch (ApiException tooLarge) {
+                if (tooLarge.status() != 413) {
+                    throw tooLarge;
+                }
+                throw new ApiException(413, "TOO_LARGE", "the statement is over the limit of "
+                        + core.settings.maxSqlChars() + " characters (maxSqlChars): its " + tooLarge.getMessage()
+                        + " (4 bytes a character at most)");
+            }
+            sql = new String(text, StandardCharsets.UTF_8);
         }
         SqlGuard.Approved approved = core.guard.check(sql);
         for (String table : approved.tables()) {

@@ -490,6 +490,10 @@ class RegistryApiTest {
                         + " attributes, domains, tables, table_columns, publishers");
         assertError(Http.send("POST", api + "/query", "text/plain", "DELETE FROM endpoints"), 400, "BAD_REQUEST",
                 "only SELECT is allowed, and this is DELETE");
+        int chars = Settings.DEFAULT_MAX_SQL_CHARS;
+        assertError(Http.send("POST", api + "/query", "text/plain", "SELECT '" + "x".repeat(4 * chars) + "'"), 413,
+                "TOO_LARGE", "the statement is over the limit of " + chars + " characters (maxSqlChars): its body is "
+                + (4 * chars + 9) + " bytes, over the limit of " + 4 * chars + " (4 bytes a character at most)");
         assertError(Http.send("POST", api + "/query", "application/json", "{}"), 415, "UNSUPPORTED_MEDIA_TYPE",
                 "content type \"application/json\" is not text/plain or application/sql");
         assertError(Http.send("GET", api + "/query", null, null), 400, "BAD_REQUEST",
