@@ -58,7 +58,7 @@ enum Dialect {
         if (jdbcUrl.startsWith("jdbc:postgresql:")) {
             return POSTGRESQL;
         }
-        throw new IllegalArgumentException("jdbc URL " + jdbcUrl.replaceAll("password=[^;&]*", "password=***")
+        throw new IllegalArgumentException("jdbc URL " + Settings.masked(jdbcUrl)
                 + " is not H2 (jdbc:h2:) or PostgreSQL (jdbc:postgresql:), the two databases GMA is tested on");
     }
 

@@ -59,7 +59,12 @@ record Settings(String jdbcUrl, String jdbcUser, String jdbcPassword, int maxRow
 
     /** The JDBC URL with any password in it masked, for logs. */
     String safeJdbcUrl() {
-        return jdbcUrl.replaceAll("(?i)(password=)[^;&]*", "$1***");
+        return masked(jdbcUrl);
+    }
+
+    /** {@code url} with its password, of whatever case the key is written in, as {@code ***}: for sentences. */
+    static String masked(String url) {
+        return url.replaceAll("(?i)(password=)[^;&]*", "$1***");
     }
 
     private static void positive(String name, int value, int max) {

@@ -70,6 +70,8 @@ class RegistryCommandTest {
         assertEquals("Missing required parameter for option '--port' (<port>)" + SEE_HELP, err());
         assertEquals(2, run("--jdbc", "jdbc:mysql://x/y"));
         assertTrue(err().contains("is not H2 (jdbc:h2:) or PostgreSQL (jdbc:postgresql:)"), err());
+        assertEquals(2, run("--jdbc", "jdbc:mysql://x/y?user=gma&PASSWORD=s3cret"));
+        assertTrue(err().contains("PASSWORD=***") && !err().contains("s3cret"), err()); // whatever the key's case
         assertEquals(1, err().lines().count(), err());
         assertEquals(2, run("--jdbc-user", "me"));
         assertEquals("--jdbc-user needs --jdbc: the default in-memory database has its own" + SEE_HELP, err());
