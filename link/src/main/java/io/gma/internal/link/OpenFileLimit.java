@@ -120,7 +120,14 @@ final class OpenFileLimit {
         }
         try {
             if (os instanceof UnixOperatingSystemMXBean unix) {
-                long open = unix.getOpenFileDescriptorCount();
+                long open;
+                try {
+                    open = unix.getOpenFileDescriptorCount();
+                } catch (InternalError | RuntimeException noneLeft) {
+                    // the count opens /proc/self/fd, and another thread may have taken the reserve's descriptor
+                    // first: the JDK then throws an InternalError, which ended the accepting thread
+                    open = -1;
+                }
                 return (open < 0 ? "all" : String.valueOf(open)) + " of " + unix.getMaxFileDescriptorCount()
                         + " files open, the process's limit";
             }
