@@ -331,3 +331,21 @@ def test_an_uplink_that_brought_messages_and_lasted_is_opened_again_at_once(worl
 
     waits = _uplink_rounds(world, script, 4)
     assert max(waits) < 1000, "the consumer came back after %s ms" % waits
+
+
+def test_a_handler_longer_than_three_ping_intervals_is_not_the_peers_silence(world):
+    # the consumer pings every 0.2 s and takes a peer silent for 3 intervals for dead: its handler holds each
+    # message 1 s, and the peer, which said nothing meanwhile, is not dead for that (before, the link was lost)
+    got = queue.Queue()
+
+    def slow(m):
+        time.sleep(1.0)
+        got.put(m.data)
+
+    with gma.Consumer(registry=world.registry, domain="east", label="slowpy", ping_interval=0.2,
+                      on_message=slow) as c, \
+            gma.Producer(registry=world.registry, domain="east", label="fastpy") as p:
+        for i in range(2):
+            p.send(c.name, b"m%d" % i)
+        assert [got.get(timeout=10), got.get(timeout=10)] == [b"m0", b"m1"]
+        assert c.stats()["links_lost"] == 0, c.stats()

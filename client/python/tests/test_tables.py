@@ -168,3 +168,56 @@ def test_another_declaration_of_a_table_is_forbidden(world, producers):
             p.declare("host_cpu", [("site", "STRING"), ("host", "STRING")], ["host"])
         assert e.value.code == gma.ErrorCode.FORBIDDEN
         assert "column load1" in e.value.sentence, e.value.sentence
+
+
+def test_a_query_a_python_producer_cannot_evaluate_is_answered_not_its_link_closed(world, producers):
+    # a literal Python's decimals overflow on: the producer answers ERROR MALFORMED naming it, and its link
+    # to the consumer goes on (before, the exception closed the link, and the query went unanswered)
+    with gma.Producer(registry=world.registry, domain="east", label="pyt4") as p, \
+            gma.Consumer(registry=world.registry, domain="east", label="pyc4") as c:
+        p.declare("py_eval", HOST_CPU, ["host"])
+        with pytest.raises(gma.GmaError) as e:
+            c.latest("SELECT host FROM py_eval WHERE load1 = -1e1000000")
+        assert e.value.code == gma.ErrorCode.MALFORMED, e.value
+        assert p.name + " answered" in e.value.sentence, e.value.sentence
+        p.insert("py_eval", ["bergen", "b-1", 1.0, True])
+        rows = c.latest("SELECT host FROM py_eval")
+        assert [r.row["host"] for r in rows] == ["b-1"]
+
+
+def test_a_query_id_used_again_for_another_table_replaces_the_first(world, producers):
+    # a consumer restarted under its name numbers its queries afresh: its query 1 of py_b replaces its query 1
+    # of py_a at the producer, whose rows would otherwise reach the new query
+    from gma import _rows
+    from gma._wire import Command
+    with gma.Producer(registry=world.registry, domain="east", label="pyt5") as p, \
+            gma.Consumer(registry=world.registry, domain="east", label="pyc5") as c:
+        p.declare("py_a", HOST_CPU, ["host"])
+        p.declare("py_b", HOST_CPU, ["host"])
+        for table in ("py_a", "py_b"):
+            c._core.request(p.name, _rows.varint(1) + ("SELECT * FROM %s" % table).encode(), 10,
+                            command=Command.TABLE_QUERY)
+        assert p.insert("py_a", ["x", "a-1", 1.0, True]) == 0
+        assert p.insert("py_b", ["x", "b-1", 1.0, True]) == 1
+
+
+def test_a_producer_that_lost_a_query_is_asked_for_it_again(world, producers):
+    # the producer loses the query (as after a restart under its name, registered throughout): the consumer,
+    # hearing nothing of it for REASSERT_SECONDS, asks it again, and rows flow again
+    got = queue.Queue()
+    with gma.Producer(registry=world.registry, domain="east", label="pyt6") as p, \
+            gma.Consumer(registry=world.registry, domain="east", label="pyc6") as c:
+        p.declare("py_lost", HOST_CPU, ["host"])
+        with c.continuous("SELECT host FROM py_lost", got.put):
+            assert p.insert("py_lost", ["x", "h-0", 1.0, True]) == 1
+            assert got.get(timeout=10).row == {"host": "h-0"}
+            table = p._core.published._tables["py_lost"]
+            with table.lock:
+                table.queries.clear()
+            deadline = time.monotonic() + 40
+            i = 0
+            while got.empty() and time.monotonic() < deadline:
+                i += 1
+                p.insert("py_lost", ["x", "h-%d" % i, 1.0, True])
+                time.sleep(0.2)
+            assert not got.empty(), "no row after the producer lost the query came in 40 s"

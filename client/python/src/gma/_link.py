@@ -89,6 +89,7 @@ class Link:
         self.failure = None
         now = time.monotonic()
         self.last_read = now
+        self._handling = False  # a read's messages are being handled: not the peer's silence
         self.last_write = now
         # what we received and acknowledged; what the peer acknowledged of ours
         self._received = 0
@@ -336,8 +337,13 @@ class Link:
                 if not self._closed:
                     self._close(GmaError(ErrorCode.INTERNAL, "%s closed the connection" % self.describe()), False)
                 return False
-            self._decoder.feed_each(chunk, self._on_message)
-            self.last_read = time.monotonic()
+            # the peer's silence counts from when what it sent was handled: a long handler is not its silence
+            self._handling = True
+            try:
+                self._decoder.feed_each(chunk, self._on_message)
+            finally:
+                self.last_read = time.monotonic()
+                self._handling = False
             if self._received - self._acked >= ACK_EVERY_MESSAGES or (
                     self._received_bytes - self._acked_bytes >= ACK_EVERY_BYTES):
                 self.send_ack()
@@ -512,7 +518,7 @@ class Link:
         since = self._unacked_since
         if since is not None and now - since >= ACK_WITHIN:
             self.send_ack()
-        if now - self.last_read > 3 * self._ping:
+        if not self._handling and now - self.last_read > 3 * self._ping:
             self.fail(GmaError(ErrorCode.TIMEOUT, "%s was silent for 3 ping intervals (%d ms)"
                                % (self.peer_name, 3000 * self._ping)))
             return

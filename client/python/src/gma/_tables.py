@@ -13,6 +13,7 @@ import itertools
 import logging
 import re
 import threading
+import time
 
 from . import _rows
 from ._errors import ErrorCode, GmaError, ProtocolError
@@ -20,6 +21,9 @@ from ._wire import Command
 
 LOG = logging.getLogger("gma")
 REFRESH_SECONDS = 5.0
+# a subscribed producer silent this long for a query is asked for it again (docs/tables.md)
+REASSERT_SECONDS = 10.0
+
 
 def _instant(micros):
     """Microseconds since the epoch as Java's Instant.toString prints it."""
@@ -109,6 +113,9 @@ class ContinuousQuery:
         self.columns = columns
         self.handler = handler
         self.producers = set()
+        # each subscribed producer's last sign for this query (its answer, or rows), time.monotonic(): one silent
+        # for REASSERT_SECONDS is asked again (it may have lost the query: restarted under its name, say)
+        self.heard = {}
         self.closed = False
 
     def close(self):
@@ -175,15 +182,27 @@ class Mediator:
     def _subscribe_all(self, q, strict):
         data = _rows.varint(q.query_id) + q.sql.encode("utf-8")
         now = set(self._publishers(q.schema.name))
+        clock = time.monotonic()
         for producer in sorted(now - q.producers):
             try:
                 self._core.request(producer, data, self._core.request_timeout, command=Command.TABLE_QUERY)
                 q.producers.add(producer)
+                q.heard[producer] = time.monotonic()
             except GmaError as e:
                 if strict and e.code in (ErrorCode.MALFORMED, ErrorCode.FORBIDDEN):
                     raise
                 LOG.info("%s: %s did not take query %d: %s", self._core.name, producer, q.query_id, e)
+        for producer in sorted(q.producers & now):
+            if clock - q.heard.get(producer, clock) > REASSERT_SECONDS:
+                q.heard[producer] = clock  # asked again once a REASSERT_SECONDS, whatever the answer
+                try:  # the same query: a producer that has it keeps it, one that lost it takes it again
+                    self._core.request(producer, data, self._core.request_timeout, command=Command.TABLE_QUERY)
+                except GmaError as e:
+                    LOG.info("%s: could not ask %s for query %d again: %s", self._core.name, producer,
+                             q.query_id, e)
         q.producers &= now  # those that left: forgotten
+        for gone in set(q.heard) - q.producers:
+            del q.heard[gone]
 
     def _start_refresher(self):
         with self._lock:
@@ -230,6 +249,9 @@ class Mediator:
             except GmaError:
                 pass
             return
+        clock = time.monotonic()
+        if clock - q.heard.get(m.sender, clock) > 1.0:
+            q.heard[m.sender] = clock
         if rows is None:
             rows = [(at, _rows.decode_row(q.schema, row))]
         for at, values in rows:
@@ -344,7 +366,6 @@ class Publisher:
 
     def insert(self, table, values):
         """Keeps the row as the latest of its key and sends it to each query it matches: how many."""
-        import time
         t = self._tables.get(table)
         if t is None:
             raise ValueError("table %s is not declared by %s" % (table, self._core.name))
@@ -387,6 +408,9 @@ class Publisher:
             if m.command == Command.TABLE_QUERY:
                 qid, pos = _rows.read_varint(m.data, 0, "TABLE_QUERY's query id")
                 sql = self._text(m.data[pos:], "TABLE_QUERY")
+                for t in self._tables.values():  # the id names this query now (a restarted consumer numbers afresh)
+                    with t.lock:
+                        t.queries.pop((m.sender, qid), None)
             else:
                 qid, sql = None, self._text(m.data, "TABLE_LATEST")
             q = _sql.parse(sql)
@@ -403,6 +427,10 @@ class Publisher:
         except GmaError as e:
             if m.command != Command.TABLE_CANCEL:
                 self._core._error(m.sender, m.sequence, e.code, e.sentence)
+        except Exception as e:  # a query this producer cannot evaluate: answered, never the link's end
+            if m.command != Command.TABLE_CANCEL:
+                self._core._error(m.sender, m.sequence, ErrorCode.MALFORMED, "%s cannot answer %s: %s: %s" % (
+                    self._core.name, Command.name(m.command), type(e).__name__, e))
 
     @staticmethod
     def _text(b, what):
@@ -412,7 +440,6 @@ class Publisher:
             raise GmaError(ErrorCode.MALFORMED, "%s's SQL is not valid UTF-8" % what) from None
 
     def _latest(self, m, t, f):
-        import time
         limit = self._core.max_message_bytes - 1024
         with t.lock:
             t.purge(int(time.time() * 1000000))
@@ -432,7 +459,6 @@ class Publisher:
         """TABLE_HISTORY (docs/tables.md): this producer keeps no history, so it answers from its latest rows
         inserted since the time asked (what an archiver catches up with), complete since now for history, since
         the latest retention's start for latest."""
-        import time
         from . import _sql
         b = m.data
         if len(b) < 9:
