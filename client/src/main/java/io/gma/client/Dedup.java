@@ -18,7 +18,9 @@ import java.util.Map;
  */
 final class Dedup {
     static final int REMEMBERED = 65_536;
-    private static final int MAX_SENDERS = 4096;
+    static final int MAX_SENDERS = 4096;
+    /** How often a record kept from message to message is looked up again, at most: once in this many numbers. */
+    static final int TOUCH_EVERY = 1024;
 
     /**
      * The highest REMEMBERED numbers of one sender, ascending (unsigned) in a ring. A sender's messages come
@@ -31,9 +33,25 @@ final class Dedup {
     static final class Seen {
         /** No longer in the map (BYE, or the least recently used of too many senders): look the sender up again. */
         volatile boolean forgotten;
+        /** Numbers added since the record was last looked up; under its monitor. */
+        private int sinceLookup;
         private long[] ring = new long[64];
         private int head;
         private int size;
+
+        /**
+         * Whether the caller, which keeps this record from message to message, should look it up again now: once in
+         * {@link #TOUCH_EVERY} numbers, so that a busy sender whose record is kept stays recent in the LRU (else the
+         * senders looked up one message each would push it out first, and its resends after a reconnect would be
+         * delivered again). Under the record's monitor.
+         */
+        boolean due() {
+            if (++sinceLookup < TOUCH_EVERY) {
+                return false;
+            }
+            sinceLookup = 0;
+            return true;
+        }
 
         /** Whether {@code seq} is new; records it, forgetting the lowest number past REMEMBERED. */
         boolean add(long seq) {

@@ -156,6 +156,9 @@ final class Inbox {
                 lastSeen = seen;
             }
             synchronized (seen) {
+                if (seen.due()) {
+                    dedup.of(m.from()); // kept from message to message, it is recent in the LRU all the same
+                }
                 if (!seen.add(m.sequence())) {
                     counters.duplicates.increment();
                     if (asksReceipt(m) && (config.executor == null

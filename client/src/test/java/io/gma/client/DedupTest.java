@@ -124,4 +124,24 @@ class DedupTest {
         }
         assertTrue(again.forgotten, "the least recently used of 4,097 senders");
     }
+
+    @Test
+    void aBusySenderWhoseRecordIsKeptStaysRecentWhileThousandsOfOthersSendOnce() {
+        // as the Inbox does: a link keeps its sender's record from message to message, and looks it up again when
+        // the record says it is due; meanwhile more than MAX_SENDERS others each send one message
+        Dedup dedup = new Dedup();
+        Dedup.Seen busy = dedup.of("busy@lan");
+        int others = 0;
+        for (long seq = 1; seq <= 3 * Dedup.MAX_SENDERS; seq++) {
+            synchronized (busy) {
+                if (busy.due()) {
+                    dedup.of("busy@lan");
+                }
+                busy.add(seq);
+            }
+            dedup.of("other-" + others++ + "@lan");
+        }
+        assertTrue(!busy.forgotten && dedup.remembers("busy@lan"), "the busy sender was pushed out by " + others
+                + " senders of one message each");
+    }
 }
