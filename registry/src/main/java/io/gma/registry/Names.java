@@ -1,5 +1,6 @@
 package io.gma.registry;
 
+import io.gma.security.Security;
 import io.gma.wire.Name;
 import java.security.SecureRandom;
 import java.util.regex.Pattern;
@@ -24,7 +25,14 @@ final class Names {
     }
 
     static String domain(String field, String value) {
-        return check(Name.isDomain(value), field, value, Name.DOMAIN_RULE);
+        check(Name.isDomain(value), field, value, Name.DOMAIN_RULE);
+        if (value.equalsIgnoreCase(Security.REGISTRY_AUDIENCE)) {
+            // a PC servlet's audience is its domain's name: tokens minted for a domain of this name would be the
+            // registry's own, and could be replayed at it
+            throw ApiException.badRequest(field + " " + Json.quote(value) + " is reserved: it is the registry's"
+                    + " audience for tokens, and no domain may take it");
+        }
+        return value;
     }
 
     static String attributeKey(String value) {

@@ -298,6 +298,18 @@ class RegistryApiTest {
     }
 
     @Test
+    void theRegistrysAudienceIsNoDomain() throws IOException {
+        // a PC servlet's audience is its domain: tokens minted for a domain "registry" would be the registry's own
+        String reserved = "domain \"registry\" is reserved: it is the registry's audience for tokens, and no domain"
+                + " may take it";
+        assertError(post("{\"label\":\"a\",\"kind\":\"producer\",\"domain\":\"registry\",\"host\":\"h\","
+                + "\"port\":1}"), 400, "BAD_REQUEST", reserved);
+        assertError(Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"Registry\",\"url\":\"http://a/\"}"), 400, "BAD_REQUEST",
+                reserved.replace("\"registry\" is", "\"Registry\" is"));
+    }
+
+    @Test
     void refusesBodyOverTheLimitWith413() throws IOException {
         assertError(post("{\"label\":\"" + "x".repeat(Settings.MAX_JSON_BYTES) + "\"}"), 413, "TOO_LARGE",
                 "body is " + (Settings.MAX_JSON_BYTES + 12) + " bytes, over the limit of " + Settings.MAX_JSON_BYTES);
