@@ -52,6 +52,8 @@ final class PcSampler implements AutoCloseable {
     static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     static final Duration MAX_INTERVAL = Duration.ofMinutes(1);
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** A status page this long or longer is not read: a PC servlet's is a few KiB (its queues, 64 of each at most). */
+    static final int MAX_STATUS_BYTES = 256 * 1024;
 
     private final EndpointStore store;
     private final Security security;
@@ -83,8 +85,9 @@ final class PcSampler implements AutoCloseable {
         this.security = security;
         this.interval = interval;
         this.capacity = capacity;
+        // no redirects: whoever registers a domain names the URL, which must not send the registry elsewhere
         this.http = HttpClients.configure(new OkHttpClient.Builder(), security).callTimeout(TIMEOUT)
-                .retryOnConnectionFailure(false).build();
+                .retryOnConnectionFailure(false).followRedirects(false).followSslRedirects(false).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(Threads.named("gma-registry-pc-sampler"));
         timer.scheduleWithFixedDelay(this::sample, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -156,7 +159,13 @@ final class PcSampler implements AutoCloseable {
                         s.error = s.url + "/gma/v1/status answered " + response.code();
                         return;
                     }
-                    s.error = record(domain, s.ring, Json.MAPPER.readTree(body.byteStream()));
+                    byte[] page = body.byteStream().readNBytes(MAX_STATUS_BYTES + 1);
+                    if (page.length > MAX_STATUS_BYTES) {
+                        s.error = s.url + "/gma/v1/status answered more than " + MAX_STATUS_BYTES + " bytes, the most"
+                                + " a status page may be; not read";
+                        return;
+                    }
+                    s.error = record(domain, s.ring, Json.MAPPER.readTree(page));
                 } catch (IOException | RuntimeException e) {
                     s.error = s.url + "/gma/v1/status answered what is not its status: " + e.getMessage();
                 }

@@ -37,7 +37,7 @@ class PcSamplerTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     /** A status page of {@code domain}: 20 messages in and 10 out since the last call, 7 queued. */
-    private static final class Status extends HttpServlet {
+    private static class Status extends HttpServlet {
         private static final long serialVersionUID = 1L;
         private final String domain;
         private final AtomicLong calls = new AtomicLong();
@@ -77,6 +77,52 @@ class PcSamplerTest {
 
     private static HttpResponse<String> get(String url) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aStatusPageThatIsTooLongOrRedirectsIsNotReadNorFollowed() throws Exception {
+        // whoever registers a domain names its URL: the registry reads a bounded page there, and goes nowhere else
+        Server huge = statusPage("huge", new Status("huge") {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                resp.setContentType("application/json");
+                byte[] chunk = "x".repeat(64 * 1024).getBytes(StandardCharsets.UTF_8);
+                resp.getOutputStream().write("{\"domain\":\"".getBytes(StandardCharsets.UTF_8));
+                for (int i = 0; i < 64; i++) { // 4 MiB, and more if it were read
+                    resp.getOutputStream().write(chunk);
+                }
+            }
+        });
+        Server east = statusPage("east", new Status("east"));
+        Server away = statusPage("away", new Status("away") {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                resp.sendRedirect(url(east) + "/gma/v1/status");
+            }
+        });
+        try (Registry registry = Registry.builder().port(0).pcSampling(Duration.ofSeconds(1)).build().start()) {
+            RegistryClient client = RegistryClient.create(registry.url());
+            client.registerDomain("huge", url(huge), null, Duration.ofMinutes(1));
+            client.registerDomain("away", url(away), null, Duration.ofMinutes(1));
+            String pcs = registry.url() + Registry.API_PATH + "/pcs";
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                JsonNode answer = Json.MAPPER.readTree(get(pcs + "?range=5m").body()).get("pcs");
+                return answer.size() == 2 && !answer.get(0).get("error").isNull()
+                        && !answer.get(1).get("error").isNull();
+            });
+            JsonNode answer = Json.MAPPER.readTree(get(pcs + "?range=5m").body()).get("pcs");
+            assertEquals(url(away) + "/gma/v1/status answered 302", answer.get(0).get("error").asText());
+            assertEquals(url(huge) + "/gma/v1/status answered more than " + PcSampler.MAX_STATUS_BYTES + " bytes,"
+                    + " the most a status page may be; not read", answer.get(1).get("error").asText());
+        } finally {
+            huge.stop();
+            east.stop();
+            away.stop();
+        }
     }
 
     @Test
