@@ -268,13 +268,14 @@ final class TableStore {
         try (PreparedStatement ins = c.prepareStatement("INSERT INTO gma_publishers (name, table_name, domain,"
                 + " predicate, latest_retention_s, history_retention_s, archive, published_at, expires_at)"
                 + " SELECT name, ?, domain, ?, ?, ?, ?, CURRENT_TIMESTAMP, expires_at FROM gma_endpoints"
-                + " WHERE name = ? AND expires_at > CURRENT_TIMESTAMP")) {
+                + " WHERE name = ? AND owner = ? AND expires_at > CURRENT_TIMESTAMP")) {
             ins.setString(1, table);
             ins.setString(2, p.predicate());
             ins.setInt(3, p.latestRetentionSeconds());
             ins.setInt(4, p.historyRetentionSeconds());
             ins.setBoolean(5, p.archive());
             ins.setString(6, producer);
+            ins.setString(7, identity); // the name may have gone to another identity since the look above
             if (ins.executeUpdate() == 0) {
                 throw ApiException.notFound("no live endpoint is named \"" + producer + "\"");
             }
