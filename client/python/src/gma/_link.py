@@ -509,6 +509,10 @@ class Link:
             self._acked = count
             self._acked_bytes = self._received_bytes
             self._unacked_since = None
+            if self._received != count:
+                # the reader counted one more after the count was read, and found the timer set (not to set it
+                # again): it is set here, or that message would wait for the next one, or a PING, for its ACK
+                self._unacked_since = time.monotonic()
         self.send_immediate(_wire.pack(0, Command.ACK, self.name, self.peer_name or "", _ACK_DATA.pack(count)))
 
     def tick(self, now):
