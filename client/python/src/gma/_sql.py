@@ -196,17 +196,18 @@ def _unqualify(c, table):
 def _or(t, table, depth):
     if depth > MAX_DEPTH:
         raise _refuse("the query nests more than %d levels" % MAX_DEPTH)
-    left = _and(t, table, depth + 1)
+    terms = [_and(t, table, depth + 1)]
     while t.word("OR"):
-        left = ("or", left, _and(t, table, depth + 1))
-    return left
+        terms.append(_and(t, table, depth + 1))
+    # one level for a chain, however long, as Java's guard flattens it: no recursion grows with its length
+    return terms[0] if len(terms) == 1 else ("or", terms)
 
 
 def _and(t, table, depth):
-    left = _not(t, table, depth + 1)
+    terms = [_not(t, table, depth + 1)]
     while t.word("AND"):
-        left = ("and", left, _not(t, table, depth + 1))
-    return left
+        terms.append(_not(t, table, depth + 1))
+    return terms[0] if len(terms) == 1 else ("and", terms)
 
 
 def _not(t, table, depth):
@@ -389,25 +390,17 @@ def _key(v):
 def _compile(node, schema):
     kind = node[0]
     if kind in ("and", "or"):
-        a, b = _compile(node[1], schema), _compile(node[2], schema)
-        if kind == "and":
-            def f(v):
-                x = a(v)
-                if x is False:
-                    return False
-                y = b(v)
-                if y is False:
-                    return False
-                return None if x is None or y is None else True
-        else:
-            def f(v):
-                x = a(v)
-                if x is True:
-                    return True
-                y = b(v)
-                if y is True:
-                    return True
-                return None if x is None or y is None else False
+        terms = [_compile(n, schema) for n in node[1]]
+        decisive = kind == "or"  # True decides an OR, False an AND; NULL (None) otherwise, as SQL's three values
+
+        def f(v):
+            unknown = False
+            for term in terms:
+                x = term(v)
+                if x is decisive:
+                    return decisive
+                unknown = unknown or x is None
+            return None if unknown else not decisive
         return f
     if kind == "not":
         a = _compile(node[1], schema)
@@ -457,8 +450,8 @@ def parse_predicate(text, schema):
 
     def only_equalities(n):
         if n[0] == "and":
-            only_equalities(n[1])
-            only_equalities(n[2])
+            for term in n[1]:
+                only_equalities(term)
         elif n[0] == "cmp" and n[2] == "=" or n[0] == "in" and not n[3]:
             if schema.columns[_index(schema, n[1])][1] == "DOUBLE":
                 raise _refuse("a predicate cannot fix DOUBLE column %s" % n[1])
