@@ -222,7 +222,13 @@ class CompressionTest {
         for (int i = 0; i < mixed.size(); i++) {
             assertArrayEquals(mixed.get(i), received.poll(30, TimeUnit.SECONDS).data(), "message " + i);
         }
+        // the sink has them before east reads west's answer, which counts the batch sent: until then, a look
         String after = metrics(east);
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); counter(after,
+                "gma_pc_batches_sent_total", null) == counter(before, "gma_pc_batches_sent_total", null)
+                && System.nanoTime() < deadline; after = metrics(east)) {
+            Thread.sleep(20);
+        }
         assertEquals(1, counter(after, "gma_pc_batches_sent_total", null)
                 - counter(before, "gma_pc_batches_sent_total", null), "the messages must go as one batch\n" + after);
         assertEquals(counter(before, "gma_pc_compressed_batches_total", "sent"),
