@@ -467,9 +467,9 @@ final class TablePublisher {
 
     /**
      * Adds the row {@code t}'s encoder holds to channel {@code c} of query {@code queryId}; under the table's lock.
-     * Takes what goes now: the row alone when the query was quiet, the batch when
-     * the row filled it, or the batch before the row when the row would make it too long; returns its ticket.
-     * Otherwise returns -1, and the timer will take the batch when its linger ends.
+     * Takes what goes now: the row alone when the query was quiet, the batch when the row filled it, or the batch
+     * before the row when the row would make it too long; returns its ticket. Otherwise returns -1, and the timer
+     * will take the batch when its linger ends.
      */
     private long add(TableState t, Channel c, long queryId, long insertMicros, long nanos) {
         boolean empty = !c.waiting();
