@@ -153,18 +153,7 @@ class InboundTest {
     void aBatchThatWaitsForItsTurnHoldsItsMemoryUntilItIsQueued() throws Exception {
         // maxTotalBytes 96 KiB: batch 3 of a stream (60 KB) waits for batch 2, holding its 59 KiB; a POST of
         // another 60 KB finds no room (429); once batch 2 came and batch 3 is queued, it fits
-        serve(b -> b.maxBatchBytes(MAX_BATCH).maxTotalBytes(96 * 1024), received::add);
-        assertEquals(200, postInStream("east", "a1/1/1", data(sink.name(), "a")).status());
-        byte[] third = data(sink.name(), "b".repeat(60_000));
-        java.util.concurrent.CompletableFuture<Answer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> {
-                    try {
-                        return postInStream("east", "a1/1/3", third);
-                    } catch (IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-        Thread.sleep(500); // batch 3 is read, and waits for batch 2 (up to 10 s)
+        java.util.concurrent.CompletableFuture<Answer> waiting = servedWithABatchWaitingItsTurn();
         Answer crowded = post("south", RequestBody.create(data(sink.name(), "c".repeat(60_000)), GMA));
         assertEquals(429, crowded.status(), crowded.text());
         assertTrue(crowded.text().contains("KiB for POST bodies being read"), crowded.text());
@@ -180,18 +169,7 @@ class InboundTest {
         // maxTotalBytes 96 KiB, 59 of them held by a batch that waits for its turn; a zstd body whose first frame
         // declares one small message and whose second holds 100 KB more finds no room as it decompresses (429),
         // where it held 2 KiB before and took the rest unbounded
-        serve(b -> b.maxBatchBytes(MAX_BATCH).maxTotalBytes(96 * 1024), received::add);
-        assertEquals(200, postInStream("east", "a1/1/1", data(sink.name(), "a")).status());
-        byte[] third = data(sink.name(), "b".repeat(60_000));
-        java.util.concurrent.CompletableFuture<Answer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> {
-                    try {
-                        return postInStream("east", "a1/1/3", third);
-                    } catch (IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-        Thread.sleep(500); // batch 3 is read, and waits for batch 2
+        java.util.concurrent.CompletableFuture<Answer> waiting = servedWithABatchWaitingItsTurn();
         byte[] frames = concat(Compression.zstd(data(sink.name(), "x")), Compression.zstd(concat(
                 data(sink.name(), "y".repeat(50_000)), data(sink.name(), "z".repeat(50_000)))));
         Request r = new Request.Builder().url(pc.url() + Tunnel.MESSAGES_PATH).post(RequestBody.create(frames, GMA))
@@ -206,6 +184,26 @@ class InboundTest {
         try (Response response = http.newCall(r).execute()) {
             assertEquals(200, response.code(), response.body().string()); // room again
         }
+    }
+
+    /**
+     * Serves west with maxTotalBytes 96 KiB, and posts batch 3 of a stream whose batch 1 came (60 KB): it is read,
+     * and waits for batch 2 (up to 10 s), holding 59 KiB. Its answer, once batch 2 comes.
+     */
+    private java.util.concurrent.CompletableFuture<Answer> servedWithABatchWaitingItsTurn() throws Exception {
+        serve(b -> b.maxBatchBytes(MAX_BATCH).maxTotalBytes(96 * 1024), received::add);
+        assertEquals(200, postInStream("east", "a1/1/1", data(sink.name(), "a")).status());
+        byte[] third = data(sink.name(), "b".repeat(60_000));
+        java.util.concurrent.CompletableFuture<Answer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return postInStream("east", "a1/1/3", third);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        Thread.sleep(500);
+        return waiting;
     }
 
     private Answer postInStream(String domain, String position, byte[] body) throws IOException {
