@@ -367,9 +367,16 @@ final class DomainQueue {
     private long inFlightBytes() {
         long b = 0;
         for (List<Queued> batch : inFlight) {
-            for (Queued m : batch) {
-                b += m.encodedLength();
-            }
+            b += bytesOf(batch);
+        }
+        return b;
+    }
+
+    /** The bytes of {@code batch}'s messages, encoded. */
+    static long bytesOf(List<Queued> batch) {
+        long b = 0;
+        for (Queued m : batch) {
+            b += m.encodedLength();
         }
         return b;
     }
@@ -395,10 +402,7 @@ final class DomainQueue {
         lock.lock();
         try {
             List<Queued> finished = inFlight.pollFirst();
-            long b = 0;
-            for (Queued m : finished) {
-                b += m.encodedLength();
-            }
+            long b = bytesOf(finished);
             bytes -= b;
             messages -= finished.size();
             total.addAndGet(-b);

@@ -84,7 +84,7 @@ final class Relay {
             // the batch handed out and not acknowledged goes again, under its id; else the next one
             long limit = Math.min(settings.maxBatchBytes(), maxBytes);
             List<Queued> batch = q.oldestInFlight();
-            if (batch != null && batch.size() > 1 && bytes(batch) > limit) {
+            if (batch != null && batch.size() > 1 && DomainQueue.bytesOf(batch) > limit) {
                 q.giveBackNewest(); // the poller reads less than this (it says so, or restarted with a lower limit)
                 batch = null;
             }
@@ -98,14 +98,6 @@ final class Relay {
         } finally {
             turn.unlock();
         }
-    }
-
-    private static long bytes(List<Queued> batch) {
-        long bytes = 0;
-        for (Queued m : batch) {
-            bytes += m.message().encodedLength();
-        }
-        return bytes;
     }
 
     Map<String, DomainQueue> queues() {

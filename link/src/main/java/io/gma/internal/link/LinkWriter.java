@@ -317,7 +317,7 @@ final class LinkWriter {
         }
         while (true) {
             fill();
-            if ((output == null || output.position() == 0) && !transport.pendingOutput()) {
+            if (!outputWaits()) {
                 giveBackOutput();
                 wantWrite(false);
                 return;
@@ -331,12 +331,17 @@ final class LinkWriter {
                 output.compact();
             }
             counters.bytesOut.add(n);
-            if ((output != null && output.position() > 0) || transport.pendingOutput()) {
+            if (outputWaits()) {
                 wantWrite(true); // the socket is full; the event loop goes on when it is writable
                 return;
             }
             lastWriteAt = System.nanoTime();
         }
+    }
+
+    /** Under out: whether bytes wait to be written, in the output buffer or the transport's (TLS). */
+    private boolean outputWaits() {
+        return (output != null && output.position() > 0) || transport.pendingOutput();
     }
 
     /** Under out: the output buffer goes back to the pool once it holds nothing. */
@@ -449,7 +454,7 @@ final class LinkWriter {
     void holdInterest() {
         if (out.tryLock()) {
             try {
-                wantWrite((output != null && output.position() > 0) || transport.pendingOutput());
+                wantWrite(outputWaits());
             } finally {
                 unlock();
             }
@@ -472,7 +477,7 @@ final class LinkWriter {
     void resetInterest() {
         out.lock();
         try {
-            wantWrite((output != null && output.position() > 0) || transport.pendingOutput());
+            wantWrite(outputWaits());
         } finally {
             unlock();
         }
@@ -512,8 +517,7 @@ final class LinkWriter {
     boolean hasUnwritten() {
         out.lock();
         try {
-            return (output != null && output.position() > 0) || run.length > 0 || !immediate.isEmpty()
-                    || transport.pendingOutput();
+            return outputWaits() || run.length > 0 || !immediate.isEmpty();
         } finally {
             unlock();
         }
