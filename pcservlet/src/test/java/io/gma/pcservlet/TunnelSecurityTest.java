@@ -105,7 +105,10 @@ class TunnelSecurityTest {
     private static void assertAnswer(int status, String text, Response r) throws IOException {
         try (r) {
             String body = r.body().string();
-            assertEquals(status, r.code(), body);
+            // what was sent and over which connection, should a refusal ever come back as something else
+            assertEquals(status, r.code(), () -> body + "; sent " + r.request().headers() + "; answered "
+                    + r.headers() + "; prior " + r.priorResponse() + "; TLS " + (r.handshake() == null ? null
+                    : r.handshake().localPrincipal() + " " + r.handshake().tlsVersion()));
             assertTrue(body.contains(text), body);
         }
         // and the PC servlet still takes a good batch (no route here: answered with an ERROR in a 200)
