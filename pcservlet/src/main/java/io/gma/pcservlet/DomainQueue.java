@@ -254,6 +254,19 @@ final class DomainQueue {
         }
     }
 
+    /**
+     * How long until a waiting message may go (0: one may now; an endpoint held back delays its own), or
+     * Long.MAX_VALUE when none waits.
+     */
+    long sendableIn() {
+        lock.lock();
+        try {
+            return untilSendable(System.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The oldest batch in flight, or null when none is. */
     List<Queued> oldestInFlight() {
         lock.lock();

@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +65,7 @@ final class Inbound {
     /** KiB of POST bodies being read at once, at most. */
     private final int inboundKib;
     private final Semaphore reading;
-    /** Each relayed domain's compressor of poll answers (one poll of a domain at a time: {@link Relay#poll}). */
+    /** Each relayed domain's compressor of poll answers (its methods are synchronized: answers may overlap). */
     private final Map<String, Compression.Compressor> pollCompressors = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile boolean closed;
@@ -632,12 +634,37 @@ final class Inbound {
     /**
      * A long poll from an outbound-only domain that registered with this one as its via; its batch goes
      * compressed when the poll said it reads zstd ({@code acceptEncoding}), compression is on, and it pays.
+     *
+     * <p>No thread waits for the batch ({@link Relay#poll}): {@code reply} is given the answer once, at once or
+     * when a batch comes or the wait is over, as a supplier that makes it (encoded, maybe compressed) on the
+     * thread that writes it.
      */
-    Answer poll(String from, String waitParam, String ackParam, String maxParam, String acceptEncoding)
-            throws InterruptedException {
+    void poll(String from, String waitParam, String ackParam, String maxParam, String acceptEncoding,
+            Consumer<Supplier<Answer>> reply) {
+        Ask ask = ask(from, waitParam, ackParam, maxParam);
+        if (ask.refused() != null) {
+            reply.accept(ask::refused);
+            return;
+        }
+        // polls go on while stopping: they are how the relay queues drain
+        String tooMany = relay.poll(from, ask.ack(), TimeUnit.SECONDS.toNanos(ask.waitSeconds()), ask.maxBytes(),
+                batch -> reply.accept(() -> batchAnswer(from, batch, acceptEncoding)));
+        if (tooMany != null) {
+            reply.accept(() -> busy(503, ErrorCode.QUEUE_FULL, tooMany));
+        }
+    }
+
+    /** A poll's parameters, or why it is refused before it reaches the relay. */
+    private record Ask(long waitSeconds, long ack, long maxBytes, Answer refused) {
+        static Ask refused(Answer why) {
+            return new Ask(0, 0, 0, why);
+        }
+    }
+
+    private Ask ask(String from, String waitParam, String ackParam, String maxParam) {
         if (!Name.isDomain(from)) {
-            return Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + from + "\" is missing or not "
-                    + Name.DOMAIN_RULE);
+            return Ask.refused(Answer.text(400, ErrorCode.MALFORMED, "parameter domain \"" + from + "\" is missing"
+                    + " or not " + Name.DOMAIN_RULE));
         }
         long wait;
         long ack;
@@ -647,30 +674,34 @@ final class Inbound {
             ack = ackParam == null || ackParam.isEmpty() ? Long.MIN_VALUE : Long.parseLong(ackParam);
             max = maxParam == null ? Long.MAX_VALUE : Long.parseLong(maxParam);
         } catch (NumberFormatException e) {
-            return Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\", ack \"" + ackParam
-                    + "\" and max \"" + maxParam + "\" must be whole numbers");
+            return Ask.refused(Answer.text(400, ErrorCode.MALFORMED, "wait \"" + waitParam + "\", ack \"" + ackParam
+                    + "\" and max \"" + maxParam + "\" must be whole numbers"));
         }
         if (wait < 0 || wait > 60) {
-            return Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds");
+            return Ask.refused(Answer.text(400, ErrorCode.MALFORMED, "wait " + wait + " is outside 0..60 seconds"));
         }
         if (max < Relay.MIN_POLL_BYTES) {
-            return Answer.text(400, ErrorCode.MALFORMED, "max " + max + " is under " + Relay.MIN_POLL_BYTES
-                    + " bytes, the least batch a poll may ask for");
+            return Ask.refused(Answer.text(400, ErrorCode.MALFORMED, "max " + max + " is under "
+                    + Relay.MIN_POLL_BYTES + " bytes, the least batch a poll may ask for"));
         }
         boolean relayed;
         try {
             relayed = routes.relaysFor(from);
         } catch (Routes.RouteException registryDown) {
-            return busy(503, ErrorCode.INTERNAL, registryDown.getMessage());
+            return Ask.refused(busy(503, ErrorCode.INTERNAL, registryDown.getMessage()));
         }
         if (!relayed) {
-            return Answer.text(403, ErrorCode.FORBIDDEN, "domain " + from + " is not registered with via " + domain);
+            return Ask.refused(Answer.text(403, ErrorCode.FORBIDDEN, "domain " + from + " is not registered with"
+                    + " via " + domain));
         }
         if (closed) {
-            return busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down");
+            return Ask.refused(busy(503, ErrorCode.SHUTTING_DOWN, domain + " is shutting down"));
         }
-        // polls go on while stopping: they are how the relay queues drain
-        Relay.Batch batch = relay.poll(from, ack, TimeUnit.SECONDS.toNanos(wait), max);
+        return new Ask(wait, ack, max, null);
+    }
+
+    /** A poll's answer: 204 without a batch, else 200 with it (compressed when that pays). */
+    private Answer batchAnswer(String from, Relay.Batch batch, String acceptEncoding) {
         if (batch == null) {
             return new Answer(204, null, new byte[0], 0, null);
         }

@@ -71,7 +71,9 @@ public final class PcServer implements AutoCloseable {
                 settings.httpPort(), settings.security());
         Server s = connector.getServer();
         ServletContextHandler context = new ServletContextHandler("/");
-        context.addServlet(new ServletHolder("gma-pc", new TunnelServlet(node)), "/*");
+        ServletHolder tunnel = new ServletHolder("gma-pc", new TunnelServlet(node));
+        tunnel.setAsyncSupported(true); // long polls wait without a thread
+        context.addServlet(tunnel, "/*");
         DashboardServlet.mount(context, TunnelServlet.REGISTRY_QUERY);
         s.setHandler(context);
         try {

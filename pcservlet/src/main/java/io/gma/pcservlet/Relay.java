@@ -1,13 +1,17 @@
 package io.gma.pcservlet;
 
+import io.gma.wire.Threads;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * What waits for the outbound-only domains that this PC servlet relays for (they registered with {@code via}
@@ -28,15 +32,45 @@ final class Relay {
     record Batch(long id, List<Queued> messages) {
     }
 
+    /** How many polls of one domain may wait at once; past that a poll is refused (503). */
+    static final int MAX_WAITING_POLLS = 8;
+
     private final Settings settings;
     private final AtomicLong total;
     private final Map<String, DomainQueue> queues = new ConcurrentHashMap<>();
-    private final Map<String, Long> handedOut = new ConcurrentHashMap<>();
-    private final Map<String, ReentrantLock> turns = new ConcurrentHashMap<>();
+    private final Map<String, Polls> polls = new ConcurrentHashMap<>();
     /** Batch ids start at a random point, so that an ack meant for an earlier run of this relay drops nothing. */
     private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40));
     private final Runnable roomFreed;
     private final Spooling spooling;
+    /** Wakes the watcher: a poll waits, or a waiting poll's queue got messages. */
+    private final ReentrantLock newsLock = new ReentrantLock();
+    private final Condition news = newsLock.newCondition();
+    /** Guarded by newsLock: how many times there was news, so that the watcher misses none. */
+    private long newsCount;
+    /** Guarded by newsLock: drained; every poll is answered at once. */
+    private boolean drained;
+    /** Guarded by newsLock: the thread that answers waiting polls, started with the first. */
+    private Thread watcher;
+
+    /**
+     * One domain's polls, oldest first. The first has the turn (so that a batch and its id stay together): it
+     * takes the next batch; the others wait behind it, each only as long as it asked to wait (a restarted poller
+     * is not stuck behind its own). Guarded by its monitor.
+     */
+    private static final class Polls {
+        final ArrayDeque<Poll> waiting = new ArrayDeque<>();
+        /** The id of the batch handed out and not acknowledged yet, or null. */
+        Long handedOut;
+        /** Whether the first poll took its turn: its ack was applied. */
+        boolean turnTaken;
+        /** waiting.size(), read without the monitor by {@link #addAll}. */
+        volatile int count;
+    }
+
+    /** A poll: its ack, when it gives up (System.nanoTime), the most bytes it reads, and what answers it. */
+    private record Poll(long ack, long deadline, long maxBytes, Consumer<Batch> answer) {
+    }
 
     Relay(Settings settings, AtomicLong total, Runnable roomFreed, Spooling spooling) {
         this.spooling = spooling;
@@ -54,49 +88,181 @@ final class Relay {
     void addAll(String domain, List<Queued> messages) {
         DomainQueue q = queue(domain);
         messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
+        Polls p = polls.get(domain);
+        if (p != null && p.count > 0) {
+            tell();
+        }
     }
 
     /** The least {@code max} a poll may ask for (bytes of a batch): a PC servlet's smallest maxBatchBytes. */
     static final long MIN_POLL_BYTES = 1024;
 
     /**
-     * A poll from {@code domain}: drops the batch it acknowledges, then answers the batch to (re)deliver,
-     * waiting up to {@code waitNanos} for one; null when none came. The batch holds at most {@code maxBytes}
-     * (the poller's maxBatchBytes, which may be less than this side's) but for its last message; one handed out
-     * larger and not acknowledged is made again to fit.
+     * A poll from {@code domain}: drops the batch it acknowledges, then is answered the batch to (re)deliver, as
+     * soon as there is one within {@code waitNanos}, or null when none came. The batch holds at most
+     * {@code maxBytes} (the poller's maxBatchBytes, which may be less than this side's) but for its last message;
+     * one handed out larger and not acknowledged is made again to fit.
+     *
+     * <p>No thread waits: {@code answer} is called once, at once on this thread or later on the relay's, and must
+     * not block (a container thread writes the answer).
+     *
+     * @return null; or, when {@link #MAX_WAITING_POLLS} of the domain wait already, why this one is refused (it
+     *     is not answered)
      */
-    Batch poll(String domain, long ack, long waitNanos, long maxBytes) throws InterruptedException {
+    String poll(String domain, long ack, long waitNanos, long maxBytes, Consumer<Batch> answer) {
+        Polls p = polls.computeIfAbsent(domain, d -> new Polls());
+        List<Runnable> answers = new ArrayList<>(1);
+        synchronized (p) {
+            if (p.waiting.size() >= MAX_WAITING_POLLS) {
+                return MAX_WAITING_POLLS + " polls of domain " + domain + " wait already (the most a domain may"
+                        + " have): one poller a domain is enough";
+            }
+            p.waiting.addLast(new Poll(ack, System.nanoTime() + waitNanos, maxBytes, answer));
+            p.count = p.waiting.size();
+            serve(domain, p, System.nanoTime(), answers);
+        }
+        answers.forEach(Runnable::run);
+        if (p.count > 0) {
+            tell();
+        }
+        return null;
+    }
+
+    /**
+     * Under {@code p}'s monitor: answers (through {@code answers}, run after the monitor is left) the first polls
+     * with batches while there are any, and the polls past their time with nothing; when the rest must be
+     * looked at again, at the latest (System.nanoTime; Long.MAX_VALUE when none waits).
+     */
+    private long serve(String domain, Polls p, long now, List<Runnable> answers) {
+        boolean draining = isDrained();
         DomainQueue q = queue(domain);
-        // one poll of a domain at a time, so that a batch and its id stay together; another waits its turn
-        // only as long as it asked to wait, then gets nothing (a restarted poller is not stuck behind its own)
-        ReentrantLock turn = turns.computeIfAbsent(domain, d -> new ReentrantLock());
-        long start = System.nanoTime();
-        if (!turn.tryLock(waitNanos, TimeUnit.NANOSECONDS)) {
-            return null;
+        long next = Long.MAX_VALUE;
+        while (!p.waiting.isEmpty()) {
+            Poll first = p.waiting.peekFirst();
+            if (!p.turnTaken) {
+                p.turnTaken = true;
+                if (p.handedOut != null && p.handedOut == first.ack()) {
+                    p.handedOut = null;
+                    spooling.ackAll(q.done());
+                    roomFreed.run();
+                }
+            }
+            List<Queued> batch = nextBatch(q, first.maxBytes());
+            Batch b = null;
+            if (!batch.isEmpty()) {
+                if (p.handedOut == null) {
+                    p.handedOut = nextId.incrementAndGet();
+                }
+                b = new Batch(p.handedOut, batch);
+            } else if (!draining && first.deadline() - now > 0) {
+                long sendable = q.sendableIn();
+                next = sendable == Long.MAX_VALUE ? next : now + sendable;
+                break;
+            }
+            p.waiting.removeFirst();
+            p.turnTaken = false;
+            Batch given = b;
+            answers.add(() -> first.answer().accept(given));
+        }
+        for (Iterator<Poll> it = p.waiting.iterator(); it.hasNext();) {
+            Poll w = it.next();
+            if (w != p.waiting.peekFirst() && (draining || w.deadline() - now <= 0)) {
+                it.remove(); // waited behind the first as long as it asked to
+                answers.add(() -> w.answer().accept(null));
+            } else {
+                next = Math.min(next, w.deadline());
+            }
+        }
+        p.count = p.waiting.size();
+        return next;
+    }
+
+    /** The batch handed out and not acknowledged goes again, under its id; else the next one, if any waits. */
+    private List<Queued> nextBatch(DomainQueue q, long maxBytes) {
+        long limit = Math.min(settings.maxBatchBytes(), maxBytes);
+        List<Queued> batch = q.oldestInFlight();
+        if (batch != null && batch.size() > 1 && DomainQueue.bytesOf(batch) > limit) {
+            q.giveBackNewest(); // the poller reads less than this (it says so, or restarted with a lower limit)
+            batch = null;
+        }
+        if (batch != null) {
+            return batch;
         }
         try {
-            Long out = handedOut.get(domain);
-            if (out != null && out == ack) {
-                handedOut.remove(domain);
-                spooling.ackAll(q.done());
-                roomFreed.run();
+            return q.nextBatch(limit, 0, 0, () -> false); // waits for nothing
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
+    /** There is news for the watcher; starts it the first time. */
+    private void tell() {
+        newsLock.lock();
+        try {
+            newsCount++;
+            news.signal();
+            if (watcher == null && !drained) {
+                watcher = Threads.daemon("gma-pc-" + settings.domain() + "-polls", this::watch);
+                watcher.start();
             }
-            // the batch handed out and not acknowledged goes again, under its id; else the next one
-            long limit = Math.min(settings.maxBatchBytes(), maxBytes);
-            List<Queued> batch = q.oldestInFlight();
-            if (batch != null && batch.size() > 1 && DomainQueue.bytesOf(batch) > limit) {
-                q.giveBackNewest(); // the poller reads less than this (it says so, or restarted with a lower limit)
-                batch = null;
-            }
-            if (batch == null) {
-                batch = q.nextBatch(limit, 0, Math.max(0, waitNanos - (System.nanoTime() - start)), () -> false);
-            }
-            if (batch.isEmpty()) {
-                return null;
-            }
-            return new Batch(handedOut.computeIfAbsent(domain, d -> nextId.incrementAndGet()), batch);
         } finally {
-            turn.unlock();
+            newsLock.unlock();
+        }
+    }
+
+    private boolean isDrained() {
+        newsLock.lock();
+        try {
+            return drained;
+        } finally {
+            newsLock.unlock();
+        }
+    }
+
+    /** The watcher: answers waiting polls when their queue has a batch or their time is up, until drained. */
+    private void watch() {
+        while (true) {
+            long seen;
+            newsLock.lock();
+            try {
+                seen = newsCount;
+            } finally {
+                newsLock.unlock();
+            }
+            long now = System.nanoTime();
+            long next = Long.MAX_VALUE;
+            for (Map.Entry<String, Polls> e : polls.entrySet()) {
+                Polls p = e.getValue();
+                List<Runnable> answers = new ArrayList<>(0);
+                synchronized (p) {
+                    if (!p.waiting.isEmpty()) {
+                        next = Math.min(next, serve(e.getKey(), p, now, answers));
+                    }
+                }
+                answers.forEach(Runnable::run);
+            }
+            newsLock.lock();
+            try {
+                while (newsCount == seen) {
+                    if (drained) {
+                        return;
+                    }
+                    long left = next == Long.MAX_VALUE ? Long.MAX_VALUE : next - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    if (left == Long.MAX_VALUE) {
+                        news.await();
+                    } else {
+                        news.awaitNanos(left);
+                    }
+                }
+            } catch (InterruptedException e) {
+                return; // only drain interrupts it, after answering
+            } finally {
+                newsLock.unlock();
+            }
         }
     }
 
@@ -109,11 +275,25 @@ final class Relay {
         return DomainQueue.allEmpty(queues.values());
     }
 
-    /** Empties every queue for good, polls waiting returning at once; what was in them. */
+    /** Empties every queue for good, waiting polls answered at once with nothing; what was in them. */
     List<Queued> drain() {
+        newsLock.lock();
+        try {
+            drained = true;
+            news.signal();
+        } finally {
+            newsLock.unlock();
+        }
         List<Queued> left = new ArrayList<>();
         for (DomainQueue q : queues.values()) {
             left.addAll(q.drain());
+        }
+        for (Map.Entry<String, Polls> e : polls.entrySet()) {
+            List<Runnable> answers = new ArrayList<>(0);
+            synchronized (e.getValue()) {
+                serve(e.getKey(), e.getValue(), System.nanoTime(), answers);
+            }
+            answers.forEach(Runnable::run);
         }
         return left;
     }

@@ -7,6 +7,7 @@ import io.gma.security.HttpProxy;
 import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.PrometheusText;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,6 +17,10 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The PC servlet's HTTP side, a plain Jakarta Servlet 6:
@@ -37,6 +42,7 @@ import java.time.Duration;
  */
 public final class TunnelServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(TunnelServlet.class);
     /** Where the dashboard served here posts its registry queries: relayed to the registry, same origin. */
     static final String REGISTRY_QUERY = "/gma/v1/registry/query";
     /** Why the relay refuses every call while security is on. */
@@ -198,50 +204,87 @@ public final class TunnelServlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getRequestURI().substring(req.getContextPath().length());
         String method = req.getMethod();
-        Answer answer;
-        try {
-            answer = refusal(req, path, method);
-            if (answer != null) {
-                resp.setHeader("Connection", "close"); // the body is not read
-                if (answer.status() == 401) {
-                    resp.setHeader("WWW-Authenticate", "Bearer");
-                }
-            } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
-                // the header as sent: the container's getContentType() fails on a charset the JVM does not know
-                String stream = req.getHeader(Tunnel.STREAM_HEADER);
-                answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
-                        IDENTITY), req.getHeader("Content-Type"), req.getHeader(Compression.CONTENT_ENCODING),
-                        req.getContentLengthLong(), req.getInputStream(), stream);
-                if (node.settings().compression() == Compression.Mode.AUTO) {
-                    // protocol.md section 6.2: the sender may compress its next batches (RFC 9110 12.5.3)
-                    resp.setHeader(Compression.ACCEPT_ENCODING, Compression.ZSTD);
-                }
-                if (stream != null) {
-                    resp.setHeader(Tunnel.WINDOW_HEADER, Integer.toString(StreamOrder.MAX_WINDOW));
-                }
-            } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
-                answer = node.inbound().poll(req.getParameter("domain"), req.getParameter("wait"),
-                        req.getParameter("ack"), req.getParameter("max"), req.getHeader(Compression.ACCEPT_ENCODING));
-            } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
-                answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
-                String reader = statusReader(req.getHeader("Origin"));
-                if (reader != null) {
-                    resp.setHeader("Access-Control-Allow-Origin", reader);
-                    resp.setHeader("Vary", "Origin");
-                }
-            } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
-                answer = StatusPages.registryQuery(node, req.getInputStream());
-            } else if (path.equals("/metrics") && method.equals("GET")) {
-                answer = new Answer(200, PrometheusText.CONTENT_TYPE,
-                        StatusPages.metrics(node).getBytes(StandardCharsets.UTF_8), 0, null);
-            } else {
-                answer = Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path
-                        + " is not an endpoint of this PC servlet");
+        Answer answer = refusal(req, path, method);
+        if (answer != null) {
+            resp.setHeader("Connection", "close"); // the body is not read
+            if (answer.status() == 401) {
+                resp.setHeader("WWW-Authenticate", "Bearer");
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            answer = Answer.text(503, ErrorCode.SHUTTING_DOWN, "interrupted");
+        } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("POST")) {
+            // the header as sent: the container's getContentType() fails on a charset the JVM does not know
+            String stream = req.getHeader(Tunnel.STREAM_HEADER);
+            answer = node.inbound().accept(req.getHeader(Tunnel.DOMAIN_HEADER), (String) req.getAttribute(
+                    IDENTITY), req.getHeader("Content-Type"), req.getHeader(Compression.CONTENT_ENCODING),
+                    req.getContentLengthLong(), req.getInputStream(), stream);
+            if (node.settings().compression() == Compression.Mode.AUTO) {
+                // protocol.md section 6.2: the sender may compress its next batches (RFC 9110 12.5.3)
+                resp.setHeader(Compression.ACCEPT_ENCODING, Compression.ZSTD);
+            }
+            if (stream != null) {
+                resp.setHeader(Tunnel.WINDOW_HEADER, Integer.toString(StreamOrder.MAX_WINDOW));
+            }
+        } else if (path.equals(Tunnel.MESSAGES_PATH) && method.equals("GET")) {
+            poll(req, resp);
+            return;
+        } else if (path.equals("/gma/v1/status") && method.equals("GET")) {
+            answer = new Answer(200, "application/json", StatusPages.status(node), 0, null);
+            String reader = statusReader(req.getHeader("Origin"));
+            if (reader != null) {
+                resp.setHeader("Access-Control-Allow-Origin", reader);
+                resp.setHeader("Vary", "Origin");
+            }
+        } else if (path.equals(REGISTRY_QUERY) && method.equals("POST")) {
+            answer = StatusPages.registryQuery(node, req.getInputStream());
+        } else if (path.equals("/metrics") && method.equals("GET")) {
+            answer = new Answer(200, PrometheusText.CONTENT_TYPE,
+                    StatusPages.metrics(node).getBytes(StandardCharsets.UTF_8), 0, null);
+        } else {
+            answer = Answer.text(404, ErrorCode.NO_ROUTE, method + " " + path
+                    + " is not an endpoint of this PC servlet");
         }
+        write(resp, method, answer);
+    }
+
+    /**
+     * A long poll: its answer is written when the relay has it, by a container thread; no thread waits
+     * meanwhile, so that polls cannot take the threads that POSTs need. In a container that does not let this
+     * servlet go asynchronous (not marked async-supported), the request's thread waits, as a servlet's would.
+     */
+    private void poll(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String domain = req.getParameter("domain");
+        String wait = req.getParameter("wait");
+        String ack = req.getParameter("ack");
+        String max = req.getParameter("max");
+        String accepts = req.getHeader(Compression.ACCEPT_ENCODING);
+        if (!req.isAsyncSupported()) {
+            CompletableFuture<Supplier<Answer>> later = new CompletableFuture<>();
+            node.inbound().poll(domain, wait, ack, max, accepts, later::complete);
+            write(resp, "GET", later.join().get());
+            return;
+        }
+        AsyncContext async = req.startAsync();
+        async.setTimeout(0); // the relay answers every poll, within its wait or when it is drained
+        node.inbound().poll(domain, wait, ack, max, accepts, made -> answer(async, resp, made));
+    }
+
+    /** Writes a poll's answer on a container thread; a batch it could not give stays for the next poll. */
+    private void answer(AsyncContext async, HttpServletResponse resp, Supplier<Answer> made) {
+        try {
+            async.start(() -> {
+                try {
+                    write(resp, "GET", made.get());
+                } catch (IOException | RuntimeException gone) {
+                    LOG.debug("{}: a poll's answer was not written: {}", node.domain(), gone.toString());
+                } finally {
+                    async.complete();
+                }
+            });
+        } catch (RuntimeException stopped) { // the container stops
+            LOG.debug("{}: a poll was not answered: {}", node.domain(), stopped.toString());
+        }
+    }
+
+    private static void write(HttpServletResponse resp, String method, Answer answer) throws IOException {
         resp.setStatus(answer.status());
         if (method.equals("POST") && (answer.status() == 400 || answer.status() == 413 || answer.status() == 415)) {
             // the body may be unread: the connection cannot carry another request
