@@ -217,7 +217,7 @@ final class OutboxSpool implements AutoCloseable {
             durable = false;
         }
         if (!durable) {
-            spool.ack(record); // the sender is told it failed: it must not go out after a restart
+            forget(record); // the sender is told it failed: it must not go out after a restart
             throw new EndpointException(ErrorCode.TIMEOUT, "outbox " + dir + " did not force the message to disk"
                     + " within blockTimeout " + TimeUnit.NANOSECONDS.toMillis(blockNanos) + " ms");
         }
@@ -296,7 +296,29 @@ final class OutboxSpool implements AutoCloseable {
 
     /** Acknowledges a record whose send failed before it was queued: its sender was told by the exception. */
     void dropped(long record) {
-        spool.ack(record);
+        forget(record);
+    }
+
+    /** How long a send that throws waits for its record's acknowledgement to be written. */
+    static final long FORGET_MILLIS = 1000;
+
+    /**
+     * Acknowledges a record whose sender is about to be told it failed, and waits (up to {@link #FORGET_MILLIS})
+     * until that is written: the sender may send it again, and a crash right after must not send it a second
+     * time on the next start.
+     */
+    private void forget(long record) {
+        boolean written;
+        try {
+            written = spool.ackWritten(record, FORGET_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            written = false;
+        }
+        if (!written) {
+            LOG.warn("outbox {}: the record of a send that failed was not marked done within {} ms: if this"
+                    + " process ends before it is, the next start sends it", dir, FORGET_MILLIS);
+        }
     }
 
     /**

@@ -158,4 +158,37 @@ class OutboxCrashTest {
         assertTrue(recovered > 0, "no kill left anything in the outbox: " + summary);
         return summary;
     }
+
+    /**
+     * A send that threw leaves nothing behind (docs/outbox.md), even when the process dies the moment after: its
+     * sender may send it again, and the next start must not send it a second time.
+     */
+    @Test
+    void aSendThatThrewIsNotSentAfterACrashTheMomentAfter() throws Exception {
+        int unreachable;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            unreachable = s.getLocalPort(); // closed: nobody listens there
+        }
+        try (DirectFixture f = new DirectFixture()) {
+            Path outbox = tmp.resolve("thrower");
+            String output;
+            try (ChildJvm child = ChildJvm.start(List.of("-Xmx128m"), OutboxThrowMain.class.getName(),
+                    List.of(f.registryUrl(), outbox.toString(), "127.0.0.1:" + unreachable))) {
+                child.await(Pattern.compile("threw \\d+"), 30_000);
+                await().atMost(Duration.ofSeconds(10)).until(() -> !child.isAlive());
+                output = child.output();
+            }
+            Set<Long> sent = sentIn(output);
+            Matcher threw = Pattern.compile("threw (\\d+)").matcher(output);
+            assertTrue(threw.find(), output);
+            Set<Long> kept = new TreeSet<>();
+            try (OutboxSpool spool = OutboxSpool.open(outbox, 1 << 20, false, "thrower@lan")) {
+                for (OutboxSpool.Recovered r : spool.takeRecovered()) {
+                    kept.add(ByteBuffer.wrap(r.message().data()).getLong());
+                }
+            }
+            assertEquals(sent, kept, "the outbox keeps what send returned for, and not " + threw.group(1)
+                    + ", whose send threw");
+        }
+    }
 }

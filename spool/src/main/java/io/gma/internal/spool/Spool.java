@@ -118,6 +118,12 @@ public final class Spool implements AutoCloseable {
     private int pendingAckCount;
     /** When the oldest of the pending acknowledgements came (System.nanoTime). */
     private long acksPendingSince;
+    /** Acknowledgements that went into pendingAcks, and those of them written to the log, ever (in order). */
+    private long acksQueued;
+    private long acksWrittenOut;
+    /** A thread in {@link #ackWritten} waits: the pending acknowledgements are written now. */
+    private boolean acksUrgent;
+    private final Condition acksOut = lock.newCondition();
     /**
      * The committer waits, until committerWakeAt (System.nanoTime), or with no time set (Long.MAX_VALUE): an
      * acknowledgement, or an append whose time comes before, must wake it.
@@ -566,6 +572,47 @@ public final class Spool implements AutoCloseable {
         runAll(ready);
     }
 
+    /**
+     * As {@link #ack(long)}, and waits until the acknowledgement is written to its file (the operating system's;
+     * forced when the fsync setting forces acknowledgements), so that a crash of this process from now on does
+     * not hand the record back: for a record whose sender is told it failed, who may send it again. Whether it
+     * was written within {@code timeout} (true at once when it was acknowledged before).
+     */
+    public boolean ackWritten(long seq, long timeout, TimeUnit unit) throws InterruptedException {
+        List<Runnable> ready;
+        long ticket;
+        lock.lock();
+        try {
+            long before = acksQueued;
+            ackOne(seq);
+            ticket = acksQueued > before ? acksQueued : -1;
+            if (ticket > 0) {
+                acksUrgent = true;
+                work.signal();
+            }
+            ready = acksTaken();
+        } finally {
+            lock.unlock();
+        }
+        runAll(ready);
+        if (ticket < 0) {
+            return true;
+        }
+        lock.lock();
+        try {
+            long left = unit.toNanos(timeout);
+            while (acksWrittenOut < ticket) {
+                if (left <= 0 || broken != null) {
+                    return false;
+                }
+                left = acksOut.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** As {@link #ack(long)} for the first {@code count} of {@code seqs}, under one taking of the lock. */
     public void ack(long[] seqs, int count) {
         List<Runnable> ready;
@@ -686,6 +733,7 @@ public final class Spool implements AutoCloseable {
             acksPendingSince = System.nanoTime();
         }
         pendingAcks[pendingAckCount++] = seq;
+        acksQueued++;
         if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
             deletable = true;
         }
@@ -771,6 +819,7 @@ public final class Spool implements AutoCloseable {
                 if (ackCount > 0) {
                     acks = Arrays.copyOf(pendingAcks, ackCount);
                     pendingAckCount = 0;
+                    acksUrgent = false;
                 }
                 ackFileSeq = nextSeq;
             } finally {
@@ -814,7 +863,7 @@ public final class Spool implements AutoCloseable {
 
     /** Under the lock: whether the pending acknowledgements are to be written now. */
     private boolean acksDue(long now) {
-        return pendingAckCount > 0 && (!ackRetrying || now - ackRetryAt >= 0) && (closed
+        return pendingAckCount > 0 && (!ackRetrying || now - ackRetryAt >= 0) && (closed || acksUrgent
                 || pendingAckCount >= ACK_BATCH || now - acksPendingSince >= ACK_DELAY_NANOS);
     }
 
@@ -981,13 +1030,17 @@ public final class Spool implements AutoCloseable {
                 forces.increment();
                 ackForcedAt = now;
             }
-            if (ackRetrying) {
-                lock.lock();
-                try {
-                    ackRetrying = false;
-                } finally {
-                    lock.unlock();
-                }
+            boolean wasRetrying;
+            lock.lock();
+            try {
+                wasRetrying = ackRetrying;
+                ackRetrying = false;
+                acksWrittenOut += ackCount;
+                acksOut.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            if (wasRetrying) {
                 LOG.info("spool {}: acknowledgements are written again", dir);
             }
         } catch (IOException e) {
