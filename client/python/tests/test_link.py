@@ -349,3 +349,69 @@ def test_a_handler_longer_than_three_ping_intervals_is_not_the_peers_silence(wor
             p.send(c.name, b"m%d" % i)
         assert [got.get(timeout=10), got.get(timeout=10)] == [b"m0", b"m1"]
         assert c.stats()["links_lost"] == 0, c.stats()
+
+
+def test_links_past_max_links_are_refused_queue_full_and_one_gets_in_once_one_closes(world):
+    with gma.Producer(registry=world.registry, domain="east", label="capped", max_links=3) as p:
+        peers = []
+        try:
+            for i in range(3):
+                peer = RawPeer.connect(_port(p))
+                peer.hello("raw%d-aaaaaa@east" % i, p.name)
+                peers.append(peer)
+            fourth = RawPeer.connect(_port(p))
+            try:
+                fourth.send(Command.HELLO, "raw3-aaaaaa@east", "")
+                text = _error(fourth.next())
+                assert text.startswith("QUEUE_FULL %s has 3 links open, its most (max_links 3)" % p.name), text
+                assert fourth.closed_within(2.0), "the refused link stayed open"
+            finally:
+                fourth.close()
+            assert p.stats()["links_over_limit"] == 1
+            peers.pop().close()
+            deadline = time.monotonic() + 5
+            while True:  # the closed link is seen gone by its reader thread
+                again = RawPeer.connect(_port(p))
+                again.send(Command.HELLO, "raw4-aaaaaa@east", "")
+                m = again.next()
+                if m.command == Command.WELCOME:
+                    peers.append(again)
+                    break
+                again.close()
+                assert time.monotonic() < deadline, "no link got in after one closed: " + _error(m)
+                time.sleep(0.05)
+        finally:
+            for peer in peers:
+                peer.close()
+
+
+def test_connections_past_the_handshakes_cap_are_closed_at_once_and_the_endpoint_serves_on(sink):
+    from gma import _endpoint
+    import socket
+    silent = []
+    try:
+        for _ in range(_endpoint.MAX_HANDSHAKES + 10):  # connect, and never say HELLO
+            silent.append(socket.create_connection(("127.0.0.1", _port(sink))))
+        deadline = time.monotonic() + 5
+        while sink.stats()["connections_over_cap"] < 10:
+            assert time.monotonic() < deadline, sink.stats()
+            time.sleep(0.01)
+        assert sink.stats()["connections_over_cap"] == 10, sink.stats()
+    finally:
+        for s in silent:
+            s.close()
+    # once the handshakes end (the peers closed), a link gets in again
+    deadline = time.monotonic() + 10
+    while True:
+        peer = RawPeer.connect(_port(sink))
+        try:
+            peer.send(Command.HELLO, PEER, "")
+            m = peer.next()
+            if m.command == Command.WELCOME:
+                break
+        except (AssertionError, EOFError, OSError):
+            pass  # closed at once while the silent connections' handshakes still held their places
+        finally:
+            peer.close()
+        assert time.monotonic() < deadline, "no link got in after the silent connections closed"
+        time.sleep(0.05)

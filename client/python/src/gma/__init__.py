@@ -39,13 +39,13 @@ class _Endpoint:
     def __init__(self, *, registry, domain, label, pc=None, security=None, on_message=None, exact=False,
                  host="127.0.0.1", policy=BLOCK, block_timeout=10.0, request_timeout=30.0, ping_interval=15.0,
                  lease=30.0, max_queued_bytes=8 << 20, max_queued_messages=65536, max_message_bytes=16 << 20,
-                 attributes=None):
+                 attributes=None, max_links=1000):
         self._core = EndpointCore(self._kind, registry, domain, label, pc=pc, security=security,
                                   on_message=on_message, exact=exact, host=host, policy=policy,
                                   block_timeout=block_timeout, request_timeout=request_timeout,
                                   ping_interval=ping_interval, lease=lease, max_queued_bytes=max_queued_bytes,
                                   max_queued_messages=max_queued_messages, max_message_bytes=max_message_bytes,
-                                  attributes=attributes)
+                                  attributes=attributes, max_links=max_links)
 
     @property
     def name(self):
@@ -112,7 +112,10 @@ class Producer(_Endpoint):
       ``FAIL`` (QUEUE_FULL at once) or ``DROP_OLDEST``;
     - ``max_queued_bytes`` (8 MiB), ``max_queued_messages`` (65,536): each peer's queue bound;
     - ``request_timeout`` (30 s), ``ping_interval`` (15 s), ``lease`` (30 s), ``host`` (127.0.0.1, where it
-      listens), ``attributes`` (a dict registered with it), ``max_message_bytes`` (16 MiB).
+      listens), ``attributes`` (a dict registered with it), ``max_message_bytes`` (16 MiB);
+    - ``max_links`` (1,000): the most links it accepts open at once; a peer past it is answered QUEUE_FULL and
+      tries again after its back-off (at most 64 accepted connections are in their handshake at once, and one
+      more is closed at once).
     """
 
     _kind = "producer"

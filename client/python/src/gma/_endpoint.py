@@ -42,6 +42,10 @@ _WRITE_HERE_BYTES = 64 * 1024
 LOG = logging.getLogger("gma")
 _NO_DATA = b""
 _PCH = "pc@"
+#: the most links an endpoint holds open at once, by default (each is a reader thread, and a writer while sending)
+DEFAULT_MAX_LINKS = 1000
+#: the most accepted connections in their handshake at once (a thread each, for at most 5 s)
+MAX_HANDSHAKES = 64
 
 
 class Counters:
@@ -56,17 +60,22 @@ class Counters:
         self.links_accepted = 0
         self.links_refused = 0
         self.links_lost = 0
+        self.links_over_limit = 0
+        self.connections_over_cap = 0
 
 
 class EndpointCore:
     def __init__(self, kind, registry, domain, label, pc=None, security=None, on_message=None, exact=False,
                  host="127.0.0.1", policy=BLOCK, block_timeout=10.0, request_timeout=30.0, ping_interval=15.0,
                  lease=30.0, max_queued_bytes=8 << 20, max_queued_messages=65536,
-                 max_message_bytes=_wire.DEFAULT_MAX_MESSAGE_BYTES, attributes=None, identity=None):
+                 max_message_bytes=_wire.DEFAULT_MAX_MESSAGE_BYTES, attributes=None, identity=None,
+                 max_links=DEFAULT_MAX_LINKS):
         if policy not in (BLOCK, FAIL, DROP_OLDEST):
             raise ValueError("policy %r is not BLOCK, FAIL or DROP_OLDEST" % (policy,))
         if not 1 <= max_queued_messages <= 65536:
             raise ValueError("max_queued_messages %d is outside 1..65536" % max_queued_messages)
+        if not 1 <= max_links <= 100000:
+            raise ValueError("max_links %d is outside 1..100000" % max_links)
         for what, v in (("block_timeout", block_timeout), ("request_timeout", request_timeout),
                         ("ping_interval", ping_interval), ("lease", lease)):
             if v <= 0:
@@ -84,6 +93,7 @@ class EndpointCore:
         self.max_queued_bytes = max_queued_bytes
         self.max_queued_messages = max_queued_messages
         self.max_message_bytes = max_message_bytes
+        self.max_links = max_links
         self.handler = on_message
         self.security = security
         # whether a message's sender must be its link's peer (receive): a reply's fast path checks it first
@@ -93,6 +103,9 @@ class EndpointCore:
         self._lock = threading.Lock()
         self._peers = {}
         self._links = set()
+        # accepted connections in their handshake (each a thread); links peers opened, open or admitted
+        self._handshaking = 0
+        self._accepted_open = 0
         self._addresses = {}
         self._dedup = _Dedup()
         self._requests = {}
@@ -461,9 +474,35 @@ class EndpointCore:
                     return
                 time.sleep(0.05)
                 continue
-            self._start_thread(lambda s=sock: self._accept_run(s), "gma-%s-handshake" % self.label)
+            with self._lock:
+                over = self._handshaking >= MAX_HANDSHAKES
+                if not over:
+                    self._handshaking += 1
+            if over:
+                # a thread each: a flood of connections that never say HELLO must not grow them without bound
+                self.counters.connections_over_cap += 1
+                LOG.debug("%s: closed a connection at once: %d are in their handshake, the most", self.name,
+                          MAX_HANDSHAKES)
+                sock.close()
+                continue
+            try:
+                self._start_thread(lambda s=sock: self._accept_run(s), "gma-%s-handshake" % self.label)
+            except RuntimeError as e:  # no thread to be had
+                with self._lock:
+                    self._handshaking -= 1
+                LOG.warning("%s: closed a connection: no thread for its handshake (%s)", self.name, e)
+                sock.close()
 
     def _accept_run(self, sock):
+        admitted = []
+        try:
+            self._accept_link(sock, admitted)
+        finally:
+            with self._lock:
+                self._handshaking -= 1
+                self._accepted_open -= len(admitted)  # a place not given over to a link: refused, or gone
+
+    def _accept_link(self, sock, admitted):
         tls = self.security.server_context() if self.security is not None else None
         if self.security is not None and tls is None:
             # secured, without a certificate to serve TLS with: no plaintext link, and nothing to say in it
@@ -472,30 +511,45 @@ class EndpointCore:
             self.counters.links_refused += 1
             sock.close()
             return
-        got = _handshake.accept(sock, self.name, self, self.ping_interval, self.max_message_bytes, self._admit, tls)
+        got = _handshake.accept(sock, self.name, self, self.ping_interval, self.max_message_bytes,
+                                lambda hello, transport: self._admit(hello, transport, admitted), tls)
         if got is None:
             self.counters.links_refused += 1
             return
         self.counters.links_accepted += 1
         link, rest = got
-        self._opened(None, link, rest)
+        self._opened(None, link, rest, admitted)
 
-    def _admit(self, hello, transport):
-        """The identity of a peer saying HELLO, or GmaError UNAUTHORIZED / FORBIDDEN."""
+    def _admit(self, hello, transport, admitted):
+        """The identity of a peer saying HELLO, or GmaError UNAUTHORIZED / FORBIDDEN, or QUEUE_FULL when
+        ``max_links`` are open (the peer tries again after its back-off); ``admitted`` holds the link's place."""
         if self.security is None or not self.security.authenticates:
-            return "anonymous"
-        return self.security.admit(hello, transport.peer_identity(), self.name, self._registry)
+            identity = "anonymous"
+        else:
+            identity = self.security.admit(hello, transport.peer_identity(), self.name, self._registry)
+        with self._lock:
+            if self._accepted_open >= self.max_links:
+                self.counters.links_over_limit += 1
+                raise GmaError(ErrorCode.QUEUE_FULL, "%s has %d links open, its most (max_links %d): try again"
+                               " later" % (self.name, self._accepted_open, self.max_links))
+            self._accepted_open += 1
+            admitted.append(True)
+        return identity
 
     # ------------------------------------------------------------------ links: opened, closed
 
-    def _opened(self, peer, link, rest):
-        """A link finished its handshake: it carries ``peer``'s messages, or an accepted link's peer's."""
+    def _opened(self, peer, link, rest, admitted=None):
+        """A link finished its handshake: it carries ``peer``'s messages, or an accepted link's peer's (whose
+        place ``admitted`` held, given over to the link now)."""
         with self._lock:
             if self._closed:
                 closed = True
             else:
                 closed = False
                 self._links.add(link)
+                if admitted:
+                    admitted.clear()  # its place is the link's now, until link_closed gives it back
+                    link.counted = True
         if closed:
             link.bye()
             return
@@ -512,7 +566,10 @@ class EndpointCore:
 
     def link_closed(self, link, why):
         with self._lock:
-            self._links.discard(link)
+            if link in self._links:
+                self._links.discard(link)
+                if link.counted:
+                    self._accepted_open -= 1
         if self._closed:
             return
         if why is None or why.code != ErrorCode.SHUTTING_DOWN:
@@ -742,7 +799,8 @@ class EndpointCore:
         queued = [p.queue.size() for p in list(self._peers.values())]
         return {"sent": c.sent, "received": c.received, "duplicates": c.duplicates, "reconnects": c.reconnects,
                 "refused_answers": c.refused_answers, "links_accepted": c.links_accepted,
-                "links_refused": c.links_refused, "links_lost": c.links_lost, "queued_messages": sum(q[0] for q in queued),
+                "links_refused": c.links_refused, "links_lost": c.links_lost,
+                "links_over_limit": c.links_over_limit, "connections_over_cap": c.connections_over_cap, "queued_messages": sum(q[0] for q in queued),
                 "queued_bytes": sum(q[1] for q in queued), "links": len(self._links),
                 "drops": sum(p.queue.drops for p in list(self._peers.values()))}
 

@@ -67,6 +67,8 @@ class Link:
         self.sock = transport.sock
         self.tls = transport.tls
         self.outbound = outbound
+        # an accepted link counted against its endpoint's max_links (given back when it closes)
+        self.counted = False
         self.name = name
         self.peer_name = peer_name
         self.identity = identity

@@ -149,7 +149,9 @@ final class Outbox {
     /**
      * Appends the packed message to the outbox, then queues the same bytes: a message whose send returned is on
      * its way to the disk (at the operating system already), and one whose send threw is not sent after a
-     * restart (its record is acknowledged at once).
+     * restart. The queue's room is waited for (or refused, under FAIL) before the append, so a full queue costs
+     * the disk nothing; room taken by another sender in between makes the offer throw after the append, and
+     * then the record's mark is written before the throw ({@link OutboxSpool#dropped}).
      */
     private Pending sendKept(Peer peer, Pending p, String to, Command command, int flags, byte[] data,
             WhenFull policy) throws EndpointException {
@@ -157,6 +159,12 @@ final class Outbox {
         Envelope envelope = peer.envelope(to);
         byte[] packed = new byte[envelope.packedLength(command, data)];
         envelope.put(p.sequence(), command, flags, data, packed, 0);
+        try {
+            // a message the queue refuses is refused before it is on disk: nothing to take back
+            peer.queue().awaitRoom(packed.length, policy, blockNanos, to);
+        } catch (LinkException ex) {
+            throw Failures.toEndpoint(ex);
+        }
         long record = spool.append(packed, policy == WhenFull.BLOCK, blockNanos, counters);
         long unsent;
         try {

@@ -1,5 +1,6 @@
 package io.gma.client;
 
+import io.gma.internal.link.IoThreads;
 import io.gma.internal.spool.Fsync;
 import io.gma.internal.spool.Spool;
 import io.gma.internal.spool.SpoolException;
@@ -308,6 +309,10 @@ final class OutboxSpool implements AutoCloseable {
      * time on the next start.
      */
     private void forget(long record) {
+        if (IoThreads.isCurrent()) {
+            spool.ackWritten(record); // a link's thread does not wait for the disk: its mark is written now
+            return;
+        }
         boolean written;
         try {
             written = spool.ackWritten(record, FORGET_MILLIS, TimeUnit.MILLISECONDS);

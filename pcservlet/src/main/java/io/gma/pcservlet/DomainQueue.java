@@ -314,6 +314,9 @@ final class DomainQueue {
         lock.lock();
         try {
             List<Queued> batch = inFlight.pollLast();
+            if (batch == null) {
+                return; // drained meanwhile
+            }
             for (int i = batch.size() - 1; i >= 0; i--) {
                 waiting.addFirst(batch.get(i));
             }
@@ -415,6 +418,9 @@ final class DomainQueue {
         lock.lock();
         try {
             List<Queued> finished = inFlight.pollFirst();
+            if (finished == null) {
+                return List.of(); // drained meanwhile: what was in flight went with it
+            }
             long b = bytesOf(finished);
             bytes -= b;
             messages -= finished.size();

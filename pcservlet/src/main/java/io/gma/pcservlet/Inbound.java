@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -66,7 +65,9 @@ final class Inbound {
     private final int inboundKib;
     private final Semaphore reading;
     /** Each relayed domain's compressor of poll answers (its methods are synchronized: answers may overlap). */
-    private final Map<String, Compression.Compressor> pollCompressors = new ConcurrentHashMap<>();
+    private final Map<String, Compression.Compressor> pollCompressors = new HashMap<>();
+    /** Guarded by pollCompressors: closed at the stop; answers made after go plain. */
+    private boolean compressorsClosed;
     private volatile boolean stopping;
     private volatile boolean closed;
     /**
@@ -95,8 +96,19 @@ final class Inbound {
 
     /** Closes the compressors of poll answers; called once the HTTP side is stopped. */
     void closeCompressors() {
-        pollCompressors.values().forEach(Compression.Compressor::close);
-        pollCompressors.clear();
+        synchronized (pollCompressors) {
+            compressorsClosed = true;
+            pollCompressors.values().forEach(Compression.Compressor::close);
+            pollCompressors.clear();
+        }
+    }
+
+    /** The compressor of {@code domain}'s poll answers; null once they are closed (answers go plain). */
+    private Compression.Compressor pollCompressor(String domain) {
+        synchronized (pollCompressors) {
+            return compressorsClosed ? null : pollCompressors.computeIfAbsent(domain,
+                    d -> new Compression.Compressor());
+        }
     }
 
     /** What the spool held at start is queued: POSTs are taken from now on. */
@@ -710,10 +722,10 @@ final class Inbound {
         byte[] plain = BatchCodec.encodeAll(batch.messages().stream().map(Queued::message).toList());
         Answer answer = new Answer(200, Tunnel.MEDIA_TYPE, plain, 0, Long.toString(batch.id()));
         if (settings.compression() == Compression.Mode.AUTO && Compression.accepts(acceptEncoding)) {
-            Compression.Compressor compressor = pollCompressors.computeIfAbsent(from,
-                    d -> new Compression.Compressor());
+            Compression.Compressor compressor = pollCompressor(from);
             long start = System.nanoTime();
-            byte[] zstd = compressor.tries(plain.length) ? compressor.compress(plain, plain.length) : null;
+            byte[] zstd = compressor != null && compressor.tries(plain.length) ? compressor.compress(plain,
+                    plain.length) : null;
             metrics.compressNanos.add(System.nanoTime() - start);
             if (zstd != null) {
                 metrics.sent(zstd.length, plain.length, true);

@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What waits for the outbound-only domains that this PC servlet relays for (they registered with {@code via}
@@ -28,6 +31,7 @@ import java.util.function.Consumer;
  * A batch stays in its queue, counted against the bounds, until a later poll names it in {@code ack}.
  */
 final class Relay {
+    private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
     /** A batch handed to a poll, and its id. */
     record Batch(long id, List<Queued> messages) {
     }
@@ -235,10 +239,16 @@ final class Relay {
             for (Map.Entry<String, Polls> e : polls.entrySet()) {
                 Polls p = e.getValue();
                 List<Runnable> answers = new ArrayList<>(0);
-                synchronized (p) {
-                    if (!p.waiting.isEmpty()) {
-                        next = Math.min(next, serve(e.getKey(), p, now, answers));
+                try {
+                    synchronized (p) {
+                        if (!p.waiting.isEmpty()) {
+                            next = Math.min(next, serve(e.getKey(), p, now, answers));
+                        }
                     }
+                } catch (RuntimeException bug) {
+                    // the other domains' polls, and this one's next look, must not end with it
+                    LOG.warn("{}: answering the polls of {} failed", settings.domain(), e.getKey(), bug);
+                    next = Math.min(next, now + TimeUnit.SECONDS.toNanos(1));
                 }
                 answers.forEach(Runnable::run);
             }

@@ -8,6 +8,8 @@ import io.gma.security.Security;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.PrometheusText;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -263,16 +267,59 @@ public final class TunnelServlet extends HttpServlet {
             return;
         }
         AsyncContext async = req.startAsync();
-        async.setTimeout(0); // the relay answers every poll, within its wait or when it is drained
-        node.inbound().poll(domain, wait, ack, max, accepts, made -> answer(async, resp, made));
+        AtomicBoolean answered = new AtomicBoolean();
+        // a backstop: the relay answers every poll within its wait (60 s at most) or when it is drained
+        async.setTimeout(TimeUnit.SECONDS.toMillis(POLL_BACKSTOP_SECONDS));
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onTimeout(AsyncEvent event) throws IOException {
+                if (answered.compareAndSet(false, true)) {
+                    LOG.warn("{}: a poll of {} was not answered within {} s; answered 503", node.domain(), domain,
+                            POLL_BACKSTOP_SECONDS);
+                    write(resp, "GET", Answer.text(503, ErrorCode.INTERNAL, "the poll was not answered within "
+                            + POLL_BACKSTOP_SECONDS + " s"));
+                    async.complete();
+                }
+            }
+
+            @Override
+            public void onComplete(AsyncEvent event) {
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
+        node.inbound().poll(domain, wait, ack, max, accepts, made -> {
+            if (answered.compareAndSet(false, true)) {
+                answer(async, resp, made);
+            }
+        });
     }
 
-    /** Writes a poll's answer on a container thread; a batch it could not give stays for the next poll. */
+    /** How long a poll may go unanswered before the container ends it (the longest wait is 60 s). */
+    static final long POLL_BACKSTOP_SECONDS = 90;
+
+    /**
+     * Writes a poll's answer on a container thread. A batch it could not give stays unacknowledged, for the next
+     * poll; an answer that could not be made (a bug) is a 500, logged.
+     */
     private void answer(AsyncContext async, HttpServletResponse resp, Supplier<Answer> made) {
         try {
             async.start(() -> {
                 try {
-                    write(resp, "GET", made.get());
+                    Answer a;
+                    try {
+                        a = made.get();
+                    } catch (RuntimeException bug) {
+                        LOG.warn("{}: a poll's answer could not be made", node.domain(), bug);
+                        a = Answer.text(500, ErrorCode.INTERNAL, "the answer could not be made: " + bug);
+                    }
+                    write(resp, "GET", a);
                 } catch (IOException | RuntimeException gone) {
                     LOG.debug("{}: a poll's answer was not written: {}", node.domain(), gone.toString());
                 } finally {

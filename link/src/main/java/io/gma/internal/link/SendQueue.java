@@ -221,6 +221,35 @@ public final class SendQueue {
     }
 
     /**
+     * Waits for room for a data message of {@code size} packed bytes as {@link #offerData} would (BLOCK up to
+     * {@code blockNanos}; FAIL refuses at once), and queues nothing: for a caller that does something before it
+     * offers the message (the client's outbox appends it to disk) and should not do it for a message refused.
+     * The room may be taken by another sender before the offer, which then applies the policy again.
+     *
+     * @throws LinkException as {@link #offerData}
+     */
+    public void awaitRoom(int size, WhenFull policy, long blockNanos, String peer) throws LinkException {
+        if (size > maxBytes) {
+            counters.rejected.increment();
+            throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
+                    + maxBytes);
+        }
+        lock.lock();
+        try {
+            checkOpen();
+            if (!fits(size)) {
+                switch (policy) {
+                    case FAIL -> throw full(peer);
+                    case DROP_OLDEST -> { } // the offer drops what it must
+                    default -> waitForRoom(size, blockNanos, peer);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Whether {@code messages} data messages of {@code bytes} in all would be queued now without waiting; an
      * empty data lane takes any amount, so that a batch larger than the whole queue is not refused forever.
      */

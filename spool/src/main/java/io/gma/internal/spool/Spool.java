@@ -579,6 +579,33 @@ public final class Spool implements AutoCloseable {
      * was written within {@code timeout} (true at once when it was acknowledged before).
      */
     public boolean ackWritten(long seq, long timeout, TimeUnit unit) throws InterruptedException {
+        long ticket = ackWritten(seq);
+        if (ticket < 0) {
+            return true;
+        }
+        lock.lock();
+        try {
+            long left = unit.toNanos(timeout);
+            while (acksWrittenOut < ticket) {
+                if (left <= 0 || broken != null || closed && !committer.isAlive()) {
+                    return false;
+                }
+                left = acksOut.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * As {@link #ack(long)}, and has the committer write the pending acknowledgements now rather than with their
+     * batch, without waiting for it (for a thread that must not wait for the disk).
+     *
+     * @return the acknowledgement's place among those ever written, for {@link #ackWritten(long, long, TimeUnit)};
+     *     -1 when it was acknowledged before
+     */
+    public long ackWritten(long seq) {
         List<Runnable> ready;
         long ticket;
         lock.lock();
@@ -595,22 +622,7 @@ public final class Spool implements AutoCloseable {
             lock.unlock();
         }
         runAll(ready);
-        if (ticket < 0) {
-            return true;
-        }
-        lock.lock();
-        try {
-            long left = unit.toNanos(timeout);
-            while (acksWrittenOut < ticket) {
-                if (left <= 0 || broken != null) {
-                    return false;
-                }
-                left = acksOut.awaitNanos(left);
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return ticket;
     }
 
     /** As {@link #ack(long)} for the first {@code count} of {@code seqs}, under one taking of the lock. */
@@ -997,6 +1009,7 @@ public final class Spool implements AutoCloseable {
             try {
                 broken = e;
                 safeMoved.signalAll();
+                acksOut.signalAll();
             } finally {
                 lock.unlock();
             }
@@ -1145,6 +1158,12 @@ public final class Spool implements AutoCloseable {
             committer.join(TimeUnit.SECONDS.toMillis(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        lock.lock();
+        try {
+            acksOut.signalAll(); // what the committer did not write by now, it never will
+        } finally {
+            lock.unlock();
         }
         for (Segment s : segments) {
             try {
