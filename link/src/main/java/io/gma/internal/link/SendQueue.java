@@ -124,9 +124,7 @@ public final class SendQueue {
         // path's streaming of 64 B lost about 6% (bench/RESULTS.md, issue 20)
         int size = envelope == null ? payload.length : envelope.packedLength(command, payload);
         if (size > maxBytes) {
-            counters.rejected.increment();
-            throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
-                    + maxBytes);
+            throw tooLarge(size);
         }
         byte[] own = null;
         if (envelope == null) {
@@ -230,9 +228,7 @@ public final class SendQueue {
      */
     public void awaitRoom(int size, WhenFull policy, long blockNanos, String peer) throws LinkException {
         if (size > maxBytes) {
-            counters.rejected.increment();
-            throw new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
-                    + maxBytes);
+            throw tooLarge(size);
         }
         lock.lock();
         try {
@@ -298,6 +294,12 @@ public final class SendQueue {
 
     private boolean fits(int size) {
         return lanes.dataBytes + size <= maxBytes && lanes.dataMessages < maxMessages;
+    }
+
+    private LinkException tooLarge(int size) {
+        counters.rejected.increment();
+        return new LinkException(ErrorCode.QUEUE_FULL, "message of " + size + " bytes exceeds maxQueuedBytes "
+                + maxBytes);
     }
 
     private LinkException full(String peer) {
