@@ -23,17 +23,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * many times, and compare medians (bench/RESULTS.md, issue 20). Prints one line.
  *
  * <pre>
- * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops direct|tunnel|roundtrip
+ * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops \
+ *     direct|tunnel|roundtrip|tunnel-rtt [bytes]
  * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables [rounds [rows [warm-up s]]]
  * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables-only [seconds]
  * </pre>
  *
  * <ul>
- *   <li>{@code direct}: 1,000,000 DATA of 64 B over a direct link, five passes; the mean of the middle two of the
- *       last four, in messages/s;
- *   <li>{@code tunnel}: 200,000 DATA of 64 B across two PC servlets in memory, three passes after one; the
- *       median, in messages/s, and the process's CPU time a message;
- *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B over a direct link, after 5,000; the median, µs;
+ *   <li>{@code direct}: 1,000,000 DATA of 64 B (or {@code bytes}; at most 1 GiB a pass) over a direct link,
+ *       five passes; the mean of the middle two of the last four, in messages/s;
+ *   <li>{@code tunnel}: 200,000 DATA of 64 B (or {@code bytes}; at most 200 MiB a pass) across two PC servlets in
+ *       memory, three passes after one; the median, in messages/s, and the process's CPU time a message;
+ *   <li>{@code roundtrip}: 5,000 blocking round trips of 64 B (or {@code bytes}) over a direct link, after 5,000;
+ *       the median, µs;
+ *   <li>{@code tunnel-rtt}: 2,000 blocking round trips of 64 B (or {@code bytes}) across two PC servlets in
+ *       memory, after 2,000; the median, µs;
  *   <li>{@code tables}: the tables stage's plain DATA and match-all continuous passes alone ({@link ContinuousBench},
  *       1,000,000 rows a pass, 7 rounds by default, the kinds alternated after 2 s of warm-up of each, or more
  *       on a loaded machine, whose compiler threads lag): each round's rates, their ratio (match all ÷ plain) and
@@ -64,42 +68,45 @@ public final class Loops {
             }
             return;
         }
+        int size = args.length > 1 ? Integer.parseInt(args[1]) : 64;
         try (Registry registry = Registry.builder().port(0).build().start()) {
             switch (what) {
-                case "direct" -> direct(registry.url());
-                case "tunnel" -> tunnel(registry.url());
-                case "roundtrip" -> roundTrip(registry.url());
+                case "direct" -> direct(registry.url(), size);
+                case "tunnel" -> tunnel(registry.url(), size);
+                case "roundtrip" -> roundTrip(registry.url(), size);
+                case "tunnel-rtt" -> tunnelRoundTrip(registry.url(), size);
                 default -> {
-                    System.err.println("usage: Loops direct|tunnel|roundtrip|tables [rounds [rows [warm-up s]]]"
-                            + "|tables-only [seconds]");
+                    System.err.println("usage: Loops direct|tunnel|roundtrip|tunnel-rtt [bytes]|tables [rounds [rows"
+                            + " [warm-up s]]]|tables-only [seconds]");
                     System.exit(2);
                 }
             }
         }
     }
 
-    private static void direct(String registry) throws Exception {
+    private static void direct(String registry, int size) throws Exception {
+        int messages = (int) Math.min(DIRECT_MESSAGES, (1L << 30) / size);
         AtomicLong got = new AtomicLong();
         Semaphore passDone = new Semaphore(0);
         try (Consumer sink = Consumer.builder().registry(registry).domain("lan").label("sink").onMessage(m -> {
-            if (got.incrementAndGet() % DIRECT_MESSAGES == 0) {
+            if (got.incrementAndGet() % messages == 0) {
                 passDone.release();
             }
         }).build();
                 Producer source = Producer.builder().registry(registry).domain("lan").label("source").build()) {
-            byte[] payload = new byte[64];
+            byte[] payload = new byte[size];
             double[] rates = new double[5];
             for (int i = 0; i < rates.length; i++) {
                 long start = System.nanoTime();
-                for (int k = 0; k < DIRECT_MESSAGES; k++) {
+                for (int k = 0; k < messages; k++) {
                     source.send(sink.name(), payload);
                 }
                 passDone.acquire();
-                rates[i] = DIRECT_MESSAGES / ((System.nanoTime() - start) / 1e9);
+                rates[i] = messages / ((System.nanoTime() - start) / 1e9);
             }
             double[] last = Arrays.copyOfRange(rates, 1, rates.length);
             Arrays.sort(last);
-            System.out.printf(Locale.ROOT, "direct64 %.0f%n", (last[1] + last[2]) / 2);
+            System.out.printf(Locale.ROOT, "direct%d %.0f%n", size, (last[1] + last[2]) / 2);
         }
     }
 
@@ -151,29 +158,42 @@ public final class Loops {
         }
     }
 
-    private static void tunnel(String registry) throws Exception {
+    private static void tunnel(String registry, int size) throws Exception {
+        int messages = (int) Math.min(TUNNEL_MESSAGES, (200L << 20) / size);
         try (PcServer east = PcServer.builder("east", registry).compression("off").start();
                 PcServer west = PcServer.builder("west", registry).compression("off").start()) {
-            TunnelBench.stream(registry, east, west, 64, TUNNEL_MESSAGES);
+            TunnelBench.stream(registry, east, west, size, messages);
             OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             long cpuBefore = os.getProcessCpuTime();
             double[] rates = new double[3];
             for (int i = 0; i < rates.length; i++) {
-                rates[i] = TUNNEL_MESSAGES / TunnelBench.stream(registry, east, west, 64, TUNNEL_MESSAGES);
+                rates[i] = messages / TunnelBench.stream(registry, east, west, size, messages);
             }
             long cpu = os.getProcessCpuTime() - cpuBefore;
             Arrays.sort(rates);
-            System.out.printf(Locale.ROOT, "tunnel64 %.0f cpu/msg %.0f ns%n", rates[1],
-                    cpu / (double) (rates.length * TUNNEL_MESSAGES));
+            System.out.printf(Locale.ROOT, "tunnel%d %.0f cpu/msg %.0f ns%n", size, rates[1],
+                    cpu / (double) (rates.length * messages));
         }
     }
 
-    private static void roundTrip(String registry) throws Exception {
+    private static void roundTrip(String registry, int size) throws Exception {
         try (Producer pong = Pong.start(registry, "lan", "pong"); Ping ping = Ping.start(registry, "lan")) {
-            ping.run(pong.name(), ROUND_TRIPS, 64, true);
-            long[] rtt = ping.run(pong.name(), ROUND_TRIPS, 64, true);
+            ping.run(pong.name(), ROUND_TRIPS, size, true);
+            long[] rtt = ping.run(pong.name(), ROUND_TRIPS, size, true);
             Arrays.sort(rtt);
-            System.out.printf(Locale.ROOT, "rtt64 %.1f%n", rtt[rtt.length / 2] / 1000.0);
+            System.out.printf(Locale.ROOT, "rtt%d %.1f%n", size, rtt[rtt.length / 2] / 1000.0);
+        }
+    }
+
+    private static void tunnelRoundTrip(String registry, int size) throws Exception {
+        try (PcServer east = PcServer.builder("east", registry).compression("off").start();
+                PcServer west = PcServer.builder("west", registry).compression("off").start();
+                Producer pong = Pong.start(registry, "east", "pong", east.uplink());
+                Ping ping = Ping.start(registry, "west", west.uplink())) {
+            ping.run(pong.name(), 2_000, size, true);
+            long[] rtt = ping.run(pong.name(), 2_000, size, true);
+            Arrays.sort(rtt);
+            System.out.printf(Locale.ROOT, "tunnel-rtt%d %.1f%n", size, rtt[rtt.length / 2] / 1000.0);
         }
     }
 }
