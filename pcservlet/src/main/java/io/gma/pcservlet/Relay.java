@@ -70,6 +70,10 @@ final class Relay {
         boolean turnTaken;
         /** waiting.size(), read without the monitor by {@link #addAll}. */
         volatile int count;
+        /** When its polls must be looked at again at the latest (System.nanoTime; Long.MAX_VALUE: none waits). */
+        volatile long nextLook = Long.MAX_VALUE;
+        /** Messages came for a waiting poll: the watcher looks at once. */
+        volatile boolean arrived;
     }
 
     /** A poll: its ack, when it gives up (System.nanoTime), the most bytes it reads, and what answers it. */
@@ -94,6 +98,7 @@ final class Relay {
         messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
         Polls p = polls.get(domain);
         if (p != null && p.count > 0) {
+            p.arrived = true;
             tell();
         }
     }
@@ -178,6 +183,7 @@ final class Relay {
             }
         }
         p.count = p.waiting.size();
+        p.nextLook = next;
         return next;
     }
 
@@ -238,17 +244,23 @@ final class Relay {
             long next = Long.MAX_VALUE;
             for (Map.Entry<String, Polls> e : polls.entrySet()) {
                 Polls p = e.getValue();
+                // only the domains with news or a time come: a message for one does not look at all the others
+                long look = p.nextLook;
+                if (!p.arrived && (look == Long.MAX_VALUE || look - now > 0)) {
+                    next = Math.min(next, look);
+                    continue;
+                }
+                p.arrived = false;
                 List<Runnable> answers = new ArrayList<>(0);
                 try {
                     synchronized (p) {
-                        if (!p.waiting.isEmpty()) {
-                            next = Math.min(next, serve(e.getKey(), p, now, answers));
-                        }
+                        next = Math.min(next, serve(e.getKey(), p, now, answers));
                     }
                 } catch (RuntimeException bug) {
                     // the other domains' polls, and this one's next look, must not end with it
                     LOG.warn("{}: answering the polls of {} failed", settings.domain(), e.getKey(), bug);
-                    next = Math.min(next, now + TimeUnit.SECONDS.toNanos(1));
+                    p.nextLook = now + TimeUnit.SECONDS.toNanos(1);
+                    next = Math.min(next, p.nextLook);
                 }
                 answers.forEach(Runnable::run);
             }
