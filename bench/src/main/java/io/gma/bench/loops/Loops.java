@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -Xms1g -Xmx1g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops \
- *     direct|tunnel|roundtrip|tunnel-rtt [bytes]
+ *     direct|tunnel|roundtrip|tunnel-rtt|relay-rtt [bytes]
  * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables [rounds [rows [warm-up s]]]
  * java -Xms2g -Xmx2g -cp bench/target/gma-benchmarks.jar io.gma.bench.loops.Loops tables-only [seconds]
  * </pre>
@@ -38,6 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       the median, µs;
  *   <li>{@code tunnel-rtt}: 2,000 blocking round trips of 64 B (or {@code bytes}) across two PC servlets in
  *       memory, after 2,000; the median, µs;
+ *   <li>{@code relay-rtt}: the same with the pong in an outbound-only domain that long-polls the ping's PC
+ *       servlet (its via), so that every reply goes by POST and every request by a poll's answer;
  *   <li>{@code tables}: the tables stage's plain DATA and match-all continuous passes alone ({@link ContinuousBench},
  *       1,000,000 rows a pass, 7 rounds by default, the kinds alternated after 2 s of warm-up of each, or more
  *       on a loaded machine, whose compiler threads lag): each round's rates, their ratio (match all ÷ plain) and
@@ -74,10 +76,11 @@ public final class Loops {
                 case "direct" -> direct(registry.url(), size);
                 case "tunnel" -> tunnel(registry.url(), size);
                 case "roundtrip" -> roundTrip(registry.url(), size);
-                case "tunnel-rtt" -> tunnelRoundTrip(registry.url(), size);
+                case "tunnel-rtt" -> tunnelRoundTrip(registry.url(), size, false);
+                case "relay-rtt" -> tunnelRoundTrip(registry.url(), size, true);
                 default -> {
-                    System.err.println("usage: Loops direct|tunnel|roundtrip|tunnel-rtt [bytes]|tables [rounds [rows"
-                            + " [warm-up s]]]|tables-only [seconds]");
+                    System.err.println("usage: Loops direct|tunnel|roundtrip|tunnel-rtt|relay-rtt [bytes]"
+                            + "|tables [rounds [rows [warm-up s]]]|tables-only [seconds]");
                     System.exit(2);
                 }
             }
@@ -185,15 +188,17 @@ public final class Loops {
         }
     }
 
-    private static void tunnelRoundTrip(String registry, int size) throws Exception {
-        try (PcServer east = PcServer.builder("east", registry).compression("off").start();
-                PcServer west = PcServer.builder("west", registry).compression("off").start();
+    private static void tunnelRoundTrip(String registry, int size, boolean relayed) throws Exception {
+        PcServer.Builder pongSide = PcServer.builder("east", registry).compression("off");
+        try (PcServer west = PcServer.builder("west", registry).compression("off").start();
+                PcServer east = (relayed ? pongSide.via("west") : pongSide).start();
                 Producer pong = Pong.start(registry, "east", "pong", east.uplink());
                 Ping ping = Ping.start(registry, "west", west.uplink())) {
             ping.run(pong.name(), 2_000, size, true);
             long[] rtt = ping.run(pong.name(), 2_000, size, true);
             Arrays.sort(rtt);
-            System.out.printf(Locale.ROOT, "tunnel-rtt%d %.1f%n", size, rtt[rtt.length / 2] / 1000.0);
+            System.out.printf(Locale.ROOT, "%s%d %.1f%n", relayed ? "relay-rtt" : "tunnel-rtt", size,
+                    rtt[rtt.length / 2] / 1000.0);
         }
     }
 }
