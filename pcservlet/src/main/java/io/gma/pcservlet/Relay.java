@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * A batch stays in its queue, counted against the bounds, until a later poll names it in {@code ack}.
+ *
+ * <p>No thread waits with a poll: a poll that cannot be answered at once is kept with its domain's
+ * ({@link Polls}), and one thread of the relay, the watcher, answers it when messages come for its domain or
+ * its wait is over; the answer is written by the servlet on a container thread.
  */
 final class Relay {
     private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
@@ -281,7 +285,7 @@ final class Relay {
                     }
                 }
             } catch (InterruptedException e) {
-                return; // only drain interrupts it, after answering
+                return; // nobody interrupts it: drain() ends it
             } finally {
                 newsLock.unlock();
             }
