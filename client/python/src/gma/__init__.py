@@ -19,7 +19,7 @@ as the Java client does (docs/protocol.md), with the standard library alone.
 Failures raise :class:`GmaError`, whose ``code`` is the protocol's error code (NO_ROUTE, QUEUE_FULL, ...).
 """
 
-from ._endpoint import EndpointCore, Incoming
+from ._endpoint import DEFAULT_MAX_LINKS, EndpointCore, Incoming
 from ._errors import ErrorCode, GmaError, ProtocolError
 from ._queue import BLOCK, DROP_OLDEST, FAIL, Sent
 from ._registry import QueryResult
@@ -39,7 +39,7 @@ class _Endpoint:
     def __init__(self, *, registry, domain, label, pc=None, security=None, on_message=None, exact=False,
                  host="127.0.0.1", policy=BLOCK, block_timeout=10.0, request_timeout=30.0, ping_interval=15.0,
                  lease=30.0, max_queued_bytes=8 << 20, max_queued_messages=65536, max_message_bytes=16 << 20,
-                 attributes=None, max_links=1000):
+                 attributes=None, max_links=DEFAULT_MAX_LINKS):
         self._core = EndpointCore(self._kind, registry, domain, label, pc=pc, security=security,
                                   on_message=on_message, exact=exact, host=host, policy=policy,
                                   block_timeout=block_timeout, request_timeout=request_timeout,

@@ -42,7 +42,8 @@ _WRITE_HERE_BYTES = 64 * 1024
 LOG = logging.getLogger("gma")
 _NO_DATA = b""
 _PCH = "pc@"
-#: the most links an endpoint holds open at once, by default (each is a reader thread, and a writer while sending)
+#: the most links peers may hold open to an endpoint, by default (each is a reader thread, and a writer while
+#: sending)
 DEFAULT_MAX_LINKS = 1000
 #: the most accepted connections in their handshake at once (a thread each, for at most 5 s)
 MAX_HANDSHAKES = 64
