@@ -72,10 +72,15 @@ final class Relay {
         Long handedOut;
         /** Whether the first poll took its turn: its ack was applied. */
         boolean turnTaken;
-        /** waiting.size(), read without the monitor by {@link #addAll}. */
-        volatile int count;
-        /** When its polls must be looked at again at the latest (System.nanoTime; Long.MAX_VALUE: none waits). */
+        /**
+         * When its polls must be looked at again at the latest (System.nanoTime; Long.MAX_VALUE: none waits),
+         * read without the monitor by {@link #addAll} and the watcher.
+         */
         volatile long nextLook = Long.MAX_VALUE;
+
+        boolean anyWaits() {
+            return nextLook != Long.MAX_VALUE;
+        }
         /** Messages came for a waiting poll: the watcher looks at once. */
         volatile boolean arrived;
     }
@@ -101,7 +106,7 @@ final class Relay {
         DomainQueue q = queue(domain);
         messages.forEach(m -> q.offer(m, true)); // relay queues are never retired
         Polls p = polls.get(domain);
-        if (p != null && p.count > 0) {
+        if (p != null && p.anyWaits()) {
             p.arrived = true;
             tell();
         }
@@ -131,11 +136,10 @@ final class Relay {
                         + " have): one poller a domain is enough";
             }
             p.waiting.addLast(new Poll(ack, System.nanoTime() + waitNanos, maxBytes, answer));
-            p.count = p.waiting.size();
             serve(domain, p, System.nanoTime(), answers);
         }
         answers.forEach(Runnable::run);
-        if (p.count > 0) {
+        if (p.anyWaits()) {
             tell();
         }
         return null;
@@ -186,7 +190,6 @@ final class Relay {
                 next = Math.min(next, w.deadline());
             }
         }
-        p.count = p.waiting.size();
         p.nextLook = next;
         return next;
     }

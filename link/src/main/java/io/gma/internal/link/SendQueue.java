@@ -140,11 +140,7 @@ public final class SendQueue {
         try {
             checkOpen();
             if (!fits(size)) {
-                switch (policy) {
-                    case FAIL -> throw full(peer);
-                    case DROP_OLDEST -> dropped = dropOldestFor(size);
-                    default -> waitForRoom(size, blockNanos, peer);
-                }
+                dropped = makeRoom(size, policy, blockNanos, peer);
             }
             queued = fits(size);
             if (queued) {
@@ -222,7 +218,8 @@ public final class SendQueue {
      * Waits for room for a data message of {@code size} packed bytes as {@link #offerData} would (BLOCK up to
      * {@code blockNanos}; FAIL refuses at once), and queues nothing: for a caller that does something before it
      * offers the message (the client's outbox appends it to disk) and should not do it for a message refused.
-     * The room may be taken by another sender before the offer, which then applies the policy again.
+     * The room may be taken by another sender before the offer, which then applies the policy again. Under
+     * DROP_OLDEST it does nothing: the offer drops what it must.
      *
      * @throws LinkException as {@link #offerData}
      */
@@ -233,15 +230,29 @@ public final class SendQueue {
         lock.lock();
         try {
             checkOpen();
-            if (!fits(size)) {
-                switch (policy) {
-                    case FAIL -> throw full(peer);
-                    case DROP_OLDEST -> { } // the offer drops what it must
-                    default -> waitForRoom(size, blockNanos, peer);
-                }
+            if (!fits(size) && policy != WhenFull.DROP_OLDEST) {
+                makeRoom(size, policy, blockNanos, peer);
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock, for a message of {@code size} that does not fit: the policy. FAIL throws QUEUE_FULL, BLOCK
+     * waits for room (QUEUE_FULL after blockNanos), DROP_OLDEST drops from the front and returns what it dropped.
+     */
+    private List<QueuedMessage> makeRoom(int size, WhenFull policy, long blockNanos, String peer)
+            throws LinkException {
+        switch (policy) {
+            case FAIL -> throw full(peer);
+            case DROP_OLDEST -> {
+                return dropOldestFor(size);
+            }
+            default -> {
+                waitForRoom(size, blockNanos, peer);
+                return null;
+            }
         }
     }
 

@@ -118,8 +118,11 @@ public final class Spool implements AutoCloseable {
     private int pendingAckCount;
     /** When the oldest of the pending acknowledgements came (System.nanoTime). */
     private long acksPendingSince;
-    /** Acknowledgements that went into pendingAcks, and those of them written to the log, ever (in order). */
-    private long acksQueued;
+    /**
+     * Records acknowledged (each then went into pendingAcks), and those of the acknowledgements written to the
+     * log, ever, in order.
+     */
+    private long acknowledged;
     private long acksWrittenOut;
     /** A thread in {@link #ackWritten} waits: the pending acknowledgements are written now. */
     private boolean acksUrgent;
@@ -154,7 +157,6 @@ public final class Spool implements AutoCloseable {
     private IOException broken;
     private final Thread committer;
     private final LongAdder appended = new LongAdder();
-    private final LongAdder acknowledged = new LongAdder();
     private final LongAdder forces = new LongAdder();
     private final LongAdder refusedFull = new LongAdder();
     private final LongAdder written = new LongAdder();
@@ -561,15 +563,7 @@ public final class Spool implements AutoCloseable {
      * written if it is not yet. Acknowledging it twice does nothing.
      */
     public void ack(long seq) {
-        List<Runnable> ready;
-        lock.lock();
-        try {
-            ackOne(seq);
-            ready = acksTaken();
-        } finally {
-            lock.unlock();
-        }
-        runAll(ready);
+        acknowledge(seq, false);
     }
 
     /**
@@ -606,14 +600,22 @@ public final class Spool implements AutoCloseable {
      *     -1 when it was acknowledged before
      */
     public long ackWritten(long seq) {
+        return acknowledge(seq, true);
+    }
+
+    /**
+     * Acknowledges {@code seq}, its acknowledgement written with its batch or, {@code urgent}, now; its place
+     * among the acknowledgements, or -1 when it was acknowledged before.
+     */
+    private long acknowledge(long seq, boolean urgent) {
         List<Runnable> ready;
         long ticket;
         lock.lock();
         try {
-            long before = acksQueued;
+            long before = acknowledged;
             ackOne(seq);
-            ticket = acksQueued > before ? acksQueued : -1;
-            if (ticket > 0) {
+            ticket = acknowledged > before ? acknowledged : -1;
+            if (urgent && ticket > 0) {
                 acksUrgent = true;
                 work.signal();
             }
@@ -737,7 +739,7 @@ public final class Spool implements AutoCloseable {
             return;
         }
         liveRecords--;
-        acknowledged.increment();
+        acknowledged++;
         if (pendingAckCount == pendingAcks.length) {
             pendingAcks = Arrays.copyOf(pendingAcks, pendingAcks.length * 2);
         }
@@ -745,7 +747,6 @@ public final class Spool implements AutoCloseable {
             acksPendingSince = System.nanoTime();
         }
         pendingAcks[pendingAckCount++] = seq;
-        acksQueued++;
         if (s.live() == 0 && s != segments.get(segments.size() - 1)) {
             deletable = true;
         }
@@ -1129,7 +1130,7 @@ public final class Spool implements AutoCloseable {
     public SpoolStats stats() {
         lock.lock();
         try {
-            return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged.sum(),
+            return new SpoolStats(liveRecords, diskBytes, segments.size(), appended.sum(), acknowledged,
                     recovered, forces.sum(), damaged, torn, refusedFull.sum(),
                     written.sum());
         } finally {
