@@ -69,6 +69,9 @@ final class PcNode implements AutoCloseable {
     private Thread poller;
     private volatile String url;
     private volatile boolean stopping;
+    /** Held by the one shutdown that runs; {@link #undelivered} is what it returned, or -1 before it ended. */
+    private final Object stopLock = new Object();
+    private int undelivered = -1;
     /** start() went through: the node served, and a stop has something to report. */
     private volatile boolean started;
 
@@ -288,12 +291,20 @@ final class PcNode implements AutoCloseable {
      * stays with them, for the next run); then the queues are given up to drainTimeout to empty, woken each
      * time room is freed. What is left is logged and counted as dropped.
      *
+     * A second call, from another thread too, waits for the first to end and returns what it returned.
+     *
      * @return how many messages could not be delivered
      */
     int shutdown() {
-        if (stopping) {
-            return 0;
+        synchronized (stopLock) {
+            if (undelivered < 0) {
+                undelivered = drainAndClose();
+            }
+            return undelivered;
         }
+    }
+
+    private int drainAndClose() {
         stopping = true;
         inbound.stop();
         uplinks.hold();

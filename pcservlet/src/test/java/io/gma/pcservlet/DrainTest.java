@@ -20,12 +20,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Stopping drains within its timeout, says how many messages it could not deliver, and tells their senders. */
+/**
+ * Stopping drains within its timeout, says how many messages it could not deliver, and tells their senders; two
+ * stops at once drain once.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DrainTest {
     /**
      * Without a spool: stop() waits out the drain timeout, counts what is left, and sends each of its senders an
-     * ERROR SHUTTING_DOWN with the reason (on east's side, by one last POST), long before their own timeouts.
+     * ERROR SHUTTING_DOWN with the reason (on east's side, by one last POST), long before their own timeouts. A
+     * second stop at the same time (a signal's hook beside the end of --duration) waits for it and says the same.
      */
     @Test
     void stopWaitsForTheDrainTimeoutCountsWhatIsLeftAndTellsItsSenders() throws Exception {
@@ -50,9 +54,11 @@ class DrainTest {
                 await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
                         .until(() -> queuedAtWest(west) >= 9);
                 long start = System.nanoTime();
+                CompletableFuture<Integer> beside = CompletableFuture.supplyAsync(() -> stop(west));
                 int left = west.stop();
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertEquals(10, left, "the one being handled is unacknowledged too");
+                assertEquals(10, beside.get(10, TimeUnit.SECONDS), "a stop beside it waits for the same drain");
                 assertTrue(tookMillis >= 650 && tookMillis < 5_000, "stop took " + tookMillis + " ms");
                 for (CompletableFuture<byte[]> f : asked) {
                     ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
@@ -64,6 +70,14 @@ class DrainTest {
             } finally {
                 never.countDown();
             }
+        }
+    }
+
+    private static int stop(PcServer server) {
+        try {
+            return server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
