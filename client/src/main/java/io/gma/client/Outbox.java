@@ -12,6 +12,7 @@ import io.gma.wire.Message;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What an endpoint sends: it numbers the messages the endpoint originates ({@link SequenceNumbers}), queues each
@@ -42,10 +43,13 @@ final class Outbox {
     private final Peer uplink;
     /** Destinations in other domains the PC servlet refused a message for with QUEUE_FULL, for a while. */
     private final FullDestinations full;
+    /** Where a kept message's failure waits for its mark on disk when a link's event loop failed it. */
+    private final Executor waiter;
 
     Outbox(EndpointBuilder<?> config, Peers peers, Connector connector, SequenceNumbers sequence, OutboxSpool spool,
-            Counters counters) {
+            Counters counters, Executor waiter) {
         this.peers = peers;
+        this.waiter = waiter;
         this.connector = connector;
         this.sequence = sequence;
         this.spool = spool;
@@ -89,13 +93,13 @@ final class Outbox {
     Pending send(String to, Command command, byte[] data, long seq, CompletableFuture<Void> receipt)
             throws EndpointException {
         Peer peer = peers.peer(to);
-        Pending p = receipt == null ? new Pending(peer.queue(), seq) : new Pending.WithReceipt(peer.queue(), seq,
-                receipt);
         int flags = receipt == null ? Message.defaultFlags(command) : Message.REPLY_EXPECTED;
         // a REQUEST is not kept: after a crash nobody awaits its REPLY, and it fails with the process
         if (spool != null && command != Command.REQUEST) {
-            return sendKept(peer, p, to, command, flags, data, policy());
+            return sendKept(peer, new Pending.Kept(peer.queue(), seq, receipt), to, command, flags, data, policy());
         }
+        Pending p = receipt == null ? new Pending(peer.queue(), seq) : new Pending.WithReceipt(peer.queue(), seq,
+                receipt);
         return queue(peer, p, to, command, flags, data);
     }
 
@@ -153,7 +157,7 @@ final class Outbox {
      * the disk nothing; room taken by another sender in between makes the offer throw after the append, and
      * then the record's mark is written before the throw ({@link OutboxSpool#dropped}).
      */
-    private Pending sendKept(Peer peer, Pending p, String to, Command command, int flags, byte[] data,
+    private Pending sendKept(Peer peer, Pending.Kept p, String to, Command command, int flags, byte[] data,
             WhenFull policy) throws EndpointException {
         Object probe = peer == uplink && full.any() ? full.admit(to, policy, blockNanos) : null;
         Envelope envelope = peer.envelope(to);
@@ -176,7 +180,7 @@ final class Outbox {
         if (probe != null) {
             watch(p, to, probe);
         }
-        spool.track(p, record, null);
+        spool.track(p, record, null, waiter);
         transmit(peer, unsent);
         return p;
     }
@@ -195,17 +199,17 @@ final class Outbox {
                 peer = peers.peer(to);
             } catch (EndpointException | IllegalArgumentException ex) {
                 spool.track(Pending.refused(new EndpointException(ErrorCode.NO_ROUTE, ex.getMessage(), ex)),
-                        r.record(), to);
+                        r.record(), to, waiter);
                 continue;
             }
             Pending p = new Pending(peer.queue(), r.message().sequence());
             try {
                 transmit(peer, peer.queue().addData(r.packed(), p));
             } catch (LinkException ex) {
-                spool.track(Pending.refused(Failures.toEndpoint(ex)), r.record(), to);
+                spool.track(Pending.refused(Failures.toEndpoint(ex)), r.record(), to, waiter);
                 continue;
             }
-            spool.track(p, r.record(), to);
+            spool.track(p, r.record(), to, waiter);
         }
     }
 

@@ -15,6 +15,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -273,23 +276,48 @@ final class OutboxSpool implements AutoCloseable {
     }
 
     /**
-     * Acknowledges {@code record} once {@code sent} is acknowledged by the first hop, or failed (its sender is
-     * told through it); not when it failed because the endpoint closed: then it stays for the next start.
+     * Acknowledges {@code record} once {@code p} is acknowledged by the first hop, or failed; not when it failed
+     * because the endpoint closed: then it stays for the next start. The sender of a {@link Pending.Kept} learns
+     * of a failure (NO_ROUTE, a refusal) once the record's mark is written, not before: it may send the message
+     * again, and a crash the moment after must not send it a second time on the next start.
      *
+     * @param p a {@link Pending.Kept} of this run, whose future this completes; or a message of an earlier run
      * @param recoveredFrom for a message of an earlier run, whose sender cannot be told: its destination, for
      *     the log; null for a message sent by this run
+     * @param waiter where the mark of a failure is waited for when the queue fails the message on a link's event
+     *     loop, which does not wait for the disk
      */
-    void track(Sent sent, long record, String recoveredFrom) {
-        sent.acknowledged().whenComplete((ok, failed) -> {
-            if (failed != null && closing) {
-                return;
-            }
-            spool.ack(record);
-            if (failed != null && recoveredFrom != null) {
+    void track(Pending p, long record, String recoveredFrom, Executor waiter) {
+        CompletableFuture<Void> told = p instanceof Pending.Kept k ? k.told() : null;
+        p.queued().whenComplete((ok, failed) -> {
+            if (failed == null) {
+                spool.ack(record);
+                if (told != null) {
+                    told.complete(null);
+                }
+            } else if (closing) {
+                if (told != null) {
+                    told.completeExceptionally(failed);
+                }
+            } else if (told == null) {
+                spool.ack(record);
                 long n = recoveredFailed.incrementAndGet();
                 if (n <= 10 || n % 1000 == 0) {
                     LOG.warn("outbox {}: a message of an earlier run to {} failed and is dropped ({} so far): {}",
                             dir, recoveredFrom, n, failed.getMessage());
+                }
+            } else if (!IoThreads.isCurrent()) {
+                forget(record);
+                told.completeExceptionally(failed);
+            } else {
+                try {
+                    waiter.execute(() -> {
+                        forget(record);
+                        told.completeExceptionally(failed);
+                    });
+                } catch (RejectedExecutionException closed) {
+                    spool.ackWritten(record); // the endpoint is closing: asked for, not waited for
+                    told.completeExceptionally(failed);
                 }
             }
         });

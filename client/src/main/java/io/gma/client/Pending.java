@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What became of a counted message: the {@link Sent} its sender holds, a message of the link module's send
  * queue whose failures its future reports as {@link EndpointException}s. A message that asks for a receipt is a
- * {@link WithReceipt}, so that one that does not is no larger than it was.
+ * {@link WithReceipt}, and one kept in the outbox a {@link Kept}, so that the others are no larger than they were.
  */
-sealed class Pending extends QueuedMessage implements Sent permits Pending.WithReceipt {
+sealed class Pending extends QueuedMessage implements Sent permits Pending.WithReceipt, Pending.Kept {
     Pending(SendQueue queue, long sequence) {
         super(queue, sequence);
     }
@@ -22,6 +22,11 @@ sealed class Pending extends QueuedMessage implements Sent permits Pending.WithR
     /** A message refused before it was queued: its future has failed with {@code why}. */
     static Pending refused(EndpointException why) {
         return new Pending(why);
+    }
+
+    /** The queue's future, whatever the sender is told ({@link Kept}). */
+    final CompletableFuture<Void> queued() {
+        return queueAcknowledged();
     }
 
     @Override
@@ -58,6 +63,37 @@ sealed class Pending extends QueuedMessage implements Sent permits Pending.WithR
         @Override
         public CompletableFuture<Void> delivered() {
             return delivered;
+        }
+    }
+
+    /**
+     * A message kept in the outbox ({@link OutboxSpool#track}): its sender learns of a failure once the record's
+     * mark is written, not before, so {@link #acknowledged()} is a future of its own, which the outbox completes.
+     * With receipts, {@link #delivered()} is the {@link Receipts}' future.
+     */
+    static final class Kept extends Pending {
+        private final CompletableFuture<Void> told = new CompletableFuture<>();
+        /** The receipt's future, or null: the endpoint asks for none. */
+        private final CompletableFuture<Void> delivered;
+
+        Kept(SendQueue queue, long sequence, CompletableFuture<Void> delivered) {
+            super(queue, sequence);
+            this.delivered = delivered;
+        }
+
+        @Override
+        public CompletableFuture<Void> acknowledged() {
+            return told;
+        }
+
+        /** What the sender is told through: the outbox completes it. */
+        CompletableFuture<Void> told() {
+            return told;
+        }
+
+        @Override
+        public CompletableFuture<Void> delivered() {
+            return delivered != null ? delivered : super.delivered();
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gma.registry.Registry;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,6 +190,31 @@ class OutboxCrashTest {
             }
             assertEquals(sent, kept, "the outbox keeps what send returned for, and not " + threw.group(1)
                     + ", whose send threw");
+        }
+    }
+
+    /**
+     * A send that fails later (NO_ROUTE for a name nobody registered) is told to its sender only once its record
+     * is marked done on disk: the sender may send it again, and a crash the moment it is told must not send it on
+     * the next start.
+     */
+    @Test
+    void aSendThatFailedIsNotSentAfterACrashTheMomentItsSenderIsTold() throws Exception {
+        try (Registry registry = Registry.builder().port(0)
+                .defaultLease(Duration.ofSeconds(1)).build().start()) {
+            Path outbox = tmp.resolve("failer");
+            String output;
+            try (ChildJvm child = ChildJvm.start(List.of("-Xmx128m"), OutboxFailMain.class.getName(),
+                    List.of(registry.url(), outbox.toString(), "lan", "ghost-aaaaaa@lan"))) {
+                child.await(Pattern.compile("failed 0 NO_ROUTE"), 30_000);
+                await().atMost(Duration.ofSeconds(10)).until(() -> !child.isAlive());
+                output = child.output();
+            }
+            assertTrue(output.contains("sent 0"), output);
+            try (OutboxSpool spool = OutboxSpool.open(outbox, 1 << 20, false, "failer@lan")) {
+                assertEquals(List.of(), spool.takeRecovered(), "the outbox keeps the message its sender was told"
+                        + " had failed");
+            }
         }
     }
 }

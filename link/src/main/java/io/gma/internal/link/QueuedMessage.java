@@ -19,7 +19,7 @@ public class QueuedMessage {
     long index;
     /** Why it failed, or null. */
     LinkException failure;
-    /** Made by {@link #acknowledged()}; null until someone asks. */
+    /** Made by {@link #queueAcknowledged()}; null until someone asks. */
     CompletableFuture<Void> future;
 
     /** A message with {@code sequence}, about to be offered to {@code queue}. */
@@ -42,9 +42,17 @@ public class QueuedMessage {
 
     /**
      * Completes when the peer acknowledges the message, or fails with what {@link #failureSeenBySender} makes of
-     * the queue's reason. Made on the first call, the same future after.
+     * the queue's reason: {@link #queueAcknowledged()}, unless a subclass tells its sender later.
      */
-    public final CompletableFuture<Void> acknowledged() {
+    public CompletableFuture<Void> acknowledged() {
+        return queueAcknowledged();
+    }
+
+    /**
+     * The queue's future of the message: completes when the peer acknowledges it, or fails with what
+     * {@link #failureSeenBySender} makes of the queue's reason. Made on the first call, the same future after.
+     */
+    protected final CompletableFuture<Void> queueAcknowledged() {
         return queue == null ? future : queue.futureOf(this);
     }
 
