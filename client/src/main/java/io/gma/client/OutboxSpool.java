@@ -17,8 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,6 +60,10 @@ final class OutboxSpool implements AutoCloseable {
     private final List<Recovered> recovered;
     private final long unreadable;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Failures of kept messages whose marks were asked for, to tell their senders once written ({@link #tell}). */
+    private final ConcurrentLinkedQueue<Failure> toTell = new ConcurrentLinkedQueue<>();
+    /** Whether a task on the waiter tells them now. */
+    private final AtomicBoolean telling = new AtomicBoolean();
     private final Condition room = lock.newCondition();
     /** Guarded by lock: how many times the spool freed room, so that a waiter misses no signal. */
     private long roomFreed;
@@ -277,50 +282,106 @@ final class OutboxSpool implements AutoCloseable {
 
     /**
      * Acknowledges {@code record} once {@code p} is acknowledged by the first hop, or failed; not when it failed
-     * because the endpoint closed: then it stays for the next start. The sender of a {@link Pending.Kept} learns
-     * of a failure (NO_ROUTE, a refusal) once the record's mark is written, not before: it may send the message
-     * again, and a crash the moment after must not send it a second time on the next start.
+     * because the endpoint closed (SHUTTING_DOWN): then it stays for the next start. The sender of a
+     * {@link Pending.Kept} learns of any other failure (NO_ROUTE, a refusal) once the record's mark is written, not
+     * before: it may send the message again, and a crash the moment after must not send it a second time on the
+     * next start. No thread waits for that but one on {@code waiter}, for the marks of every failure asked for
+     * meanwhile ({@link #tell}): a link that closes with thousands of messages queued costs one wait.
      *
      * @param p a {@link Pending.Kept} of this run, whose future this completes; or a message of an earlier run
      * @param recoveredFrom for a message of an earlier run, whose sender cannot be told: its destination, for
      *     the log; null for a message sent by this run
-     * @param waiter where the mark of a failure is waited for when the queue fails the message on a link's event
-     *     loop, which does not wait for the disk
+     * @param waiter where the marks of failures are waited for
      */
     void track(Pending p, long record, String recoveredFrom, Executor waiter) {
         CompletableFuture<Void> told = p instanceof Pending.Kept k ? k.told() : null;
         p.queued().whenComplete((ok, failed) -> {
-            if (failed == null) {
-                spool.ack(record);
-                if (told != null) {
-                    told.complete(null);
+            boolean handedOn = false;
+            try {
+                if (failed == null) {
+                    spool.ack(record);
+                } else if (closing && failed instanceof EndpointException e && e.code() == ErrorCode.SHUTTING_DOWN) {
+                    return; // stays for the next start, which sends it; told below
+                } else if (told != null) {
+                    toTell.add(new Failure(spool.ackWritten(record), told, failed));
+                    handedOn = true;
+                    startTelling(waiter);
+                } else {
+                    spool.ack(record);
+                    long n = recoveredFailed.incrementAndGet();
+                    if (n <= 10 || n % 1000 == 0) {
+                        LOG.warn("outbox {}: a message of an earlier run to {} failed and is dropped ({} so far): {}",
+                                dir, recoveredFrom, n, failed.getMessage());
+                    }
                 }
-            } else if (closing) {
-                if (told != null) {
-                    told.completeExceptionally(failed);
-                }
-            } else if (told == null) {
-                spool.ack(record);
-                long n = recoveredFailed.incrementAndGet();
-                if (n <= 10 || n % 1000 == 0) {
-                    LOG.warn("outbox {}: a message of an earlier run to {} failed and is dropped ({} so far): {}",
-                            dir, recoveredFrom, n, failed.getMessage());
-                }
-            } else if (!IoThreads.isCurrent()) {
-                forget(record);
-                told.completeExceptionally(failed);
-            } else {
-                try {
-                    waiter.execute(() -> {
-                        forget(record);
-                        told.completeExceptionally(failed);
-                    });
-                } catch (RejectedExecutionException closed) {
-                    spool.ackWritten(record); // the endpoint is closing: asked for, not waited for
-                    told.completeExceptionally(failed);
+            } finally {
+                if (told != null && !handedOn) {
+                    complete(told, failed); // whatever went wrong here, the sender is told
                 }
             }
         });
+    }
+
+    /** A failure whose sender is told once the acknowledgements up to {@code ticket} are written. */
+    private record Failure(long ticket, CompletableFuture<Void> told, Throwable why) {
+    }
+
+    private static void complete(CompletableFuture<Void> told, Throwable failed) {
+        if (failed == null) {
+            told.complete(null);
+        } else {
+            told.completeExceptionally(failed);
+        }
+    }
+
+    /** Has one task on {@code waiter} tell the failures queued, unless one is at it. */
+    private void startTelling(Executor waiter) {
+        if (!telling.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            waiter.execute(this::tell);
+        } catch (RuntimeException closed) { // the endpoint is closing (rejected), or no thread could start
+            telling.set(false);
+            for (Failure f; (f = toTell.poll()) != null;) {
+                f.told.completeExceptionally(f.why); // their marks were asked for, and close writes them
+            }
+        }
+    }
+
+    /**
+     * On the waiter: waits once (up to {@link #FORGET_MILLIS}) for the marks of the failures queued so far, and
+     * tells their senders; again, until none is left.
+     */
+    private void tell() {
+        while (true) {
+            List<Failure> batch = new ArrayList<>();
+            long last = -1;
+            for (Failure f; (f = toTell.poll()) != null;) {
+                batch.add(f);
+                last = Math.max(last, f.ticket);
+            }
+            if (!batch.isEmpty()) {
+                boolean written;
+                try {
+                    written = spool.awaitAcks(last, FORGET_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the endpoint closes, and its close writes the marks
+                    written = closing;
+                }
+                if (!written) {
+                    LOG.warn("outbox {}: the records of {} sends that failed were not marked done within {} ms: if"
+                            + " this process ends before they are, the next start sends them", dir, batch.size(),
+                            FORGET_MILLIS);
+                }
+                batch.forEach(f -> f.told.completeExceptionally(f.why));
+                continue;
+            }
+            telling.set(false);
+            if (toTell.isEmpty() || !telling.compareAndSet(false, true)) {
+                return;
+            }
+        }
     }
 
     /** Acknowledges a record whose send failed before it was queued: its sender was told by the exception. */

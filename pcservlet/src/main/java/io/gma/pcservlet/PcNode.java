@@ -298,7 +298,11 @@ final class PcNode implements AutoCloseable {
     int shutdown() {
         synchronized (stopLock) {
             if (undelivered < 0) {
-                undelivered = drainAndClose();
+                try {
+                    undelivered = drainAndClose();
+                } finally {
+                    undelivered = Math.max(undelivered, 0); // one that threw is not run again on closed parts
+                }
             }
             return undelivered;
         }

@@ -573,7 +573,15 @@ public final class Spool implements AutoCloseable {
      * was written within {@code timeout} (true at once when it was acknowledged before).
      */
     public boolean ackWritten(long seq, long timeout, TimeUnit unit) throws InterruptedException {
-        long ticket = ackWritten(seq);
+        return awaitAcks(ackWritten(seq), timeout, unit);
+    }
+
+    /**
+     * Waits until the acknowledgements up to {@code ticket} (what {@link #ackWritten(long)} returned; the largest
+     * of several) are written, as {@link #ackWritten(long, long, TimeUnit)} does: whether they were within
+     * {@code timeout} (true at once for -1).
+     */
+    public boolean awaitAcks(long ticket, long timeout, TimeUnit unit) throws InterruptedException {
         if (ticket < 0) {
             return true;
         }
