@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -334,18 +335,18 @@ final class OutboxSpool implements AutoCloseable {
         }
     }
 
-    /** Has one task on {@code waiter} tell the failures queued, unless one is at it. */
+    /**
+     * Has one task on {@code waiter} tell the failures queued, unless one is at it. When the endpoint is closing
+     * and its threads are gone, they wait for {@link #close}, which tells them once the spool wrote their marks.
+     */
     private void startTelling(Executor waiter) {
         if (!telling.compareAndSet(false, true)) {
             return;
         }
         try {
             waiter.execute(this::tell);
-        } catch (RuntimeException closed) { // the endpoint is closing (rejected), or no thread could start
+        } catch (RejectedExecutionException closed) {
             telling.set(false);
-            for (Failure f; (f = toTell.poll()) != null;) {
-                f.told.completeExceptionally(f.why); // their marks were asked for, and close writes them
-            }
         }
     }
 
@@ -354,32 +355,48 @@ final class OutboxSpool implements AutoCloseable {
      * tells their senders; again, until none is left.
      */
     private void tell() {
-        while (true) {
-            List<Failure> batch = new ArrayList<>();
-            long last = -1;
-            for (Failure f; (f = toTell.poll()) != null;) {
-                batch.add(f);
-                last = Math.max(last, f.ticket);
-            }
-            if (!batch.isEmpty()) {
-                boolean written;
-                try {
-                    written = spool.awaitAcks(last, FORGET_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt(); // the endpoint closes, and its close writes the marks
-                    written = closing;
+        boolean interrupted = false;
+        boolean ended = false;
+        try {
+            while (true) {
+                List<Failure> batch = new ArrayList<>();
+                long last = -1;
+                for (Failure f; (f = toTell.poll()) != null;) {
+                    batch.add(f);
+                    last = Math.max(last, f.ticket);
                 }
-                if (!written) {
-                    LOG.warn("outbox {}: the records of {} sends that failed were not marked done within {} ms: if"
-                            + " this process ends before they are, the next start sends them", dir, batch.size(),
-                            FORGET_MILLIS);
+                if (!batch.isEmpty()) {
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FORGET_MILLIS);
+                    boolean written;
+                    while (true) {
+                        try {
+                            written = spool.awaitAcks(last, Math.max(0, deadline - System.nanoTime()),
+                                    TimeUnit.NANOSECONDS);
+                            break;
+                        } catch (InterruptedException e) {
+                            interrupted = true; // the endpoint closes: its close writes the marks, waited for here
+                        }
+                    }
+                    if (!written) {
+                        LOG.warn("outbox {}: the records of {} sends that failed were not marked done within {} ms:"
+                                + " if this process ends before they are, the next start sends them", dir,
+                                batch.size(), FORGET_MILLIS);
+                    }
+                    batch.forEach(f -> f.told.completeExceptionally(f.why));
+                    continue;
                 }
-                batch.forEach(f -> f.told.completeExceptionally(f.why));
-                continue;
+                telling.set(false);
+                if (toTell.isEmpty() || !telling.compareAndSet(false, true)) {
+                    ended = true;
+                    return;
+                }
             }
-            telling.set(false);
-            if (toTell.isEmpty() || !telling.compareAndSet(false, true)) {
-                return;
+        } finally {
+            if (!ended) {
+                telling.set(false); // an Error above: the next failure starts another teller
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -447,6 +464,9 @@ final class OutboxSpool implements AutoCloseable {
     /** Writes what waits and closes; what is not acknowledged stays for the next start. */
     @Override
     public void close() {
-        spool.close();
+        spool.close(); // writes the marks asked for
+        for (Failure f; (f = toTell.poll()) != null;) {
+            f.told.completeExceptionally(f.why); // failures the endpoint's threads, gone, did not tell
+        }
     }
 }
