@@ -43,7 +43,7 @@ final class Outbox {
     private final Peer uplink;
     /** Destinations in other domains the PC servlet refused a message for with QUEUE_FULL, for a while. */
     private final FullDestinations full;
-    /** Where a kept message's failure waits for its mark on disk when a link's event loop failed it. */
+    /** Where the outbox's teller waits for the marks of kept messages that failed ({@link OutboxSpool#track}). */
     private final Executor waiter;
 
     Outbox(EndpointBuilder<?> config, Peers peers, Connector connector, SequenceNumbers sequence, OutboxSpool spool,

@@ -16,9 +16,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * An endpoint's outbox on disk ({@link EndpointBuilder#outbox}): every message it originates and queues for a
  * peer (but REQUESTs, which nobody awaits after a crash) is appended here, its packed bytes as they go on the
- * wire, before {@code send} returns, and acknowledged here once the first hop acknowledged it, or it failed and
- * its {@link Sent} said so. After a crash, {@link #open} finds what was not acknowledged, and the endpoint queues
- * it again, in the order appended, before any new send: the same bytes, so the same sequence numbers, which the
- * receivers' dedup drops if they had them.
+ * wire, before {@code send} returns, and acknowledged here once the first hop acknowledged it, or it failed (its
+ * {@link Sent} says so once that acknowledgement is written, {@link #track}). After a crash, {@link #open} finds
+ * what was not acknowledged, and the endpoint queues it again, in the order appended, before any new send: the
+ * same bytes, so the same sequence numbers, which the receivers' dedup drops if they had them.
  *
  * <p>On the spool module ({@code io.gma.internal.spool}): segments, a CRC32C per record, group commit, crash-safe
  * deletion, one process per directory. Bounded in bytes: a full outbox pushes back as a full send queue does,
@@ -61,13 +61,13 @@ final class OutboxSpool implements AutoCloseable {
     private final List<Recovered> recovered;
     private final long unreadable;
     private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+    /** Guarded by lock: how many times the spool freed room, so that a waiter misses no signal. */
+    private long roomFreed;
     /** Failures of kept messages whose marks were asked for, to tell their senders once written ({@link #tell}). */
     private final ConcurrentLinkedQueue<Failure> toTell = new ConcurrentLinkedQueue<>();
     /** Whether a task on the waiter tells them now. */
     private final AtomicBoolean telling = new AtomicBoolean();
-    private final Condition room = lock.newCondition();
-    /** Guarded by lock: how many times the spool freed room, so that a waiter misses no signal. */
-    private long roomFreed;
     /** The endpoint is closing: what fails from now on (SHUTTING_DOWN) stays for the next start. */
     private volatile boolean closing;
     private final AtomicLong recoveredFailed = new AtomicLong();

@@ -291,7 +291,7 @@ final class PcNode implements AutoCloseable {
      * stays with them, for the next run); then the queues are given up to drainTimeout to empty, woken each
      * time room is freed. What is left is logged and counted as dropped.
      *
-     * A second call, from another thread too, waits for the first to end and returns what it returned.
+     * <p>A second call, from another thread too, waits for the first to end and returns what it returned.
      *
      * @return how many messages could not be delivered
      */
