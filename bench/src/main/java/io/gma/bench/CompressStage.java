@@ -110,7 +110,7 @@ final class CompressStage {
         try (Pair auto = Pair.start(registry, "auto", "wan-auto", link);
                 Pair off = Pair.start(registry, "off", "wan-off", link)) {
             Payloads.Kind kind = Payloads.Kind.AGENT_ROWS;
-            int n = plan.is(Plan.SMOKE) ? WAN_ROWS / 2 : WAN_ROWS; // in smoke too, 10 batches or more: auto settles
+            int n = plan.is(Plan.SMOKE) ? WAN_ROWS / 10 : WAN_ROWS; // in smoke, enough batches for auto to settle
             List<byte[]> payloads = Payloads.make(kind, n, 26);
             Pass[] passes = {auto.pass(payloads), off.pass(payloads)};
             double[][] seconds = inTurns(plan.is(Plan.SMOKE) ? 1 : WAN_PASSES, !plan.is(Plan.SMOKE), passes);
