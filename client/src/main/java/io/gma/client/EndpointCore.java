@@ -97,7 +97,10 @@ final class EndpointCore implements AutoCloseable {
                 this::listenerFor, this::unreachable);
         SequenceNumbers numbers = spool != null ? spool.sequence()
                 : config.exact ? SequenceNumbers.fromClock() : SequenceNumbers.fromOne();
-        this.outbox = new Outbox(config, peers, connector, numbers, spool, counters, connecting);
+        if (spool != null) {
+            spool.tellOn(connecting);
+        }
+        this.outbox = new Outbox(config, peers, connector, numbers, spool, counters);
         this.requests = new Requests(name, outbox, peers.uplink(), counters, timer);
         this.receipts = new Receipts(name, config, outbox, peers.uplink(), counters, timer);
         this.subscribers = new Subscribers(receipts);

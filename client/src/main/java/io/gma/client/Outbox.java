@@ -12,7 +12,6 @@ import io.gma.wire.Message;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * What an endpoint sends: it numbers the messages the endpoint originates ({@link SequenceNumbers}), queues each
@@ -43,13 +42,10 @@ final class Outbox {
     private final Peer uplink;
     /** Destinations in other domains the PC servlet refused a message for with QUEUE_FULL, for a while. */
     private final FullDestinations full;
-    /** Where the outbox's teller waits for the marks of kept messages that failed ({@link OutboxSpool#track}). */
-    private final Executor waiter;
 
     Outbox(EndpointBuilder<?> config, Peers peers, Connector connector, SequenceNumbers sequence, OutboxSpool spool,
-            Counters counters, Executor waiter) {
+            Counters counters) {
         this.peers = peers;
-        this.waiter = waiter;
         this.connector = connector;
         this.sequence = sequence;
         this.spool = spool;
@@ -180,7 +176,7 @@ final class Outbox {
         if (probe != null) {
             watch(p, to, probe);
         }
-        spool.track(p, record, null, waiter);
+        spool.track(p, record, null);
         transmit(peer, unsent);
         return p;
     }
@@ -199,17 +195,17 @@ final class Outbox {
                 peer = peers.peer(to);
             } catch (EndpointException | IllegalArgumentException ex) {
                 spool.track(Pending.refused(new EndpointException(ErrorCode.NO_ROUTE, ex.getMessage(), ex)),
-                        r.record(), to, waiter);
+                        r.record(), to);
                 continue;
             }
             Pending p = new Pending(peer.queue(), r.message().sequence());
             try {
                 transmit(peer, peer.queue().addData(r.packed(), p));
             } catch (LinkException ex) {
-                spool.track(Pending.refused(Failures.toEndpoint(ex)), r.record(), to, waiter);
+                spool.track(Pending.refused(Failures.toEndpoint(ex)), r.record(), to);
                 continue;
             }
-            spool.track(p, r.record(), to, waiter);
+            spool.track(p, r.record(), to);
         }
     }
 

@@ -68,6 +68,8 @@ final class OutboxSpool implements AutoCloseable {
     private final ConcurrentLinkedQueue<Failure> toTell = new ConcurrentLinkedQueue<>();
     /** Whether a task on the waiter tells them now. */
     private final AtomicBoolean telling = new AtomicBoolean();
+    /** Where the marks of failures are waited for: the endpoint's connecting threads. */
+    private volatile Executor waiter;
     /** The endpoint is closing: what fails from now on (SHUTTING_DOWN) stays for the next start. */
     private volatile boolean closing;
     private final AtomicLong recoveredFailed = new AtomicLong();
@@ -286,15 +288,14 @@ final class OutboxSpool implements AutoCloseable {
      * because the endpoint closed (SHUTTING_DOWN): then it stays for the next start. The sender of a
      * {@link Pending.Kept} learns of any other failure (NO_ROUTE, a refusal) once the record's mark is written, not
      * before: it may send the message again, and a crash the moment after must not send it a second time on the
-     * next start. No thread waits for that but one on {@code waiter}, for the marks of every failure asked for
-     * meanwhile ({@link #tell}): a link that closes with thousands of messages queued costs one wait.
+     * next start. No thread waits for that but one on the waiter ({@link #tellOn}), for the marks of every failure
+     * asked for meanwhile ({@link #tell}): a link that closes with thousands of messages queued costs one wait.
      *
      * @param p a {@link Pending.Kept} of this run, whose future this completes; or a message of an earlier run
      * @param recoveredFrom for a message of an earlier run, whose sender cannot be told: its destination, for
      *     the log; null for a message sent by this run
-     * @param waiter where the marks of failures are waited for
      */
-    void track(Pending p, long record, String recoveredFrom, Executor waiter) {
+    void track(Pending p, long record, String recoveredFrom) {
         CompletableFuture<Void> told = p instanceof Pending.Kept k ? k.told() : null;
         p.queued().whenComplete((ok, failed) -> {
             boolean handedOn = false;
@@ -306,7 +307,7 @@ final class OutboxSpool implements AutoCloseable {
                 } else if (told != null) {
                     toTell.add(new Failure(spool.ackWritten(record), told, failed));
                     handedOn = true;
-                    startTelling(waiter);
+                    startTelling();
                 } else {
                     spool.ack(record);
                     long n = recoveredFailed.incrementAndGet();
@@ -323,6 +324,11 @@ final class OutboxSpool implements AutoCloseable {
         });
     }
 
+    /** The failures of kept messages are told from {@code waiter} ({@link #track}); set before the first send. */
+    void tellOn(Executor waiter) {
+        this.waiter = waiter;
+    }
+
     /** A failure whose sender is told once the acknowledgements up to {@code ticket} are written. */
     private record Failure(long ticket, CompletableFuture<Void> told, Throwable why) {
     }
@@ -336,10 +342,10 @@ final class OutboxSpool implements AutoCloseable {
     }
 
     /**
-     * Has one task on {@code waiter} tell the failures queued, unless one is at it. When the endpoint is closing
+     * Has one task on the waiter tell the failures queued, unless one is at it. When the endpoint is closing
      * and its threads are gone, they wait for {@link #close}, which tells them once the spool wrote their marks.
      */
-    private void startTelling(Executor waiter) {
+    private void startTelling() {
         if (!telling.compareAndSet(false, true)) {
             return;
         }
