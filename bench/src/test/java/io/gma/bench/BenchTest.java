@@ -170,6 +170,13 @@ class BenchTest {
         List<String> codecs = Files.readAllLines(out.resolve(CompressStage.CODECS + ".csv"));
         assertEquals("series,batch_kib,ratio,compress_mb_s,decompress_mb_s", codecs.get(0));
         assertEquals(1 + 3 * 5 * CompressStage.BATCH_KIB.length, codecs.size(), String.join("\n", codecs));
+        for (String row : codecs.subList(1, codecs.size())) {
+            // the codec the PC servlets use, in memory, where the ratio does not depend on how batches formed
+            if (row.contains("zstd 1") && !row.contains("random")) {
+                String[] v = row.substring(row.lastIndexOf('"') + 2).split(",");
+                assertTrue(Double.parseDouble(v[1]) > 3, row); // the agent's rows and text, compressed 3x and more
+            }
+        }
         List<String> tunnel = Files.readAllLines(out.resolve(CompressStage.TUNNEL + ".csv"));
         assertEquals("series,payload,msgs_per_s,wire_bytes_per_msg,plain_bytes_per_msg,plain_over_wire,"
                 + "compressed_batches,batches,compress_time_share", tunnel.get(0));
@@ -178,8 +185,12 @@ class BenchTest {
             double plainOverWire = Double.parseDouble(v[4]);
             if (row.contains("random") || row.contains("compression off")) {
                 assertEquals(1.0, plainOverWire, 1e-9, row); // plain on the wire: random, and off
+                assertEquals(0, Long.parseLong(v[5]), row); // no batch compressed
             } else {
-                assertTrue(plainOverWire > 3, row); // the agent's rows and text, compressed 3x and more
+                // auto compresses the agent's rows and text, after a first batch it sends plain to judge by: how
+                // many batches form depends on timing, so the smoke run's few say only that it compressed (the
+                // full run's figure holds the goal of 3x on the wire, the codec figure above the ratio itself)
+                assertTrue(Long.parseLong(v[5]) > 0 && plainOverWire > 1, row);
             }
         }
         assertEquals(1 + 3 * 3 + 2, tunnel.size(), String.join("\n", tunnel)); // and the rows across the link
