@@ -274,18 +274,21 @@ final class Forwarder implements Runnable {
         try {
             call = tunnel.postCall(target.domain(), target.url(), body.content, Long.toHexString(stream) + "/" + epoch
                     + "/" + (++numbered), body.encoding);
-        } catch (IllegalArgumentException plaintext) {
+        } catch (IllegalArgumentException refused) {
             numbered--;
             if (!flights.isEmpty()) {
                 return afterTheOthers();
             }
-            // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once
+            // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once.
+            // Security refuses a plaintext URL (no credential crosses in the clear); a URL OkHttp cannot parse is
+            // a route that cannot be taken
             if (!target.url().equals(refusedUrl)) {
                 refusedUrl = target.url();
-                LOG.error("{}: {}", domain, plaintext.getMessage());
+                LOG.error("{}: {}", domain, refused.getMessage());
             }
             metrics.refused.increment();
-            finish(batch, ErrorCode.UNAUTHORIZED, domain + " did not send to " + plaintext.getMessage());
+            finish(batch, refused instanceof TunnelClient.BadUrl ? ErrorCode.NO_ROUTE : ErrorCode.UNAUTHORIZED,
+                    domain + " did not send to " + refused.getMessage());
             return 0;
         }
         Flight f = new Flight(batch, target, body.encoding != null);

@@ -48,16 +48,31 @@ final class TunnelClient {
      * ({@link Tunnel#STREAM_HEADER}), its body encoded as {@code contentEncoding} says (null: plain), not sent
      * yet: {@link Call#enqueue} sends it; the callback closes the response.
      *
-     * @throws IllegalArgumentException when security is on and the URL is not https (nothing is sent; the
-     *     sentence names the URL)
+     * @throws IllegalArgumentException when security is on and the URL is not https, or {@link BadUrl} when it
+     *     is not a URL OkHttp can post to (nothing is sent; the sentence names the URL)
      */
     Call postCall(String to, String baseUrl, RequestBody batch, String stream, String contentEncoding) {
-        Request.Builder b = authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH)
-                .header(Tunnel.STREAM_HEADER, stream);
+        Request.Builder b = authorized(to, baseUrl);
+        try {
+            b.url(baseUrl + Tunnel.MESSAGES_PATH);
+        } catch (IllegalArgumentException unparsed) {
+            throw new BadUrl("domain " + to + "'s URL " + baseUrl + " is not a URL to post to: "
+                    + unparsed.getMessage());
+        }
+        b.header(Tunnel.STREAM_HEADER, stream);
         if (contentEncoding != null) {
             b.header(Compression.CONTENT_ENCODING, contentEncoding);
         }
         return http.newCall(b.post(batch).build());
+    }
+
+    /** A domain's URL that OkHttp cannot parse (the registry refuses most such URLs at registration). */
+    static final class BadUrl extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        BadUrl(String sentence) {
+            super(sentence);
+        }
     }
 
     /** A POST of a batch, answered within {@code timeout}; the caller closes the response. */

@@ -21,6 +21,7 @@ final class Requests {
     static final int MAX_ATTRIBUTE_VALUE = 1024;
     static final int MAX_HOST = 255;
     static final int MAX_URL = 2048;
+    private static final int MAX_PORT = 65535;
     private static final Set<String> ENDPOINT_FIELDS = Set.of("label", "kind", "domain", "host", "port", "exact",
             "nonce", "leaseSeconds", "attributes", "takeover");
     private static final Set<String> TAKEOVER_FIELDS = Set.of("host", "port");
@@ -52,7 +53,7 @@ final class Requests {
         }
         String domain = Names.domain("domain", text(json, "domain"));
         String host = host(json, "host");
-        int port = integer(json, "port", 1, 65535, null);
+        int port = integer(json, "port", 1, MAX_PORT, null);
         boolean exact = json.has("exact") && bool(json, "exact");
         String nonce = json.has("nonce") && !json.get("nonce").isNull() ? Names.givenNonce(text(json, "nonce")) : null;
         if (exact && nonce != null) {
@@ -88,7 +89,7 @@ final class Requests {
                         + new java.util.TreeSet<>(TAKEOVER_FIELDS));
             }
         }
-        return new EndpointStore.Takeover(host(node, "host"), integer(node, "port", 1, 65535, null));
+        return new EndpointStore.Takeover(host(node, "host"), integer(node, "port", 1, MAX_PORT, null));
     }
 
     private static String host(JsonNode json, String field) {
@@ -219,6 +220,10 @@ final class Requests {
             String scheme = uri.getScheme();
             if (("http".equals(scheme) || "https".equals(scheme)) && uri.getHost() != null
                     && uri.getRawQuery() == null && uri.getRawFragment() == null) {
+                if (uri.getPort() == 0 || uri.getPort() > MAX_PORT) { // URI takes any digits; a POST to it fails
+                    throw ApiException.badRequest("url " + Json.quote(url) + " has port " + uri.getPort()
+                            + ", outside 1.." + MAX_PORT);
+                }
                 return url;
             }
         } catch (URISyntaxException e) {

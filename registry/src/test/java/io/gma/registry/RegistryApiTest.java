@@ -359,6 +359,9 @@ class RegistryApiTest {
         assertError(Http.send("POST", api + "/domains", "application/json",
                 "{\"domain\":\"x\",\"url\":\"ftp://h/\"}"), 400, "BAD_REQUEST",
                 "url \"ftp://h/\" is not an absolute http or https URL without query or fragment");
+        assertError(Http.send("POST", api + "/domains", "application/json",
+                "{\"domain\":\"x\",\"url\":\"http://h:99999/gma\"}"), 400, "BAD_REQUEST",
+                "url \"http://h:99999/gma\" has port 99999, outside 1..65535");
         assertError(Http.send("POST", api + "/domains", "application/json", "{\"domain\":\"x\",\"via\":\"x\"}"), 400,
                 "BAD_REQUEST", "via \"x\" is the domain itself");
 
