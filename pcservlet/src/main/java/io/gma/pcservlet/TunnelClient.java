@@ -52,14 +52,7 @@ final class TunnelClient {
      *     is not a URL OkHttp can post to (nothing is sent; the sentence names the URL)
      */
     Call postCall(String to, String baseUrl, RequestBody batch, String stream, String contentEncoding) {
-        Request.Builder b = authorized(to, baseUrl);
-        try {
-            b.url(baseUrl + Tunnel.MESSAGES_PATH);
-        } catch (IllegalArgumentException unparsed) {
-            throw new BadUrl("domain " + to + "'s URL " + baseUrl + " is not a URL to post to: "
-                    + unparsed.getMessage());
-        }
-        b.header(Tunnel.STREAM_HEADER, stream);
+        Request.Builder b = authorized(to, baseUrl).url(messages(to, baseUrl)).header(Tunnel.STREAM_HEADER, stream);
         if (contentEncoding != null) {
             b.header(Compression.CONTENT_ENCODING, contentEncoding);
         }
@@ -75,9 +68,19 @@ final class TunnelClient {
         }
     }
 
+    /** Domain {@code to}'s messages URL under {@code baseUrl}; {@link BadUrl} naming it when OkHttp cannot parse it. */
+    private static HttpUrl messages(String to, String baseUrl) {
+        try {
+            return HttpUrl.get(baseUrl + Tunnel.MESSAGES_PATH);
+        } catch (IllegalArgumentException unparsed) {
+            throw new BadUrl("domain " + to + "'s URL " + baseUrl + " is not a URL OkHttp can parse: "
+                    + unparsed.getMessage());
+        }
+    }
+
     /** A POST of a batch, answered within {@code timeout}; the caller closes the response. */
     Response post(String to, String baseUrl, RequestBody batch, Duration timeout) throws IOException {
-        okhttp3.Call call = http.newCall(authorized(to, baseUrl).url(baseUrl + Tunnel.MESSAGES_PATH).post(batch)
+        okhttp3.Call call = http.newCall(authorized(to, baseUrl).url(messages(to, baseUrl)).post(batch)
                 .build());
         call.timeout().timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         return call.execute();
@@ -92,7 +95,7 @@ final class TunnelClient {
      */
     Response poll(String via, String baseUrl, int waitSeconds, String ack, boolean zstd, long maxBatchBytes)
             throws IOException {
-        HttpUrl url = HttpUrl.get(baseUrl + Tunnel.MESSAGES_PATH).newBuilder().addQueryParameter("domain", domain)
+        HttpUrl url = messages(via, baseUrl).newBuilder().addQueryParameter("domain", domain)
                 .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack)
                 .addQueryParameter("max", Long.toString(maxBatchBytes)).build();
         Request.Builder b = authorized(via, baseUrl).url(url);

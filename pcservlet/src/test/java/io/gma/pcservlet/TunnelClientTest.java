@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A domain's URL that OkHttp cannot parse is a route that cannot be taken ({@link TunnelClient.BadUrl}, which the
  * forwarder tells senders as NO_ROUTE), not the refusal of a plaintext URL (UNAUTHORIZED,
- * {@link PlaintextPeerUrlTest}): a port out of range, which java.net.URI takes, fails OkHttp's parse.
+ * {@link PlaintextPeerUrlTest}): a port out of range, which java.net.URI takes, fails OkHttp's parse. A poll of
+ * such a URL says the same.
  */
 class TunnelClientTest {
     @Test
@@ -21,8 +22,10 @@ class TunnelClientTest {
             RequestBody body = RequestBody.create(new byte[0]);
             TunnelClient.BadUrl bad = assertThrows(TunnelClient.BadUrl.class,
                     () -> tunnel.postCall("east", "http://127.0.0.1:99999/gma", body, "1/1/1", null));
-            assertEquals("domain east's URL http://127.0.0.1:99999/gma is not a URL to post to: Invalid URL port:"
-                    + " \"99999\"", bad.getMessage());
+            assertEquals("domain east's URL http://127.0.0.1:99999/gma is not a URL OkHttp can parse: Invalid URL"
+                    + " port: \"99999\"", bad.getMessage());
+            assertEquals(bad.getMessage().replace("east", "hub"), assertThrows(TunnelClient.BadUrl.class,
+                    () -> tunnel.poll("hub", "http://127.0.0.1:99999/gma", 1, "", false, 1024)).getMessage());
             Call fine = tunnel.postCall("east", "http://127.0.0.1:8080/gma", body, "1/1/1", null);
             assertEquals("http://127.0.0.1:8080/gma" + Tunnel.MESSAGES_PATH, fine.request().url().toString());
         } finally {
