@@ -281,13 +281,14 @@ final class Forwarder implements Runnable {
             }
             // a setting to fix, not a failure to retry: each sender is told at once, and the log says it once.
             // Security refuses a plaintext URL (no credential crosses in the clear); a URL OkHttp cannot parse is
-            // a route that cannot be taken
+            // this PC servlet's fault to send, not the message's (INTERNAL: not NO_ROUTE, on which senders drop
+            // their subscribers and table consumers for good, though the domain is there and may fix its URL)
             if (!target.url().equals(refusedUrl)) {
                 refusedUrl = target.url();
                 LOG.error("{}: {}", domain, refused.getMessage());
             }
             metrics.refused.increment();
-            finish(batch, refused instanceof TunnelClient.BadUrl ? ErrorCode.NO_ROUTE : ErrorCode.UNAUTHORIZED,
+            finish(batch, refused instanceof TunnelClient.BadUrl ? ErrorCode.INTERNAL : ErrorCode.UNAUTHORIZED,
                     domain + " did not send to " + refused.getMessage());
             return 0;
         }

@@ -87,12 +87,12 @@ final class Poller implements Runnable {
             // with this side's maxBatchBytes: a via that batches more would hand out a batch read here never whole
             answer = tunnel.poll(via, base, WAIT_SECONDS, ack, compression == Compression.Mode.AUTO,
                     maxBatchBytes);
-        } catch (IllegalArgumentException plaintext) {
+        } catch (IllegalArgumentException refused) { // a plaintext URL under security, or one OkHttp cannot parse
             if (!base.equals(refusedUrl)) {
                 refusedUrl = base;
-                LOG.error("{}: not polling: {}", domain, plaintext.getMessage());
+                LOG.error("{}: not polling: {}", domain, refused.getMessage());
             }
-            return backoff(plaintext.getMessage());
+            return backoff(refused.getMessage());
         } catch (IOException e) {
             return unanswered(e);
         }

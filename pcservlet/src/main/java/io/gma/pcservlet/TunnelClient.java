@@ -95,10 +95,10 @@ final class TunnelClient {
      */
     Response poll(String via, String baseUrl, int waitSeconds, String ack, boolean zstd, long maxBatchBytes)
             throws IOException {
-        HttpUrl url = messages(via, baseUrl).newBuilder().addQueryParameter("domain", domain)
+        Request.Builder b = authorized(via, baseUrl); // security's refusal first, as a POST's
+        b.url(messages(via, baseUrl).newBuilder().addQueryParameter("domain", domain)
                 .addQueryParameter("wait", Integer.toString(waitSeconds)).addQueryParameter("ack", ack)
-                .addQueryParameter("max", Long.toString(maxBatchBytes)).build();
-        Request.Builder b = authorized(via, baseUrl).url(url);
+                .addQueryParameter("max", Long.toString(maxBatchBytes)).build());
         if (zstd) {
             b.header(Compression.ACCEPT_ENCODING, Compression.ZSTD);
         }

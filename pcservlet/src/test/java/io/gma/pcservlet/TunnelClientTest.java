@@ -9,8 +9,8 @@ import okhttp3.RequestBody;
 import org.junit.jupiter.api.Test;
 
 /**
- * A domain's URL that OkHttp cannot parse is a route that cannot be taken ({@link TunnelClient.BadUrl}, which the
- * forwarder tells senders as NO_ROUTE), not the refusal of a plaintext URL (UNAUTHORIZED,
+ * A domain's URL that OkHttp cannot parse is {@link TunnelClient.BadUrl}, which the forwarder tells senders as
+ * INTERNAL naming the URL, not the refusal of a plaintext URL (UNAUTHORIZED,
  * {@link PlaintextPeerUrlTest}): a port out of range, which java.net.URI takes, fails OkHttp's parse. A poll of
  * such a URL says the same.
  */
