@@ -49,7 +49,7 @@ final class TunnelClient {
      * yet: {@link Call#enqueue} sends it; the callback closes the response.
      *
      * @throws IllegalArgumentException when security is on and the URL is not https, or {@link BadUrl} when it
-     *     is not a URL OkHttp can post to (nothing is sent; the sentence names the URL)
+     *     is not a URL OkHttp can parse (nothing is sent; the sentence names the URL)
      */
     Call postCall(String to, String baseUrl, RequestBody batch, String stream, String contentEncoding) {
         Request.Builder b = authorized(to, baseUrl).url(messages(to, baseUrl)).header(Tunnel.STREAM_HEADER, stream);
