@@ -179,6 +179,34 @@ abstract class ContractSuite {
         assertNull(atProducer.poll(100, TimeUnit.MILLISECONDS));
     }
 
+    /**
+     * Messages of every size around the writer's buffers (128 KiB, and the 1 MiB ones a larger message takes)
+     * arrive whole and in order, mixed with small ones that share the buffers after them.
+     */
+    @Test
+    void largeAndSmallMessagesArriveWholeAndInOrder() throws Exception {
+        java.util.Random random = new java.util.Random(26);
+        int[] sizes = {(3 << 20) + 7, 5, 1 << 20, (128 << 10) + 1, 300_000, 1, (1 << 20) - 1, 128 << 10,
+                (1 << 20) + 1, 64 << 10, 17};
+        List<byte[]> sent = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            for (int size : sizes) {
+                byte[] data = new byte[size];
+                random.nextBytes(data);
+                sent.add(data);
+                consumer.send(producer.name(), data);
+                byte[] small = {(byte) sent.size()};
+                sent.add(small);
+                consumer.send(producer.name(), small);
+            }
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            Incoming m = atProducer.poll(10, TimeUnit.SECONDS);
+            assertArrayEquals(sent.get(i), m.data(), "message " + i + " of " + sent.get(i).length + " bytes");
+        }
+        assertNull(atProducer.poll(100, TimeUnit.MILLISECONDS));
+    }
+
     // ---------------------------------------------------------------- receipts (end-to-end acknowledgement)
 
     /** A producer that asks for receipts, awaited {@code timeout}. */

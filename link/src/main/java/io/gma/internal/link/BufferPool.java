@@ -5,9 +5,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Buffers that links borrow while bytes wait in them and give back once they are empty, for the process, so that
- * an idle link holds none (issue 22): a {@link LinkWriter}'s output ({@link #OUTPUT}), and a TLS link's network
- * input and output once it is open ({@link #TLS_IN}, {@link #TLS_OUT}). At most {@link #POOLED} of each wait
- * here between uses; past that a buffer given back is left to the collector.
+ * an idle link holds none (issue 22): a {@link LinkWriter}'s output ({@link #OUTPUT}, or {@link #LARGE_OUTPUT}
+ * for a large message), and a TLS link's network input and output once it is open ({@link #TLS_IN},
+ * {@link #TLS_OUT}). At most {@link #POOLED} of each wait here between uses ({@link #LARGE_POOLED} large ones);
+ * past that a buffer given back is left to the collector.
  *
  * <p>Lock-free and allocation-free: a fixed array of slots, taken and filled by compare-and-set from a place
  * that depends on the thread, so that threads seldom meet on one slot. A round trip's message borrows an output
@@ -16,22 +17,49 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class BufferPool {
     /** Buffers kept between uses, at most, per pool: as many as threads write at once, and more. */
     static final int POOLED = 64;
+    /** Large output buffers kept between uses, at most: 16 MiB of them. */
+    static final int LARGE_POOLED = 16;
     /** A writer's output: a full batch ({@link LinkWriter#BATCH_BYTES}) and then some; direct, for the kernel. */
-    static final BufferPool OUTPUT = new BufferPool(128 * 1024, true);
+    static final BufferPool OUTPUT = new BufferPool(128 * 1024, true, POOLED);
+    /**
+     * A writer's output for a message longer than {@link #OUTPUT}'s buffers: up to 1 MiB of it goes to the socket
+     * in one write rather than eight. Measured on 1 MiB round trips: 1,029 µs against 1,312 (median of 30 each,
+     * alternated; bench/RESULTS.md, the seventeenth session).
+     */
+    static final BufferPool LARGE_OUTPUT = new BufferPool(1024 * 1024, true, LARGE_POOLED);
     /** TLS's network buffers, on the heap (twice as fast as direct ones for a TLS stream, measured). */
-    static final BufferPool TLS_IN = new BufferPool(TlsTransport.READ_BYTES, false);
-    static final BufferPool TLS_OUT = new BufferPool(0, false);
+    static final BufferPool TLS_IN = new BufferPool(TlsTransport.READ_BYTES, false, POOLED);
+    static final BufferPool TLS_OUT = new BufferPool(0, false, POOLED);
     /** Nothing to write: for a TLS transport that has wrapped bytes left over. */
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final int bytes;
     private final boolean direct;
-    private final AtomicReferenceArray<ByteBuffer> slots = new AtomicReferenceArray<>(POOLED);
+    private final AtomicReferenceArray<ByteBuffer> slots;
 
-    /** @param bytes the size of a new buffer, or 0: as {@link #take(int)} asks */
-    private BufferPool(int bytes, boolean direct) {
+    /**
+     * @param bytes the size of a new buffer, or 0: as {@link #take(int)} asks
+     * @param pooled how many buffers wait here at most: a power of two
+     */
+    private BufferPool(int bytes, boolean direct, int pooled) {
         this.bytes = bytes;
         this.direct = direct;
+        this.slots = new AtomicReferenceArray<>(pooled);
+    }
+
+    /** The size of this pool's buffers ({@link #take()}). */
+    int bytes() {
+        return bytes;
+    }
+
+    /** An output buffer for a writer whose next run is {@code runBytes} long: a large one for a large message. */
+    static ByteBuffer takeOutput(int runBytes) {
+        return runBytes > OUTPUT.bytes ? LARGE_OUTPUT.take() : OUTPUT.take();
+    }
+
+    /** Gives back an output buffer of {@link #takeOutput} to its pool, which holds nothing still to be written. */
+    static void giveBackOutput(ByteBuffer b) {
+        (b.capacity() > OUTPUT.bytes ? LARGE_OUTPUT : OUTPUT).giveBack(b);
     }
 
     /** A cleared buffer of this pool's size, pooled or new. */
@@ -41,9 +69,10 @@ final class BufferPool {
 
     /** A cleared buffer of at least {@code size} bytes, pooled or new. */
     ByteBuffer take(int size) {
+        int mask = slots.length() - 1;
         int start = start();
-        for (int i = 0; i < POOLED; i++) {
-            int slot = (start + i) & (POOLED - 1);
+        for (int i = 0; i <= mask; i++) {
+            int slot = (start + i) & mask;
             ByteBuffer b = slots.get(slot);
             if (b != null && b.capacity() >= size && slots.compareAndSet(slot, b, null)) {
                 return b;
@@ -56,9 +85,10 @@ final class BufferPool {
     /** Gives back {@code b}, which holds nothing that is still to be read or written. */
     void giveBack(ByteBuffer b) {
         b.clear();
+        int mask = slots.length() - 1;
         int start = start();
-        for (int i = 0; i < POOLED; i++) {
-            int slot = (start + i) & (POOLED - 1);
+        for (int i = 0; i <= mask; i++) {
+            int slot = (start + i) & mask;
             if (slots.get(slot) == null && slots.compareAndSet(slot, null, b)) {
                 return;
             }
@@ -66,6 +96,6 @@ final class BufferPool {
     }
 
     private static int start() {
-        return (int) Thread.currentThread().getId() * 7 & (POOLED - 1);
+        return (int) Thread.currentThread().getId() * 7;
     }
 }

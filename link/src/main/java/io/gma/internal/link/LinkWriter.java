@@ -347,7 +347,7 @@ final class LinkWriter {
     /** Under out: the output buffer goes back to the pool once it holds nothing. */
     private void giveBackOutput() {
         if (output != null && output.position() == 0) {
-            BufferPool.OUTPUT.giveBack(output);
+            BufferPool.giveBackOutput(output);
             output = null;
         }
     }
@@ -359,7 +359,7 @@ final class LinkWriter {
                 return;
             }
             if (output == null) {
-                output = BufferPool.OUTPUT.take();
+                output = BufferPool.takeOutput(run.length);
             }
             int n = Math.min(run.length, output.remaining());
             output.put(run.bytes, run.offset, n);
@@ -528,7 +528,7 @@ final class LinkWriter {
         out.lock();
         try {
             if (output != null) {
-                BufferPool.OUTPUT.giveBack(output);
+                BufferPool.giveBackOutput(output);
                 output = null;
             }
             transport.closed();
