@@ -23,7 +23,7 @@ final class BufferPool {
     static final BufferPool OUTPUT = new BufferPool(128 * 1024, true, POOLED);
     /**
      * A writer's output for a message longer than {@link #OUTPUT}'s buffers: up to 1 MiB of it goes to the socket
-     * in one write rather than eight. Measured on 1 MiB round trips: 1,029 µs against 1,312 (median of 30 each,
+     * in one write rather than eight. Measured on 1 MiB round trips: 1,042 µs against 1,214 (median of 30 each,
      * alternated; bench/RESULTS.md, the seventeenth session).
      */
     static final BufferPool LARGE_OUTPUT = new BufferPool(1024 * 1024, true, LARGE_POOLED);
