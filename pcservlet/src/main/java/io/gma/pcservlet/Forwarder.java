@@ -287,7 +287,7 @@ final class Forwarder implements Runnable {
                 refusedUrl = target.url();
                 LOG.error("{}: {}", domain, refused.getMessage());
             }
-            metrics.refused.increment();
+            metrics.unsendable.increment();
             finish(batch, refused instanceof TunnelClient.BadUrl ? ErrorCode.INTERNAL : ErrorCode.UNAUTHORIZED,
                     domain + " did not send to " + refused.getMessage());
             return 0;

@@ -19,7 +19,13 @@ final class Metrics {
     final LongAdder outOfTurn = new LongAdder();
     /** The answers of this PC servlet's own POSTs that sent the batches after them back (go back N). */
     final LongAdder wentBack = new LongAdder();
+    /** Batches another domain refused for good (400, 401, 403, 413, 415). */
     final LongAdder refused = new LongAdder();
+    /**
+     * Batches this PC servlet did not send, its own setting at fault: a plaintext URL under security, or a URL it
+     * cannot parse (their senders are told at once).
+     */
+    final LongAdder unsendable = new LongAdder();
     final LongAdder drops = new LongAdder();
     final LongAdder delivered = new LongAdder();
     final LongAdder relayed = new LongAdder();

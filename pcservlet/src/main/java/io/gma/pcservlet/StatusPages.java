@@ -64,7 +64,8 @@ final class StatusPages {
                 .put("messagesSent", m.messagesSent.sum())
                 .put("batchesReceived", m.batchesReceived.sum()).put("messagesReceived", m.messagesReceived.sum())
                 .put("throttledSent", m.throttledSent.sum()).put("throttledReceived", m.throttledReceived.sum())
-                .put("retries", m.retries.sum()).put("refused", m.refused.sum()).put("drops", m.drops.sum())
+                .put("retries", m.retries.sum()).put("refused", m.refused.sum())
+                .put("unsendable", m.unsendable.sum()).put("drops", m.drops.sum())
                 .put("delivered", m.delivered.sum()).put("relayed", m.relayed.sum())
                 .put("wireBytesSent", m.wireBytesSent.sum()).put("plainBytesSent", m.plainBytesSent.sum())
                 .put("wireBytesReceived", m.wireBytesReceived.sum())
@@ -150,7 +151,10 @@ final class StatusPages {
                 + " their turn did not come", m.outOfTurn.sum());
         counter(out, "gma_pc_went_back_total", "Refusals or failures of a POST of this PC servlet that sent the"
                 + " batches in flight after it back to their queue", m.wentBack.sum());
-        counter(out, "gma_pc_refused_total", "Batches another domain refused (400, 401, 403, 413)", m.refused.sum());
+        counter(out, "gma_pc_refused_total", "Batches another domain refused for good (400, 401, 403, 413, 415)",
+                m.refused.sum());
+        counter(out, "gma_pc_unsendable_total", "Batches this PC servlet did not send, its own setting at fault: a"
+                + " plaintext URL under security, or a URL it cannot parse", m.unsendable.sum());
         counter(out, "gma_pc_drops_total", "Messages that could not be delivered", m.drops.sum());
         counter(out, "gma_pc_delivered_total", "Messages queued for this domain's endpoints", m.delivered.sum());
         counter(out, "gma_pc_relayed_total", "Messages relayed for outbound-only domains", m.relayed.sum());

@@ -126,6 +126,11 @@ class PlaintextPeerUrlTest {
                         sent.sequence()) + ": UNAUTHORIZED east did not send to " + refusal();
                 log.await(text -> text.contains(reported), WAIT);
             }
+            // counted as this PC servlet's own refusal, not as west's (west never saw them)
+            OkHttpClient http = HttpClients.configure(new OkHttpClient.Builder(), secure("west")).build();
+            assertEquals(2, counter(http, east, "gma_pc_unsendable_total"));
+            assertEquals(0, counter(http, east, "gma_pc_refused_total"));
+            http.connectionPool().evictAll();
         }
         sniffer.assertNothingReceived(QUIET);
         assertEquals(ErrorCode.UNAUTHORIZED, refused.code(), refused.getMessage());
@@ -180,12 +185,17 @@ class PlaintextPeerUrlTest {
         assertFalse(sniffer.received().contains("Authorization"), "insecure: no credentials to show");
     }
 
-    /** gma_pc_retries_total from the PC servlet's /metrics (answered to this machine without credentials). */
+    /** gma_pc_retries_total from the PC servlet's /metrics. */
     private static long retries(OkHttpClient http, PcServer pc) throws IOException {
+        return counter(http, pc, "gma_pc_retries_total");
+    }
+
+    /** A counter from the PC servlet's /metrics (answered to this machine without credentials). */
+    private static long counter(OkHttpClient http, PcServer pc, String name) throws IOException {
         try (Response r = http.newCall(new Request.Builder().url(pc.url() + "/metrics").build()).execute()) {
             String body = r.body().string();
             assertEquals(200, r.code(), body);
-            Matcher m = Pattern.compile("(?m)^gma_pc_retries_total (\\d+)$").matcher(body);
+            Matcher m = Pattern.compile("(?m)^" + name + " (\\d+)$").matcher(body);
             assertTrue(m.find(), body);
             return Long.parseLong(m.group(1));
         }

@@ -142,6 +142,7 @@ class StatusPagesTest {
         assertEquals(SENT, counters.get("messagesSent").asLong(), counters.toString());
         assertTrue(counters.get("batchesSent").asLong() > 0, counters.toString());
         assertEquals(0, counters.get("refused").asLong(), counters.toString());
+        assertEquals(0, counters.get("unsendable").asLong(), counters.toString());
         assertTrue(counters.get("uplinkMessagesIn").asLong() >= SENT, counters.toString()); // from the producer
     }
 
