@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Buffers that links borrow while bytes wait in them and give back once they are empty, for the process, so that
- * an idle link holds none (issue 22): a {@link LinkWriter}'s output ({@link #OUTPUT}, or {@link #LARGE_OUTPUT}
- * for a large message), and a TLS link's network input and output once it is open ({@link #TLS_IN},
+ * an idle link holds none (issue 22): a {@link LinkWriter}'s output ({@link #OUTPUT}; {@link #LARGE_OUTPUT} for
+ * one write of a large message), and a TLS link's network input and output once it is open ({@link #TLS_IN},
  * {@link #TLS_OUT}). At most {@link #POOLED} of each wait here between uses ({@link #LARGE_POOLED} large ones);
  * past that a buffer given back is left to the collector.
  *
@@ -17,14 +17,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class BufferPool {
     /** Buffers kept between uses, at most, per pool: as many as threads write at once, and more. */
     static final int POOLED = 64;
-    /** Large output buffers kept between uses, at most: 16 MiB of them. */
+    /** Large output buffers kept between uses, at most: 16 MiB of them (a write borrows one, then gives it back). */
     static final int LARGE_POOLED = 16;
     /** A writer's output: a full batch ({@link LinkWriter#BATCH_BYTES}) and then some; direct, for the kernel. */
     static final BufferPool OUTPUT = new BufferPool(128 * 1024, true, POOLED);
     /**
-     * A writer's output for a message longer than {@link #OUTPUT}'s buffers: up to 1 MiB of it goes to the socket
-     * in one write rather than eight. Measured on 1 MiB round trips: 1,042 µs against 1,214 (median of 30 each,
-     * alternated; bench/RESULTS.md, the seventeenth session).
+     * What a writer borrows for one write of a message longer than {@link #OUTPUT}'s buffers, and gives back at
+     * once: up to 1 MiB of it goes to the socket in one write rather than eight ({@link LinkWriter}).
      */
     static final BufferPool LARGE_OUTPUT = new BufferPool(1024 * 1024, true, LARGE_POOLED);
     /** TLS's network buffers, on the heap (twice as fast as direct ones for a TLS stream, measured). */
@@ -50,16 +49,6 @@ final class BufferPool {
     /** The size of this pool's buffers ({@link #take()}). */
     int bytes() {
         return bytes;
-    }
-
-    /** An output buffer for a writer whose next run is {@code runBytes} long: a large one for a large message. */
-    static ByteBuffer takeOutput(int runBytes) {
-        return runBytes > OUTPUT.bytes ? LARGE_OUTPUT.take() : OUTPUT.take();
-    }
-
-    /** Gives back an output buffer of {@link #takeOutput} to its pool, which holds nothing still to be written. */
-    static void giveBackOutput(ByteBuffer b) {
-        (b.capacity() > OUTPUT.bytes ? LARGE_OUTPUT : OUTPUT).giveBack(b);
     }
 
     /** A cleared buffer of this pool's size, pooled or new. */
