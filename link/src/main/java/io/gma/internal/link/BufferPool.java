@@ -1,6 +1,7 @@
 package io.gma.internal.link;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class BufferPool {
     /** Buffers kept between uses, at most, per pool: as many as threads write at once, and more. */
     static final int POOLED = 64;
-    /** Large output buffers kept between uses, at most: 16 MiB of them (a write borrows one, then gives it back). */
+    /** Large output buffers, at most: 16 MiB of them, each lent for one write ({@link #lend}). */
     static final int LARGE_POOLED = 16;
     /** A writer's output: a full batch ({@link LinkWriter#BATCH_BYTES}) and then some; direct, for the kernel. */
     static final BufferPool OUTPUT = new BufferPool(128 * 1024, true, POOLED);
@@ -35,12 +36,17 @@ final class BufferPool {
     private final int bytes;
     private final boolean direct;
     private final AtomicReferenceArray<ByteBuffer> slots;
+    /** Buffers of {@link #lend} out now. */
+    private final AtomicInteger lent = new AtomicInteger();
 
     /**
      * @param bytes the size of a new buffer, or 0: as {@link #take(int)} asks
      * @param pooled how many buffers wait here at most: a power of two
      */
     private BufferPool(int bytes, boolean direct, int pooled) {
+        if (Integer.bitCount(pooled) != 1) {
+            throw new IllegalArgumentException("pooled " + pooled + " is not a power of two");
+        }
         this.bytes = bytes;
         this.direct = direct;
         this.slots = new AtomicReferenceArray<>(pooled);
@@ -69,6 +75,25 @@ final class BufferPool {
         }
         int n = Math.max(size, bytes);
         return direct ? ByteBuffer.allocateDirect(n) : ByteBuffer.allocate(n);
+    }
+
+    /**
+     * A buffer of this pool's size while fewer than its pooled count are lent ({@link #giveBackLent}), else null:
+     * so that the pool makes no more than that many, and direct memory does not churn when many threads write
+     * large messages at once (the others write through their output buffers).
+     */
+    ByteBuffer lend() {
+        if (lent.incrementAndGet() > slots.length()) {
+            lent.decrementAndGet();
+            return null;
+        }
+        return take();
+    }
+
+    /** Gives back a buffer of {@link #lend}, which holds nothing that is still to be written. */
+    void giveBackLent(ByteBuffer b) {
+        giveBack(b);
+        lent.decrementAndGet();
     }
 
     /** Gives back {@code b}, which holds nothing that is still to be read or written. */

@@ -106,6 +106,8 @@ final class LinkWriter {
      * flight); run.offset and run.length move on as it is copied, and nothing else starts before it is all.
      */
     private final SendQueue.Run run = new SendQueue.Run();
+    /** What {@link #writeLargeRun} offers the socket at most: 1 MiB, less after the socket took less. */
+    private int largeOffer = BufferPool.LARGE_OUTPUT.bytes();
     /** The queue whose messages this link writes when it carries it; null: none (yet). */
     private volatile SendQueue queue;
     /**
@@ -356,7 +358,7 @@ final class LinkWriter {
      * write only, and moves the run on by what the socket took: eight times fewer writes than through the output
      * buffer (a 1 MiB round trip 15% faster, bench/RESULTS.md, the seventeenth session), and a link whose peer
      * does not read keeps no more than the output buffer. What the socket did not take is copied again at the
-     * next write.
+     * next write, which offers twice what the socket took ({@link #largeOffer}).
      *
      * @return {@link #LARGE_WRITTEN} when the socket took all that was offered (the caller writes on),
      *     {@link #SOCKET_FULL} when it took less (the event loop is asked to write on when it is writable), or
@@ -369,15 +371,18 @@ final class LinkWriter {
         if (run.length == 0 && !nextRun() || run.length <= BufferPool.OUTPUT.bytes()) {
             return NO_LARGE_RUN;
         }
+        ByteBuffer large = BufferPool.LARGE_OUTPUT.lend();
+        if (large == null) {
+            return NO_LARGE_RUN; // as many large writes as the pool lends are under way: through the output buffer
+        }
         giveBackOutput();
-        ByteBuffer large = BufferPool.LARGE_OUTPUT.take();
-        int offered = Math.min(run.length, large.capacity());
+        int offered = Math.min(Math.min(run.length, large.capacity()), largeOffer);
         int n;
         try {
             large.put(run.bytes, run.offset, offered).flip();
             n = transport.write(large);
         } finally {
-            BufferPool.LARGE_OUTPUT.giveBack(large);
+            BufferPool.LARGE_OUTPUT.giveBackLent(large);
         }
         counters.bytesOut.add(n);
         run.offset += n;
@@ -385,11 +390,17 @@ final class LinkWriter {
         if (run.length == 0) {
             run.bytes = null;
         }
+        if (n > 0) {
+            lastWriteAt = System.nanoTime();
+        }
+        // a socket that takes less than offered (a slow peer) is offered twice what it took next, not 1 MiB that
+        // would be copied again
+        largeOffer = n < offered ? Math.max(BufferPool.OUTPUT.bytes(), 2 * n) : Math.min(2 * largeOffer,
+                BufferPool.LARGE_OUTPUT.bytes());
         if (n < offered || transport.pendingOutput()) {
             wantWrite(true);
             return SOCKET_FULL;
         }
-        lastWriteAt = System.nanoTime();
         return LARGE_WRITTEN;
     }
 
