@@ -67,7 +67,7 @@ final class HistoryQueries {
         List<String> failed = new ArrayList<>();
         for (Publishers.Publisher a : byCover(archivers, sinceMicros, now)) {
             try {
-                return project(KeptHistory.ordered(ask(a.name(), q, bound, false, sinceMicros).rows(), bound), bound);
+                return project(KeptHistory.merged(ask(a.name(), q, bound, false, sinceMicros).rows(), bound), bound);
             } catch (EndpointException ex) {
                 if (fatal(ex)) {
                     throw ex;
@@ -104,7 +104,7 @@ final class HistoryQueries {
             throw new EndpointException(ErrorCode.NO_ROUTE, "no archiver or producer of " + q.table() + " answered"
                     + " the history query: " + String.join("; ", failed));
         }
-        List<TableRow> ordered = KeptHistory.ordered(rows, bound);
+        List<TableRow> ordered = KeptHistory.merged(rows, bound);
         if (ordered.size() > MAX_ROWS) {
             throw new EndpointException(ErrorCode.TOO_LARGE, "the history of " + q.table() + " since "
                     + TableAnswers.instant(sinceMicros) + " that match the query are more than " + MAX_ROWS

@@ -97,13 +97,34 @@ final class KeptHistory {
         return ordered(out, query);
     }
 
-    /** {@code rows} sorted by insert time (then producer) in the query's order, cut at its LIMIT. */
+    /**
+     * {@code rows}, in the order they were inserted, sorted by insert time (then producer) in the query's order,
+     * cut at its LIMIT. Rows inserted in the same microsecond keep the order they were inserted in, reversed
+     * when the query asks for the newest first.
+     */
     static List<TableRow> ordered(List<TableRow> rows, BoundQuery query) {
         List<TableRow> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingLong(TableRow::insertMicros).thenComparing(TableRow::producer));
         if (query.query().descending()) {
             Collections.reverse(sorted);
         }
+        return limited(sorted, query);
+    }
+
+    /**
+     * Answers to the query, each in the query's order already ({@link #ordered}), merged in that order and cut
+     * at its LIMIT. Rows of one answer with the same insert time keep the order it gave them: sorting them again
+     * from the oldest and reversing would put, of two rows inserted in one microsecond, the older first.
+     */
+    static List<TableRow> merged(List<TableRow> answers, BoundQuery query) {
+        List<TableRow> sorted = new ArrayList<>(answers);
+        Comparator<TableRow> oldestFirst = Comparator.comparingLong(TableRow::insertMicros)
+                .thenComparing(TableRow::producer);
+        sorted.sort(query.query().descending() ? oldestFirst.reversed() : oldestFirst); // stable
+        return limited(sorted, query);
+    }
+
+    private static List<TableRow> limited(List<TableRow> sorted, BoundQuery query) {
         long limit = query.query().limit();
         return limit >= 0 && sorted.size() > limit ? sorted.subList(0, (int) limit) : sorted;
     }
