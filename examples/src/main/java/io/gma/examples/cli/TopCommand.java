@@ -95,7 +95,7 @@ final class TopCommand implements Callable<Integer> {
                 .append("\n\n");
         List<String[]> pcs = new ArrayList<>();
         pcs.add(new String[] {"PC SERVLET", "RECEIVED/s", "SENT/s", "DELIVERED/s", "RELAYED/s", "QUEUED", "QUEUED KiB",
-            "CLIENTS", "RETRIES", "REFUSED", "URL"});
+            "CLIENTS", "RETRIES", "REFUSED", "UNSENDABLE", "URL"});
         List<String> failures = new ArrayList<>();
         for (Survey.Part p : now.pcServlets()) {
             if (p.failure() != null) {
@@ -106,7 +106,8 @@ final class TopCommand implements Callable<Integer> {
             pcs.add(new String[] {p.name(), rate(p, was, "messagesReceived", seconds),
                 rate(p, was, "messagesSent", seconds), rate(p, was, "delivered", seconds),
                 rate(p, was, "relayed", seconds), count(p, "queuedMessages"), kib(p, "queuedBytes"),
-                count(p, "clients"), count(p, "retries"), count(p, "refused"), p.url()});
+                count(p, "clients"), count(p, "retries"), count(p, "refused"), count(p, "unsendable"),
+                p.url()});
         }
         table(b, pcs);
         b.append('\n');

@@ -38,6 +38,8 @@ class TopCommandTest {
             assertTrue(view.contains("\nendpoints by domain: east 2\n"), view);
             String pc = row(view, "east ");
             assertTrue(pc.endsWith(" http://127.0.0.1:" + pcPort(east)), pc);
+            assertTrue(view.contains(" REFUSED  UNSENDABLE  URL"), view);
+            assertEquals(12, pc.split("\\s+").length, pc); // name, ten figures (unsendable 0), the URL
             String[] pongRow = row(view, "pong@east ").split("\\s+");
             assertEquals(9, pongRow.length, view);
             assertTrue(Long.parseLong(pongRow[1].replace(",", "")) > 0, "pong's OUT/s moves with the pings: " + view);
