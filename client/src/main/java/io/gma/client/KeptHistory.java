@@ -24,6 +24,9 @@ import java.util.List;
 final class KeptHistory {
     /** The most rows kept per table. */
     static final int MAX_ROWS = 100_000;
+    /** By insert time, then producer: the order of a history answer, oldest first. */
+    private static final Comparator<TableRow> OLDEST_FIRST = Comparator.comparingLong(TableRow::insertMicros)
+            .thenComparing(TableRow::producer);
 
     /** A row as kept: when it was inserted, and its encoding against the table's schema. */
     record Entry(long insertMicros, byte[] row) {
@@ -103,12 +106,12 @@ final class KeptHistory {
      * when the query asks for the newest first.
      */
     static List<TableRow> ordered(List<TableRow> rows, BoundQuery query) {
-        List<TableRow> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(TableRow::insertMicros).thenComparing(TableRow::producer));
-        if (query.query().descending()) {
-            Collections.reverse(sorted);
+        if (!query.query().descending()) {
+            return merged(rows, query);
         }
-        return limited(sorted, query);
+        List<TableRow> newestInsertedFirst = new ArrayList<>(rows);
+        Collections.reverse(newestInsertedFirst);
+        return merged(newestInsertedFirst, query);
     }
 
     /**
@@ -118,13 +121,7 @@ final class KeptHistory {
      */
     static List<TableRow> merged(List<TableRow> answers, BoundQuery query) {
         List<TableRow> sorted = new ArrayList<>(answers);
-        Comparator<TableRow> oldestFirst = Comparator.comparingLong(TableRow::insertMicros)
-                .thenComparing(TableRow::producer);
-        sorted.sort(query.query().descending() ? oldestFirst.reversed() : oldestFirst); // stable
-        return limited(sorted, query);
-    }
-
-    private static List<TableRow> limited(List<TableRow> sorted, BoundQuery query) {
+        sorted.sort(query.query().descending() ? OLDEST_FIRST.reversed() : OLDEST_FIRST); // stable
         long limit = query.query().limit();
         return limit >= 0 && sorted.size() > limit ? sorted.subList(0, (int) limit) : sorted;
     }

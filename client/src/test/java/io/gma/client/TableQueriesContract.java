@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gma.tables.ColumnType;
 import io.gma.tables.Row;
+import io.gma.tables.RowCodec;
 import io.gma.tables.TableException;
 import io.gma.tables.TableSchema;
 import io.gma.wire.ErrorCode;
@@ -184,7 +185,7 @@ public abstract class TableQueriesContract {
             for (int i = 0; i < 1000; i++) {
                 Row row = Row.of("cardiff", "node-" + i, (double) (i % 10));
                 cpu.insert("host_cpu", row);
-                int bytes = io.gma.tables.RowCodec.encode(HOST_CPU, row).length;
+                int bytes = RowCodec.encode(HOST_CPU, row).length;
                 allRows += bytes;
                 matchingRows += i % 10 == 3 ? bytes : 0;
             }

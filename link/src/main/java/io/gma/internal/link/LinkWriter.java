@@ -409,6 +409,11 @@ final class LinkWriter {
         return (output != null && output.position() > 0) || transport.pendingOutput();
     }
 
+    /** Under out: whether bytes wait as {@link #outputWaits()} says, or in a run partly written or copied. */
+    private boolean runWaits() {
+        return outputWaits() || run.length > 0;
+    }
+
     /** Under out: the output buffer goes back to the pool once it holds nothing. */
     private void giveBackOutput() {
         if (output != null && output.position() == 0) {
@@ -519,7 +524,7 @@ final class LinkWriter {
     void holdInterest() {
         if (out.tryLock()) {
             try {
-                wantWrite(outputWaits() || run.length > 0);
+                wantWrite(runWaits());
             } finally {
                 unlock();
             }
@@ -542,7 +547,7 @@ final class LinkWriter {
     void resetInterest() {
         out.lock();
         try {
-            wantWrite(outputWaits() || run.length > 0);
+            wantWrite(runWaits());
         } finally {
             unlock();
         }
@@ -582,7 +587,7 @@ final class LinkWriter {
     boolean hasUnwritten() {
         out.lock();
         try {
-            return outputWaits() || run.length > 0 || !immediate.isEmpty();
+            return runWaits() || !immediate.isEmpty();
         } finally {
             unlock();
         }
