@@ -85,6 +85,8 @@ final class Forwarder implements Runnable {
     private boolean peerReadsZstd;
     /** This forwarder's compressor, made when a destination first says it reads zstd; closed when it ends. */
     private Compression.Compressor compressor;
+    /** The flight being sent on this thread ({@link Flight#sendInline}), which {@link #stop} cancels; else null. */
+    private volatile Flight inline;
 
     /**
      * @param queue what it posts
@@ -128,9 +130,27 @@ final class Forwarder implements Runnable {
             this.compressed = compressed;
         }
 
+        /** Sends the call on OkHttp's dispatcher: the forwarder goes on meanwhile. */
         void send(Call c) {
             this.call = c;
             c.enqueue(this);
+        }
+
+        /**
+         * Sends the call on the forwarder's own thread and returns once it is answered or failed: with one batch
+         * in flight the forwarder would only wait for it, and the dispatcher's thread hop is not paid.
+         * {@link #stop} cancels it.
+         */
+        void sendInline(Call c) {
+            this.call = c;
+            inline = this;
+            try {
+                onResponse(c, c.execute());
+            } catch (IOException e) {
+                onFailure(c, e);
+            } finally {
+                inline = null;
+            }
         }
 
         @Override
@@ -232,6 +252,17 @@ final class Forwarder implements Runnable {
         }
     }
 
+    /**
+     * From another thread, when the queues close: cancels the POST this forwarder's thread is making, if any (an
+     * interrupt alone does not end a blocking socket read); the interrupt that follows ends the thread.
+     */
+    void stop() {
+        Flight f = inline;
+        if (f != null) {
+            f.abandon();
+        }
+    }
+
     /** A back-off or a Retry-After: a delay asked for, not a wait for news. */
     private static void pause(long millis) throws InterruptedException {
         if (millis > 0) {
@@ -295,7 +326,11 @@ final class Forwarder implements Runnable {
         Flight f = new Flight(batch, target, body.encoding != null);
         flights.addLast(f);
         metrics.sent(body.wireBytes, body.plainBytes, f.compressed);
-        f.send(call);
+        if (Math.min(window, settings.maxBatchesInFlight()) == 1) {
+            f.sendInline(call); // one in flight: nothing to do until it is answered
+        } else {
+            f.send(call);
+        }
         return 0;
     }
 

@@ -39,7 +39,7 @@ final class Outbound {
     private final AtomicLong totalBytes;
     private final Function<DomainQueue, Forwarder> forwarders;
     private final Map<String, DomainQueue> queues = new ConcurrentHashMap<>();
-    private final Map<DomainQueue, Thread> threads = new ConcurrentHashMap<>();
+    private final Map<DomainQueue, Running> running = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** @param forwarders makes the forwarder of a new queue (it runs on a thread of its own) */
@@ -81,8 +81,9 @@ final class Outbound {
         return queues.computeIfAbsent(d, k -> {
             DomainQueue created = new DomainQueue(k, settings.maxQueuedBytes(), settings.maxQueuedMessages(),
                     totalBytes, settings.maxTotalBytes());
-            Thread t = Threads.daemon("gma-pc-" + domain + "-to-" + k, forwarders.apply(created));
-            threads.put(created, t);
+            Forwarder f = forwarders.apply(created);
+            Thread t = Threads.daemon("gma-pc-" + domain + "-to-" + k, f);
+            running.put(created, new Running(f, t));
             t.start();
             return created;
         });
@@ -126,7 +127,7 @@ final class Outbound {
     /** A forwarder's queue went idle and was retired: both go, until the domain has traffic again. */
     void retired(DomainQueue q) {
         queues.remove(q.domain, q);
-        threads.remove(q);
+        running.remove(q);
     }
 
     boolean isClosed() {
@@ -153,7 +154,14 @@ final class Outbound {
         for (DomainQueue q : queues.values()) {
             left.addAll(q.drain());
         }
-        threads.values().forEach(Thread::interrupt);
+        for (Running r : running.values()) {
+            r.forwarder.stop();
+            r.thread.interrupt();
+        }
         return left;
+    }
+
+    /** A queue's forwarder and the thread it runs on. */
+    private record Running(Forwarder forwarder, Thread thread) {
     }
 }
