@@ -60,9 +60,14 @@ final class Figure {
 
     /** The y value of {@code name} at x, if measured. */
     OptionalDouble y(String name, double x) {
+        return value(name, x, 1);
+    }
+
+    /** The value in {@code column} (0 is x, 1 is y) of {@code name}'s point at x, if measured. */
+    OptionalDouble value(String name, double x, int column) {
         for (double[] p : series.getOrDefault(name, List.of())) {
             if (p[0] == x) {
-                return OptionalDouble.of(p[1]);
+                return OptionalDouble.of(p[column]);
             }
         }
         return OptionalDouble.empty();

@@ -121,6 +121,7 @@ final class Summary {
         Optional<Figure> spoolRtt = find(run.figures(), SpoolStage.ROUND_TRIP);
         md.append("- Cross-domain round trip with the spool (fsync batch) at most 1.5x of in memory, 64 B: ")
                 .append(goal(spoolRtt, SpoolStage.BATCH, SpoolStage.MEMORY, 64, false, 1.5, "µs")).append('\n');
+        issue26(run.figures(), stream, fig4, md);
         Optional<Figure> lookups = find(run.figures(), RegistryStage.FIGURE);
         for (double x : xs(lookups, Optional.empty())) {
             md.append("- Registry look-up at most 1.5x a plain servlet's SELECT by JDBC, ").append(Figure.number(x))
@@ -139,6 +140,34 @@ final class Summary {
     }
 
     /**
+     * Issue 26's goals on loopback: the cross-domain round trip and stream against their baselines, and large
+     * messages against raw sockets (its WAN goals are in the WAN stage's notes).
+     */
+    private static void issue26(List<Figure> figures, Optional<Figure> stream, Optional<Figure> fig4,
+            StringBuilder md) {
+        Optional<Figure> fig7 = find(figures, "fig7-sockets-vs-http");
+        md.append("- Cross-domain round trip within 2.5x of the raw POST echo, 1 KB: ")
+                .append(goal(fig7, Peers.GMA_CROSS, Peers.RAW_POST, 1024, false, 2.5, "µs")).append('\n');
+        // the tunnel figure's y is MiB/s; its third column is messages/s, as the direct stream's y
+        OptionalDouble cross = find(figures, "tunnel-streaming").map(f -> f.value(Peers.GMA_CROSS, 1024, 2))
+                .orElse(OptionalDouble.empty());
+        OptionalDouble direct = stream.map(f -> f.y(Peers.GMA_DIRECT, 1024)).orElse(OptionalDouble.empty());
+        md.append("- Cross-domain streaming at least half of GMA direct's messages/s, 1 KB: ")
+                .append(judged(cross, direct, true, 0.5, "messages/s",
+                        cross.isEmpty() ? Peers.GMA_CROSS : Peers.GMA_DIRECT, 1024)).append('\n');
+        for (int size : new int[] {256 * 1024, 1024 * 1024}) {
+            md.append("- GMA direct request/reply round trip within 1.3x of raw sockets, ").append(Figure.number(size))
+                    .append(" B: ").append(goal(fig4, Peers.GMA_BLOCKING, Peers.RAW, size, false, 1.3, "µs"))
+                    .append('\n');
+        }
+        Optional<Figure> fig5 = find(figures, "fig5-pingpong-bandwidth");
+        for (String gma : List.of(Peers.GMA_BLOCKING, Peers.GMA_NONBLOCKING)) {
+            md.append("- Ping-pong bandwidth at least 70% of raw sockets', ").append(gma).append(", 1,048,576 B: ")
+                    .append(goal(fig5, gma, Peers.RAW, 1024 * 1024, true, 0.70, "MiB/s")).append('\n');
+        }
+    }
+
+    /**
      * Whether {@code gma}'s y at x is at most (or, {@code higher}, at least) {@code factor} times {@code peer}'s,
      * the two values and their ratio.
      */
@@ -146,9 +175,17 @@ final class Summary {
             String unit) {
         OptionalDouble a = f.map(fig -> fig.y(gma, x)).orElse(OptionalDouble.empty());
         OptionalDouble b = f.map(fig -> fig.y(peer, x)).orElse(OptionalDouble.empty());
+        return judged(a, b, higher, factor, unit, a.isEmpty() ? gma : peer, x);
+    }
+
+    /**
+     * Whether {@code a} is at most (or, {@code higher}, at least) {@code factor} times {@code b}, the two values
+     * and their ratio; or that {@code missing} has no point at x.
+     */
+    private static String judged(OptionalDouble a, OptionalDouble b, boolean higher, double factor, String unit,
+            String missing, double x) {
         if (a.isEmpty() || b.isEmpty()) {
-            return "not measured in this run (" + (a.isEmpty() ? gma : peer) + " has no point at " + Figure.number(x)
-                    + " B)";
+            return "not measured in this run (" + missing + " has no point at " + Figure.number(x) + " B)";
         }
         boolean met = higher ? a.getAsDouble() >= factor * b.getAsDouble()
                 : a.getAsDouble() <= factor * b.getAsDouble();
