@@ -87,6 +87,8 @@ final class Forwarder implements Runnable {
     private Compression.Compressor compressor;
     /** The flight being sent on this thread ({@link Flight#sendInline}), which {@link #stop} cancels; else null. */
     private volatile Flight inline;
+    /** Set by {@link #stop}: a call made after it is cancelled at once. */
+    private volatile boolean stopping;
 
     /**
      * @param queue what it posts
@@ -144,10 +146,17 @@ final class Forwarder implements Runnable {
         void sendInline(Call c) {
             this.call = c;
             inline = this;
+            if (stopping) {
+                c.cancel(); // stop() ran before it could see this call: it fails at once
+            }
             try {
                 onResponse(c, c.execute());
             } catch (IOException e) {
                 onFailure(c, e);
+            } catch (RuntimeException bug) {
+                // as OkHttp's dispatcher does with a call that throws: a failure, retried, not the forwarder's end
+                LOG.warn("{}: a POST to {} failed unexpectedly", domain, queue.domain, bug);
+                onFailure(c, new IOException("the POST failed: " + bug, bug));
             } finally {
                 inline = null;
             }
@@ -257,9 +266,10 @@ final class Forwarder implements Runnable {
      * interrupt alone does not end a blocking socket read); the interrupt that follows ends the thread.
      */
     void stop() {
+        stopping = true; // before inline is read: either this sees the call, or sendInline sees this
         Flight f = inline;
         if (f != null) {
-            f.abandon();
+            f.call.cancel(); // only the call: an answer that came meanwhile is the forwarder's to close
         }
     }
 

@@ -46,7 +46,7 @@ final class TunnelClient {
     /**
      * A POST of a batch to domain {@code to}'s PC servlet at {@code baseUrl}, numbered {@code stream}
      * ({@link Tunnel#STREAM_HEADER}), its body encoded as {@code contentEncoding} says (null: plain), not sent
-     * yet: {@link Call#enqueue} sends it; the callback closes the response.
+     * yet: {@link Call#enqueue} or {@link Call#execute} sends it; the caller closes the response.
      *
      * @throws IllegalArgumentException when security is on and the URL is not https, or {@link BadUrl} when it
      *     is not a URL OkHttp can parse (nothing is sent; the sentence names the URL)
