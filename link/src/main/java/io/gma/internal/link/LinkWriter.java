@@ -376,7 +376,7 @@ final class LinkWriter {
             return NO_LARGE_RUN; // as many large writes as the pool lends are under way: through the output buffer
         }
         giveBackOutput();
-        int offered = Math.min(Math.min(run.length, large.capacity()), largeOffer);
+        int offered = Math.min(run.length, largeOffer); // largeOffer is at most the buffer's size
         int n;
         try {
             large.put(run.bytes, run.offset, offered).flip();
