@@ -376,7 +376,7 @@ final class LinkWriter {
             return NO_LARGE_RUN; // as many large writes as the pool lends are under way: through the output buffer
         }
         giveBackOutput();
-        int offered = Math.min(run.length, largeOffer); // largeOffer is at most the buffer's size
+        int offered = Math.min(run.length, largeOffer); // largeOffer is at most the buffer's size (nextLargeOffer)
         int n;
         try {
             large.put(run.bytes, run.offset, offered).flip();
@@ -393,15 +393,24 @@ final class LinkWriter {
         if (n > 0) {
             lastWriteAt = System.nanoTime();
         }
-        // a socket that takes less than offered (a slow peer) is offered twice what it took next, not 1 MiB that
-        // would be copied again
-        largeOffer = n < offered ? Math.max(BufferPool.OUTPUT.bytes(), 2 * n) : Math.min(2 * largeOffer,
-                BufferPool.LARGE_OUTPUT.bytes());
+        largeOffer = nextLargeOffer(largeOffer, offered, n);
         if (n < offered || transport.pendingOutput()) {
             wantWrite(true);
             return SOCKET_FULL;
         }
         return LARGE_WRITTEN;
+    }
+
+    /**
+     * What the next large write offers, after one that could offer {@code offer} bytes, offered {@code offered}
+     * (the rest of the message, when shorter) and the socket took {@code n}: a socket that took less (a slow peer)
+     * is offered twice what it took, not 1 MiB that would be copied again; one that took all is offered twice
+     * {@code offer}. Never more than {@link BufferPool#LARGE_OUTPUT}'s buffers hold (twice what a socket took can
+     * be more), nor less than {@link BufferPool#OUTPUT}'s.
+     */
+    static int nextLargeOffer(int offer, int offered, int n) {
+        int next = n < offered ? 2 * n : 2 * offer;
+        return Math.max(BufferPool.OUTPUT.bytes(), Math.min(next, BufferPool.LARGE_OUTPUT.bytes()));
     }
 
     /** Under out: whether bytes wait to be written, in the output buffer or the transport's (TLS). */
