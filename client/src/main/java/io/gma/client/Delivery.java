@@ -7,6 +7,8 @@ import io.gma.wire.Message;
 final class Delivery implements Incoming {
     private final Outbox outbox;
     private final Message message;
+    /** The payload, once {@link #data()} made it: the handler's from then on. */
+    private byte[] data;
 
     Delivery(Outbox outbox, Message message) {
         this.outbox = outbox;
@@ -30,7 +32,10 @@ final class Delivery implements Incoming {
 
     @Override
     public byte[] data() {
-        return message.data();
+        if (data == null) {
+            data = message.sharedData(); // a large message's data as it was read, not copied (WireCodec)
+        }
+        return data;
     }
 
     @Override

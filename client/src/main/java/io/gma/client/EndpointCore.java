@@ -52,6 +52,12 @@ import org.slf4j.LoggerFactory;
  */
 final class EndpointCore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Endpoint.class);
+    /**
+     * Data of this many bytes or more is read into an array of its own ({@link WireCodec#withDataApartFrom}),
+     * which {@link Incoming#data()} hands over: what a link reads straight into a message's array
+     * (LinkReader), and below it a copy costs less than the second array.
+     */
+    static final int DATA_APART_BYTES = 64 * 1024;
     private final EndpointBuilder<?> config;
     private final String name;
     private final RegistryClient registry;
@@ -123,7 +129,8 @@ final class EndpointCore implements AutoCloseable {
 
     static EndpointCore start(EndpointBuilder<?> config) throws EndpointException {
         HandshakeAdmission admission = HandshakeAdmission.process(); // first: a bad system property refuses to start
-        WireCodec codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes);
+        // large data is read into an array of its own, the one a handler or a request's caller gets
+        WireCodec codec = WireCodec.withMaxMessageBytes(config.maxMessageBytes).withDataApartFrom(DATA_APART_BYTES);
         RegistryClient registry = RegistryClient.builder(config.registry).security(config.security).build();
         // before the registry hears of this endpoint: a directory another process has refuses the start
         OutboxSpool spool = config.outbox == null ? null : OutboxSpool.open(config.outbox, config.maxOutboxBytes,

@@ -183,7 +183,7 @@ final class Inbox {
         }
         if (m.command() == Command.REPLY) {
             if (a instanceof Requests.Awaited request) {
-                request.reply().complete(m.data());
+                request.reply().complete(m.sharedData()); // the caller's: a large reply is not copied
             } else if (a instanceof Receipts.Awaited receipt) {
                 receipt.delivered().complete(null);
             } else {

@@ -19,7 +19,10 @@ public interface Incoming {
     /** The sender's sequence number for this message. */
     long sequence();
 
-    /** The payload; the array belongs to the handler. */
+    /**
+     * The payload; the array belongs to the handler, the same one on each call. A large payload is the array it
+     * was read into, handed over without a copy.
+     */
     byte[] data();
 
     /**

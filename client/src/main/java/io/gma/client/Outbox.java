@@ -6,7 +6,6 @@ import io.gma.internal.link.LinkException;
 import io.gma.internal.link.Peer;
 import io.gma.internal.link.WhenFull;
 import io.gma.wire.Command;
-import io.gma.wire.Envelope;
 import io.gma.wire.ErrorCode;
 import io.gma.wire.Message;
 import java.io.UncheckedIOException;
@@ -156,9 +155,7 @@ final class Outbox {
     private Pending sendKept(Peer peer, Pending.Kept p, String to, Command command, int flags, byte[] data,
             WhenFull policy) throws EndpointException {
         Object probe = peer == uplink && full.any() ? full.admit(to, policy, blockNanos) : null;
-        Envelope envelope = peer.envelope(to);
-        byte[] packed = new byte[envelope.packedLength(command, data)];
-        envelope.put(p.sequence(), command, flags, data, packed, 0);
+        byte[] packed = peer.envelope(to).pack(p.sequence(), command, flags, data);
         try {
             // a message the queue refuses is refused before it is on disk: nothing to take back
             peer.queue().awaitRoom(packed.length, policy, blockNanos, to);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,6 +46,10 @@ abstract class ContractSuite {
     void start() throws Exception {
         fixture = fixture();
         producer = fixture.producer("sensor").onMessage(m -> {
+            if (m.replyExpected() && m.data().length >= 64 * 1024) {
+                m.reply(m.data()); // a large request is echoed as it came
+                return;
+            }
             String text = new String(m.data(), UTF_8);
             if (m.replyExpected() && text.equals("fail")) {
                 throw new IllegalStateException("asked to fail");
@@ -90,6 +95,18 @@ abstract class ContractSuite {
                 Duration.ofSeconds(10)));
         assertArrayEquals("echo:async".getBytes(UTF_8),
                 consumer.requestAsync(producer.name(), "async".getBytes(UTF_8)).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aLargeRequestGetsItsLargeReply() throws Exception {
+        java.util.Random random = new java.util.Random(19);
+        for (int size : new int[] {64 * 1024, 300_000, (1 << 20) + 3}) {
+            byte[] data = new byte[size];
+            random.nextBytes(data);
+            assertArrayEquals(data, consumer.request(producer.name(), data, Duration.ofSeconds(10)), size + " bytes");
+            assertArrayEquals(data, consumer.requestAsync(producer.name(), data).get(10, TimeUnit.SECONDS),
+                    size + " bytes, asynchronously");
+        }
     }
 
     @Test
@@ -204,6 +221,7 @@ abstract class ContractSuite {
             Incoming m = atProducer.poll(10, TimeUnit.SECONDS);
             assertNotNull(m, "message " + i + " of " + sent.get(i).length + " bytes did not arrive");
             assertArrayEquals(sent.get(i), m.data(), "message " + i + " of " + sent.get(i).length + " bytes");
+            assertSame(m.data(), m.data(), "the payload is the handler's: the same array on each call");
         }
         assertNull(atProducer.poll(100, TimeUnit.MILLISECONDS));
     }

@@ -12,6 +12,10 @@ import java.util.Objects;
  * forwards it without re-encoding. The factories copy the caller's data; {@link #data()} returns a copy;
  * {@link #dataBuffer()} is a read-only view that copies nothing.
  *
+ * <p>A large message that a stream decoder kept apart ({@link WireCodec#withDataApartFrom}) holds its header and
+ * names in one array and its data in another, so that a receiver can take the data as it came
+ * ({@link #sharedData()}) rather than copy it out of the packed form; its packed form is then made when asked.
+ *
  * <p>The sequence is an unsigned 64-bit number held in a {@code long}: print it with
  * {@link Long#toUnsignedString(long)}.
  */
@@ -23,13 +27,17 @@ public final class Message {
     /** The longest data any message can carry (a receiver's limit is usually far lower). */
     public static final int MAX_DATA_BYTES = Layout.MAX_DATA_BYTES;
 
+    /** The whole message on the wire; or its header and names alone, when {@link #apart} holds its data. */
     private final byte[] packed;
+    /** The data, kept apart from the header; null when it is in {@link #packed}. */
+    private final byte[] apart;
     private final Command command;
     private final String from;
     private final String to;
 
-    private Message(byte[] packed, Command command, String from, String to) {
+    private Message(byte[] packed, byte[] apart, Command command, String from, String to) {
         this.packed = packed;
+        this.apart = apart;
         this.command = command;
         this.from = from;
         this.to = to;
@@ -60,7 +68,8 @@ public final class Message {
      * @throws IllegalArgumentException as {@link #of(Command, String, String, long, byte[])}, or for other flags
      */
     public static Message of(Command command, int flags, String from, String to, long sequence, byte[] data) {
-        return new Message(pack(command, flags, from, to, sequence, data, 0, data.length), command, from, to);
+        return new Message(pack(command, flags, from, to, sequence, data, 0, data.length), null, command, from,
+                to);
     }
 
     /**
@@ -111,6 +120,8 @@ public final class Message {
 
         int dataStart = Layout.HEADER_BYTES + fromBytes.length + toBytes.length;
         byte[] p = new byte[dataStart + dataLength];
+        // first, straight after the allocation: the JIT then zeroes only the header and names (Envelope#pack)
+        System.arraycopy(data, dataOffset, p, dataStart, dataLength);
         p[0] = (byte) (Layout.MAGIC >>> 8);
         p[1] = (byte) Layout.MAGIC;
         p[Layout.OFF_VERSION] = Layout.VERSION;
@@ -122,7 +133,6 @@ public final class Message {
         Layout.putU32(p, Layout.OFF_DATA_LENGTH, dataLength);
         System.arraycopy(fromBytes, 0, p, Layout.HEADER_BYTES, fromBytes.length);
         System.arraycopy(toBytes, 0, p, Layout.HEADER_BYTES + fromBytes.length, toBytes.length);
-        System.arraycopy(data, dataOffset, p, dataStart, dataLength);
         return p;
     }
 
@@ -134,20 +144,29 @@ public final class Message {
     static Message fromChecked(byte[] packed) throws ProtocolException {
         int fromLength = packed[Layout.OFF_FROM_LENGTH] & 0xFF;
         int toLength = packed[Layout.OFF_TO_LENGTH] & 0xFF;
-        return normalised(packed, decodeName("from", packed, Layout.HEADER_BYTES, fromLength),
+        return normalised(packed, null, decodeName("from", packed, Layout.HEADER_BYTES, fromLength),
                 decodeName("to", packed, Layout.HEADER_BYTES + fromLength, toLength));
     }
 
     /** As {@link #fromChecked(byte[])}, the names decoded through a stream's recent pair. */
     static Message fromChecked(byte[] packed, RecentNames recent) throws ProtocolException {
         recent.decode(packed);
-        return normalised(packed, recent.from(), recent.to());
+        return normalised(packed, null, recent.from(), recent.to());
     }
 
-    private static Message normalised(byte[] packed, String from, String to) {
+    /**
+     * As {@link #fromChecked(byte[], RecentNames)} for a message whose data is kept apart: {@code head} holds the
+     * checked header and the names, {@code data} exactly the data the header announces. Takes both arrays.
+     */
+    static Message fromCheckedApart(byte[] head, byte[] data, RecentNames recent) throws ProtocolException {
+        recent.decode(head);
+        return normalised(head, data, recent.from(), recent.to());
+    }
+
+    private static Message normalised(byte[] packed, byte[] apart, String from, String to) {
         packed[Layout.OFF_FLAGS] &= REPLY_EXPECTED;
         packed[Layout.OFF_RESERVED] = 0;
-        return new Message(packed, Command.lookup(packed[Layout.OFF_COMMAND] & 0xFF), from, to);
+        return new Message(packed, apart, Command.lookup(packed[Layout.OFF_COMMAND] & 0xFF), from, to);
     }
 
     static String decodeName(String field, byte[] b, int off, int len) throws ProtocolException {
@@ -197,41 +216,81 @@ public final class Message {
 
     /** A copy of the data. */
     public byte[] data() {
-        return Arrays.copyOfRange(packed, dataOffset(), packed.length);
+        return apart != null ? apart.clone() : Arrays.copyOfRange(packed, dataOffset(), packed.length);
+    }
+
+    /**
+     * The data without a copy when the message keeps it apart ({@link WireCodec#withDataApartFrom}), else a copy:
+     * for a receiver that hands the data on as its own (a handler's payload) and uses the message no more. The
+     * message is immutable only while nobody changes the array.
+     */
+    public byte[] sharedData() {
+        return apart != null ? apart : data();
     }
 
     /** A read-only view of the data, without copying; position 0, limit {@link #dataLength()}. */
     public ByteBuffer dataBuffer() {
-        return ByteBuffer.wrap(packed, dataOffset(), dataLength()).slice().asReadOnlyBuffer();
+        ByteBuffer view = apart != null ? ByteBuffer.wrap(apart) : ByteBuffer.wrap(packed, dataOffset(), dataLength());
+        return view.slice().asReadOnlyBuffer();
     }
 
     /** The data decoded as UTF-8 (malformed input becomes U+FFFD). */
     public String dataAsString() {
-        return new String(packed, dataOffset(), dataLength(), StandardCharsets.UTF_8);
+        return apart != null ? new String(apart, StandardCharsets.UTF_8)
+                : new String(packed, dataOffset(), dataLength(), StandardCharsets.UTF_8);
     }
 
     /** The length of this message on the wire: 20 + F + T + D. */
     public int encodedLength() {
-        return packed.length;
+        return apart != null ? packed.length + apart.length : packed.length;
     }
 
-    int dataOffset() {
+    private int dataOffset() {
         return packed.length - dataLength();
     }
 
-    /** The packed bytes themselves, not a copy: callers inside the module must not change them. */
+    /**
+     * The packed bytes themselves, not a copy, for a message that keeps its data in them; callers inside the
+     * module must not change them. A message that keeps its data apart packs them into a new array each time.
+     */
     byte[] packed() {
-        return packed;
+        return apart != null ? packedCopy() : packed;
+    }
+
+    /** The packed bytes in a new array. */
+    byte[] packedCopy() {
+        if (apart == null) {
+            return packed.clone();
+        }
+        byte[] whole = Arrays.copyOf(packed, packed.length + apart.length);
+        System.arraycopy(apart, 0, whole, packed.length, apart.length);
+        return whole;
+    }
+
+    /** Writes the packed bytes at the buffer's position; as {@link ByteBuffer#put(byte[])}, all or nothing. */
+    void putTo(ByteBuffer out) {
+        if (apart == null) {
+            out.put(packed);
+        } else if (out.remaining() < encodedLength()) {
+            throw new java.nio.BufferOverflowException();
+        } else {
+            out.put(packed).put(apart);
+        }
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Message && Arrays.equals(packed, ((Message) o).packed);
+        if (!(o instanceof Message)) {
+            return false;
+        }
+        Message m = (Message) o;
+        return apart == null && m.apart == null ? Arrays.equals(packed, m.packed)
+                : encodedLength() == m.encodedLength() && Arrays.equals(packed(), m.packed());
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(packed);
+        return Arrays.hashCode(packed());
     }
 
     /** For example {@code DATA #42 cpu-agent-k3x9qz@dsg -> collector@dsg, 9 bytes}; never the data itself. */

@@ -42,13 +42,14 @@ public final class Packed {
 
     /** The message's packed bytes, in a new array. */
     public static byte[] marshal(Message message) {
-        return message.packed().clone();
+        return message.packedCopy();
     }
 
     /**
      * The message's packed bytes themselves, not a copy: for a router that forwards a message as it came (a PC
      * servlet hands what it decoded from a POST to an endpoint's send queue, which keeps the array). The caller
-     * must never change them; a message is immutable only while nobody does.
+     * must never change them; a message is immutable only while nobody does. A message whose data a decoder kept
+     * apart ({@link WireCodec#withDataApartFrom}) is packed into a new array.
      */
     public static byte[] shared(Message message) {
         return message.packed();

@@ -18,7 +18,9 @@ import java.util.function.Consumer;
  * </pre>
  *
  * <p>Memory: at most 20 header bytes plus one message's array, allocated only after its header passed the
- * checks, so a peer cannot make the decoder allocate more than {@code 20 + 255 + 255 + maxMessageBytes}.
+ * checks, so a peer cannot make the decoder allocate more than {@code 20 + 255 + 255 + maxMessageBytes}. A codec
+ * that keeps large data apart ({@link WireCodec#withDataApartFrom}) makes such a message two arrays of the same
+ * bytes in all: its header and names, and its data.
  * A bad magic, version or command is refused as soon as its byte arrives.
  *
  * <p>A decoder for a link in its handshake ({@link WireCodec#newHandshakeDecoder}) has a smaller limit until
@@ -35,22 +37,29 @@ public final class StreamDecoder {
     private boolean handshake;
     private final byte[] header = new byte[Layout.HEADER_BYTES];
     private int headerFilled;
-    /** The message being filled, allocated once its header passed; null between messages. */
+    /** Data of this many bytes or more is kept in an array of its own ({@link WireCodec#withDataApartFrom}). */
+    private final int dataApartBytes;
+    /**
+     * The message being filled, allocated once its header passed; null between messages. Its header and names
+     * alone when {@link #apart} holds its data, which is filled once this is full.
+     */
     private byte[] current;
     private int currentFilled;
+    /** The data of the message being filled, kept apart; null when it is in {@link #current}. */
+    private byte[] apart;
+    private int apartFilled;
     private boolean failed;
     private final RecentNames recent = new RecentNames();
 
-    StreamDecoder(int maxMessageBytes) {
-        this.maxMessageBytes = maxMessageBytes;
-        this.maxDataBytes = maxMessageBytes;
-    }
-
-    /** With {@code handshakeMaxDataBytes} (at most maxMessageBytes) as the limit until {@link #endHandshake()}. */
-    StreamDecoder(int maxMessageBytes, int handshakeMaxDataBytes) {
+    /**
+     * With {@code handshakeMaxDataBytes} (at most maxMessageBytes) as the limit until {@link #endHandshake()}, and
+     * data of {@code dataApartBytes} or more kept apart.
+     */
+    StreamDecoder(int maxMessageBytes, int handshakeMaxDataBytes, int dataApartBytes) {
         this.maxMessageBytes = maxMessageBytes;
         this.maxDataBytes = handshakeMaxDataBytes;
         this.handshake = handshakeMaxDataBytes < maxMessageBytes;
+        this.dataApartBytes = dataApartBytes;
     }
 
     /**
@@ -88,15 +97,15 @@ public final class StreamDecoder {
             if (current == null && headerFilled == 0 && end - pos >= Layout.HEADER_BYTES) {
                 // Fast path: a whole header in the chunk, read in place.
                 int total = Layout.checkHeader(chunk, pos, maxDataBytes, handshake);
-                if (end - pos >= total) {
+                int dataLength = (int) Layout.u32(chunk, pos + Layout.OFF_DATA_LENGTH);
+                if (end - pos >= total && dataLength < dataApartBytes) {
                     byte[] packed = new byte[total];
                     System.arraycopy(chunk, pos, packed, 0, total);
                     pos += total;
                     sink.accept(Message.fromChecked(packed, recent));
                     continue;
                 }
-                current = new byte[total];
-                currentFilled = 0;
+                begin(total, dataLength);
             }
             if (current == null) {
                 int n = Math.min(Layout.HEADER_BYTES - headerFilled, end - pos);
@@ -107,26 +116,53 @@ public final class StreamDecoder {
                 if (headerFilled < Layout.HEADER_BYTES) {
                     continue;
                 }
-                current = new byte[Layout.checkHeader(header, 0, maxDataBytes, handshake)];
+                begin(Layout.checkHeader(header, 0, maxDataBytes, handshake),
+                        (int) Layout.u32(header, Layout.OFF_DATA_LENGTH));
                 System.arraycopy(header, 0, current, 0, Layout.HEADER_BYTES);
                 currentFilled = Layout.HEADER_BYTES;
                 headerFilled = 0;
             }
-            int n = Math.min(current.length - currentFilled, end - pos);
-            System.arraycopy(chunk, pos, current, currentFilled, n);
+            byte[] into = filling();
+            int at = into == current ? currentFilled : apartFilled;
+            int n = Math.min(into.length - at, end - pos);
+            System.arraycopy(chunk, pos, into, at, n);
             pos += n;
             filledBy(n, sink);
         }
         failed = false;
     }
 
+    /** Allocates the arrays of a message of {@code total} bytes whose header passed, and fills them from 0. */
+    private void begin(int total, int dataLength) {
+        if (dataLength >= dataApartBytes) {
+            current = new byte[total - dataLength];
+            apart = new byte[dataLength];
+        } else {
+            current = new byte[total];
+        }
+        currentFilled = 0;
+        apartFilled = 0;
+    }
+
+    /** The array the current message's next bytes go to: its own, or its data's once the header is in. */
+    private byte[] filling() {
+        return apart != null && currentFilled == current.length ? apart : current;
+    }
+
     /** {@code n} more bytes of the current message are in: it goes to the sink once it is whole. */
     private void filledBy(int n, Consumer<? super Message> sink) throws ProtocolException {
-        currentFilled += n;
-        if (currentFilled == current.length) {
+        if (filling() == apart) {
+            apartFilled += n;
+        } else {
+            currentFilled += n;
+        }
+        if (currentFilled == current.length && (apart == null || apartFilled == apart.length)) {
             byte[] packed = current;
+            byte[] data = apart;
             current = null;
-            sink.accept(Message.fromChecked(packed, recent));
+            apart = null;
+            sink.accept(data == null ? Message.fromChecked(packed, recent)
+                    : Message.fromCheckedApart(packed, data, recent));
         }
     }
 
@@ -155,10 +191,17 @@ public final class StreamDecoder {
      * one copy fewer for a large message than {@link #feed}, and then calls {@link #filled}.
      */
     public ByteBuffer remainder(int minBytes) {
-        if (failed || current == null || current.length - currentFilled < minBytes) {
+        if (failed || current == null || remaining() < minBytes) {
             return null;
         }
-        return ByteBuffer.wrap(current, currentFilled, current.length - currentFilled);
+        byte[] into = filling();
+        int at = into == current ? currentFilled : apartFilled;
+        return ByteBuffer.wrap(into, at, into.length - at);
+    }
+
+    /** What the array being filled still wants. */
+    private int remaining() {
+        return filling() == apart ? apart.length - apartFilled : current.length - currentFilled;
     }
 
     /**
@@ -168,9 +211,9 @@ public final class StreamDecoder {
      * @throws ProtocolException as {@link #feed} does for a complete message
      */
     public void filled(int n, Consumer<? super Message> sink) throws ProtocolException {
-        if (failed || current == null || n < 0 || n > current.length - currentFilled) {
+        if (failed || current == null || n < 0 || n > remaining()) {
             throw new IllegalStateException(String.format("%d bytes filled into a remainder of %d", n,
-                    current == null ? 0 : current.length - currentFilled));
+                    current == null ? 0 : remaining()));
         }
         failed = true; // as in feed: a throw from here or the sink leaves the stream failed
         filledBy(n, sink);
@@ -184,7 +227,7 @@ public final class StreamDecoder {
 
     /** How many bytes of a partial message are held. */
     public int bufferedBytes() {
-        return current != null ? currentFilled : headerFilled;
+        return current != null ? currentFilled + apartFilled : headerFilled;
     }
 
     /**
@@ -195,7 +238,8 @@ public final class StreamDecoder {
     public void finish() throws ProtocolException {
         if (current != null) {
             throw ProtocolException.malformed(String.format(
-                    "stream ended inside a message: %d of its %d bytes arrived", currentFilled, current.length));
+                    "stream ended inside a message: %d of its %d bytes arrived", currentFilled + apartFilled,
+                    current.length + (apart == null ? 0 : apart.length)));
         }
         if (headerFilled != 0) {
             throw ProtocolException.malformed(String.format(

@@ -16,19 +16,22 @@ import java.util.Objects;
  * in.feed(chunk, 0, n, message -> deliver(message));
  * }</pre>
  *
- * <p>A codec holds only its limit; it is immutable and may be shared by any number of threads. Stream
+ * <p>A codec holds only its limits; it is immutable and may be shared by any number of threads. Stream
  * decoders and writers it makes belong to one thread (or one connection) at a time.
  */
 public final class WireCodec {
     /** The default receive limit on a message's data: 16 MiB. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-    private static final WireCodec STANDARD = new WireCodec(DEFAULT_MAX_MESSAGE_BYTES);
+    private static final WireCodec STANDARD = new WireCodec(DEFAULT_MAX_MESSAGE_BYTES, Integer.MAX_VALUE);
 
     private final int maxMessageBytes;
+    /** Stream decoders keep data of this many bytes or more apart from the header ({@link #withDataApartFrom}). */
+    private final int dataApartBytes;
 
-    private WireCodec(int maxMessageBytes) {
+    private WireCodec(int maxMessageBytes, int dataApartBytes) {
         this.maxMessageBytes = maxMessageBytes;
+        this.dataApartBytes = dataApartBytes;
     }
 
     /** A codec with the default limit, {@value #DEFAULT_MAX_MESSAGE_BYTES} bytes of data. */
@@ -47,7 +50,23 @@ public final class WireCodec {
             throw new IllegalArgumentException(String.format("maxMessageBytes %d is outside %d..%d",
                     maxMessageBytes, Layout.ACK_DATA_BYTES, Message.MAX_DATA_BYTES));
         }
-        return new WireCodec(maxMessageBytes);
+        return new WireCodec(maxMessageBytes, Integer.MAX_VALUE);
+    }
+
+    /**
+     * This codec, whose stream decoders keep the data of a message that carries {@code bytes} or more in an array
+     * of its own ({@link Message#sharedData()}): a receiver that hands large data to an application then copies
+     * none of it, where taking it out of the packed form would copy all of it once more. Such a message makes its
+     * packed form when asked ({@link Packed#shared}), so a router that forwards packed bytes is better without.
+     *
+     * @param bytes at least 1
+     * @throws IllegalArgumentException if bytes is less than 1
+     */
+    public WireCodec withDataApartFrom(int bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("bytes " + bytes + " is less than 1");
+        }
+        return new WireCodec(maxMessageBytes, bytes);
     }
 
     /** The longest data this codec accepts when decoding, in bytes. */
@@ -57,7 +76,7 @@ public final class WireCodec {
 
     /** The message's bytes on the wire, in a new array of {@link Message#encodedLength()} bytes. */
     public byte[] encode(Message message) {
-        return message.packed().clone();
+        return message.packedCopy();
     }
 
     /**
@@ -67,7 +86,7 @@ public final class WireCodec {
      *     written then
      */
     public void encode(Message message, ByteBuffer out) {
-        out.put(message.packed());
+        message.putTo(out);
     }
 
     /**
@@ -108,7 +127,7 @@ public final class WireCodec {
 
     /** A new incremental decoder with this codec's limit, for one stream. */
     public StreamDecoder newStreamDecoder() {
-        return new StreamDecoder(maxMessageBytes);
+        return new StreamDecoder(maxMessageBytes, maxMessageBytes, dataApartBytes);
     }
 
     /**
@@ -124,7 +143,7 @@ public final class WireCodec {
         if (handshakeMaxDataBytes < 0) {
             throw new IllegalArgumentException("handshakeMaxDataBytes " + handshakeMaxDataBytes + " is negative");
         }
-        return new StreamDecoder(maxMessageBytes, Math.min(handshakeMaxDataBytes, maxMessageBytes));
+        return new StreamDecoder(maxMessageBytes, Math.min(handshakeMaxDataBytes, maxMessageBytes), dataApartBytes);
     }
 
     /**

@@ -64,20 +64,39 @@ class FuzzTest {
         return true;
     }
 
+    /**
+     * Feeds the input in random chunks to a decoder of the codec and to one that keeps data apart from a random
+     * small size: both deliver the same messages and end the same way.
+     */
     private void decodeStream(byte[] input) {
-        StreamDecoder decoder = codec.newStreamDecoder();
-        int[] delivered = {0};
+        List<Integer> chunks = new java.util.ArrayList<>();
+        for (int off = 0; off < input.length;) {
+            int n = Math.min(input.length - off, 1 + random.nextInt(32));
+            chunks.add(n);
+            off += n;
+        }
+        List<Message> whole = new java.util.ArrayList<>();
+        List<Message> apart = new java.util.ArrayList<>();
+        String wholeEnd = decodeStream(codec.newStreamDecoder(), input, chunks, whole);
+        String apartEnd = decodeStream(codec.withDataApartFrom(1 + random.nextInt(16)).newStreamDecoder(), input,
+                chunks, apart);
+        assertEquals(wholeEnd, apartEnd);
+        assertEquals(whole, apart);
+    }
+
+    /** How the stream ended: "finished", or the ProtocolException's message. */
+    private static String decodeStream(StreamDecoder decoder, byte[] input, List<Integer> chunks, List<Message> out) {
         try {
-            for (int off = 0; off < input.length;) {
-                int n = Math.min(input.length - off, 1 + random.nextInt(32));
-                decoder.feed(input, off, n, m -> delivered[0]++);
+            int off = 0;
+            for (int n : chunks) {
+                decoder.feed(input, off, n, out::add);
                 off += n;
             }
             decoder.finish();
-        } catch (ProtocolException expected) {
-            return;
+            return "finished";
+        } catch (ProtocolException e) {
+            return e.getMessage();
         }
-        assertTrue(delivered[0] >= 0);
     }
 
     private byte[] next() {

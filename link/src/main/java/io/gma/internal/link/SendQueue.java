@@ -130,8 +130,7 @@ public final class SendQueue {
         if (envelope == null) {
             own = payload; // packed already
         } else if (size >= OWN_ARRAY_BYTES || policy == WhenFull.DROP_OLDEST) {
-            own = new byte[size]; // packed here, not under the lock
-            envelope.put(m.sequence(), command, flags, payload, own, 0);
+            own = envelope.pack(m.sequence(), command, flags, payload); // packed here, not under the lock
         }
         List<QueuedMessage> dropped = null;
         boolean queued;
