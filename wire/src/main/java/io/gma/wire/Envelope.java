@@ -62,7 +62,7 @@ public final class Envelope {
     /**
      * As {@link #pack(long, Command, byte[])}, with {@code flags} instead of the usual ones. The data is the first
      * thing copied into the new array, so that the JIT does not zero what the copy fills: packing 1 MiB takes a
-     * fifth less time (bench/RESULTS.md, the nineteenth session).
+     * sixth less time, 256 KiB the same (bench/RESULTS.md, the nineteenth session).
      *
      * @throws IllegalArgumentException as {@link #put(long, Command, int, byte[], byte[], int)}
      */
