@@ -190,8 +190,9 @@ final class TableMediator {
      * query that ended.
      */
     void receive(Message m) {
-        // read in place from the message's own bytes, which nobody changes: no copy, no view
-        byte[] packed = Packed.shared(m);
+        // read in place from the message's own bytes, which nobody changes: no copy, no view; a large message's
+        // data is in an array of its own (WireCodec#withDataApartFrom), whose packed form would be a copy
+        byte[] packed = m.dataKeptApart() ? m.sharedData() : Packed.shared(m);
         int length = m.dataLength();
         int at = packed.length - length;
         boolean batch = m.command() == TableWire.TABLE_ROWS;

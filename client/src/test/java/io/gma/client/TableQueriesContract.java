@@ -110,6 +110,24 @@ public abstract class TableQueriesContract {
     }
 
     @Test
+    public void aRowLongerThan64KiBArrivesWhole() throws Exception {
+        // its message's data is kept apart at the consumer (EndpointCore.DATA_APART_BYTES) and read from there
+        Producer p = fixture.producer("wide").build();
+        closing.add(p);
+        p.declare(TableSchema.builder("wide_rows").column("host", ColumnType.STRING).column("a", ColumnType.STRING)
+                .column("b", ColumnType.STRING).primaryKey("host").build());
+        LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();
+        try (ContinuousQuery q = consumer.continuous("SELECT * FROM wide_rows", rows::add)) {
+            await().atMost(FOLLOW).until(() -> p.core().tables().subscriptionCounts().get("wide_rows") == 1);
+            Row wide = Row.of("n1", "a".repeat(60_000), "b".repeat(65_535));
+            p.insert("wide_rows", wide);
+            p.insert("wide_rows", Row.of("n2", "small", "row"));
+            assertEquals(wide, rows.poll(10, TimeUnit.SECONDS).row());
+            assertEquals(Row.of("n2", "small", "row"), rows.poll(10, TimeUnit.SECONDS).row());
+        }
+    }
+
+    @Test
     public void aProducerThatStartsLaterIsPickedUpAndOneThatLeavesIsDropped() throws Exception {
         Producer cardiff = producer("cardiff", "cardiff"); // its predicate cannot overlap: never asked
         LinkedBlockingQueue<TableRow> rows = new LinkedBlockingQueue<>();

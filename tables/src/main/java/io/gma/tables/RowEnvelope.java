@@ -83,8 +83,9 @@ public record RowEnvelope(long queryId, long insertMicros, ByteBuffer row) {
 
     /**
      * The query id of the envelope in {@code data[offset, offset + length)}, read in place (a message's own bytes:
-     * {@code Packed.shared}): a consumer's hot path reads the id, then {@link #insertMicros(byte[], int, int)} and
-     * {@link #row(TableSchema, byte[], int, int)}, each checking the header, without a copy or a view.
+     * {@code Packed.shared}, or the data a message keeps apart: {@code Message.sharedData}): a consumer's hot path
+     * reads the id, then {@link #insertMicros(byte[], int, int)} and {@link #row(TableSchema, byte[], int, int)},
+     * each checking the header, without a copy or a view.
      *
      * @param data not changed, not kept
      * @throws ProtocolException as {@link #decode(ByteBuffer)}

@@ -20,7 +20,8 @@ public final class Envelope {
     private final byte[] toBytes;
     /**
      * A message's first bytes with no data: the fixed header fields and both names. Packing copies it and
-     * fills in command, flags, sequence and length, then the data: one copy instead of many small writes.
+     * fills in command, flags, sequence and length, and copies the data (first, into an array of its own:
+     * {@link #pack(long, Command, int, byte[])}): one copy instead of many small writes.
      */
     private final byte[] prefix;
 

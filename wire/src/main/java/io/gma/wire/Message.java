@@ -6,7 +6,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One GMA/1 message: command, flags, from, to, sequence and data (protocol.md section 1). Immutable.
+ * One GMA/1 message: command, flags, from, to, sequence and data (protocol.md section 1). Immutable, but for
+ * the array {@link #sharedData()} hands over.
  *
  * <p>A message keeps its packed form, the exact bytes on the wire, so encoding it is a copy and a router
  * forwards it without re-encoding. The factories copy the caller's data; {@link #data()} returns a copy;
@@ -228,6 +229,14 @@ public final class Message {
         return apart != null ? apart : data();
     }
 
+    /**
+     * Whether the data is in an array of its own ({@link WireCodec#withDataApartFrom}): {@link #sharedData()} is
+     * then that array, not a copy, and {@link Packed#shared} makes a copy.
+     */
+    public boolean dataKeptApart() {
+        return apart != null;
+    }
+
     /** A read-only view of the data, without copying; position 0, limit {@link #dataLength()}. */
     public ByteBuffer dataBuffer() {
         ByteBuffer view = apart != null ? ByteBuffer.wrap(apart) : ByteBuffer.wrap(packed, dataOffset(), dataLength());
@@ -267,6 +276,14 @@ public final class Message {
         return whole;
     }
 
+    /** Copies the packed bytes into {@code into} from {@code at}, which has room for them. */
+    void copyTo(byte[] into, int at) {
+        System.arraycopy(packed, 0, into, at, packed.length);
+        if (apart != null) {
+            System.arraycopy(apart, 0, into, at + packed.length, apart.length);
+        }
+    }
+
     /** Writes the packed bytes at the buffer's position; as {@link ByteBuffer#put(byte[])}, all or nothing. */
     void putTo(ByteBuffer out) {
         if (apart == null) {
@@ -280,6 +297,9 @@ public final class Message {
 
     @Override
     public boolean equals(Object o) {
+        if (o == this) {
+            return true;
+        }
         if (!(o instanceof Message)) {
             return false;
         }

@@ -37,17 +37,17 @@ public final class MessageWriter {
      *     past maxBatchBytes: write the batch, then add the message again
      */
     public boolean add(Message message) {
-        byte[] packed = message.packed();
-        if (count > 0 && (long) size + packed.length > maxBatchBytes) {
+        int length = message.encodedLength();
+        if (count > 0 && (long) size + length > maxBatchBytes) {
             return false;
         }
-        if (size + packed.length > buffer.length) {
-            int wanted = (int) Math.min(Math.max((long) buffer.length * 2, (long) size + packed.length),
-                    Math.max(maxBatchBytes, packed.length));
+        if (size + length > buffer.length) {
+            int wanted = (int) Math.min(Math.max((long) buffer.length * 2, (long) size + length),
+                    Math.max(maxBatchBytes, length));
             buffer = Arrays.copyOf(buffer, wanted);
         }
-        System.arraycopy(packed, 0, buffer, size, packed.length);
-        size += packed.length;
+        message.copyTo(buffer, size);
+        size += length;
         count++;
         return true;
     }

@@ -186,9 +186,11 @@ public final class StreamDecoder {
     }
 
     /**
-     * The rest of the partial message being filled, as a buffer over its own array, when at least
+     * The rest of the array of the partial message being filled, as a buffer over that array, when at least
      * {@code minBytes} of it are still to come; null otherwise. A reader may read the stream straight into it,
-     * one copy fewer for a large message than {@link #feed}, and then calls {@link #filled}.
+     * one copy fewer for a large message than {@link #feed}, and then calls {@link #filled}. For a message whose
+     * data is kept apart ({@link WireCodec#withDataApartFrom}) that array is its header and names until they are
+     * in (so null for a large {@code minBytes}), then its data.
      */
     public ByteBuffer remainder(int minBytes) {
         if (failed || current == null || remaining() < minBytes) {

@@ -66,6 +66,13 @@ class DataApartTest {
         ByteBuffer out = ByteBuffer.allocate(got.encodedLength());
         CODEC.encode(got, out);
         assertArrayEquals(Packed.marshal(sent), out.array(), what);
+        MessageWriter writer = WireCodec.standard().newWriter(1 << 20);
+        writer.add(Message.of(Command.DATA, "a", "b", 1, new byte[3]));
+        writer.add(got);
+        byte[] batch = writer.toByteArray();
+        assertArrayEquals(Packed.marshal(sent), java.util.Arrays.copyOfRange(batch, batch.length - sent.encodedLength(),
+                batch.length), what + ", in a batch");
+        assertEquals(got.dataLength() >= APART, got.dataKeptApart(), what);
         if (got.dataLength() >= APART) {
             assertSame(got.sharedData(), got.sharedData(), what + ": the data kept apart is handed over, not copied");
         } else {
