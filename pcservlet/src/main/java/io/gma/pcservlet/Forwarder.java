@@ -225,7 +225,7 @@ final class Forwarder implements Runnable {
                 while (!flights.isEmpty() && flights.peekFirst().settled()) {
                     pause(settle(flights.pollFirst()));
                 }
-                if (flights.size() >= Math.min(window, settings.maxBatchesInFlight())) {
+                if (flights.size() >= inFlightLimit()) {
                     flights.peekFirst().awaitSettled();
                     continue;
                 }
@@ -271,6 +271,11 @@ final class Forwarder implements Runnable {
         if (f != null) {
             f.call.cancel(); // only the call: an answer that came meanwhile is the forwarder's to close
         }
+    }
+
+    /** How many batches may be in flight now: the destination's window, within this PC servlet's setting. */
+    private int inFlightLimit() {
+        return Math.min(window, settings.maxBatchesInFlight());
     }
 
     /** A back-off or a Retry-After: a delay asked for, not a wait for news. */
@@ -336,7 +341,7 @@ final class Forwarder implements Runnable {
         Flight f = new Flight(batch, target, body.encoding != null);
         flights.addLast(f);
         metrics.sent(body.wireBytes, body.plainBytes, f.compressed);
-        if (Math.min(window, settings.maxBatchesInFlight()) == 1) {
+        if (inFlightLimit() == 1) {
             f.sendInline(call); // one in flight: nothing to do until it is answered
         } else {
             f.send(call);

@@ -72,11 +72,7 @@ public final class Envelope {
         Message.checkFlags(command, flags);
         byte[] p = new byte[length];
         System.arraycopy(data, 0, p, prefix.length, data.length); // straight after the allocation: see above
-        System.arraycopy(prefix, 0, p, 0, prefix.length);
-        p[Layout.OFF_COMMAND] = (byte) command.code();
-        p[Layout.OFF_FLAGS] = (byte) flags;
-        Layout.putU64(p, Layout.OFF_SEQUENCE, sequence);
-        Layout.putU32(p, Layout.OFF_DATA_LENGTH, data.length);
+        putPrefix(sequence, command, flags, data.length, p, 0);
         return p;
     }
 
@@ -118,12 +114,17 @@ public final class Envelope {
     public void put(long sequence, Command command, int flags, byte[] data, byte[] into, int offset) {
         Objects.checkFromIndexSize(offset, packedLength(command, data), into.length);
         Message.checkFlags(command, flags);
+        putPrefix(sequence, command, flags, data.length, into, offset);
+        System.arraycopy(data, 0, into, offset + prefix.length, data.length);
+    }
+
+    /** Writes the header and names of a message of {@code dataLength} bytes of data at {@code offset}. */
+    private void putPrefix(long sequence, Command command, int flags, int dataLength, byte[] into, int offset) {
         System.arraycopy(prefix, 0, into, offset, prefix.length);
         into[offset + Layout.OFF_COMMAND] = (byte) command.code();
         into[offset + Layout.OFF_FLAGS] = (byte) flags;
         Layout.putU64(into, offset + Layout.OFF_SEQUENCE, sequence);
-        Layout.putU32(into, offset + Layout.OFF_DATA_LENGTH, data.length);
-        System.arraycopy(data, 0, into, offset + prefix.length, data.length);
+        Layout.putU32(into, offset + Layout.OFF_DATA_LENGTH, dataLength);
     }
 
     /**

@@ -271,8 +271,8 @@ public final class Message {
         if (apart == null) {
             return packed.clone();
         }
-        byte[] whole = Arrays.copyOf(packed, packed.length + apart.length);
-        System.arraycopy(apart, 0, whole, packed.length, apart.length);
+        byte[] whole = new byte[encodedLength()];
+        copyTo(whole, 0);
         return whole;
     }
 
@@ -297,15 +297,9 @@ public final class Message {
 
     @Override
     public boolean equals(Object o) {
-        if (o == this) {
-            return true;
-        }
-        if (!(o instanceof Message)) {
-            return false;
-        }
-        Message m = (Message) o;
-        return apart == null && m.apart == null ? Arrays.equals(packed, m.packed)
-                : encodedLength() == m.encodedLength() && Arrays.equals(packed(), m.packed());
+        // packed() is the stored array unless the data is kept apart; the lengths first spare packing those
+        return o == this || o instanceof Message m && encodedLength() == m.encodedLength()
+                && Arrays.equals(packed(), m.packed());
     }
 
     @Override

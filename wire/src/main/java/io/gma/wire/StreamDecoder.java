@@ -122,10 +122,8 @@ public final class StreamDecoder {
                 currentFilled = Layout.HEADER_BYTES;
                 headerFilled = 0;
             }
-            byte[] into = filling();
-            int at = into == current ? currentFilled : apartFilled;
-            int n = Math.min(into.length - at, end - pos);
-            System.arraycopy(chunk, pos, into, at, n);
+            int n = Math.min(remaining(), end - pos);
+            System.arraycopy(chunk, pos, filling(), position(), n);
             pos += n;
             filledBy(n, sink);
         }
@@ -196,14 +194,17 @@ public final class StreamDecoder {
         if (failed || current == null || remaining() < minBytes) {
             return null;
         }
-        byte[] into = filling();
-        int at = into == current ? currentFilled : apartFilled;
-        return ByteBuffer.wrap(into, at, into.length - at);
+        return ByteBuffer.wrap(filling(), position(), remaining());
+    }
+
+    /** Where in the array being filled ({@link #filling()}) the next byte goes. */
+    private int position() {
+        return filling() == apart ? apartFilled : currentFilled;
     }
 
     /** What the array being filled still wants. */
     private int remaining() {
-        return filling() == apart ? apart.length - apartFilled : current.length - currentFilled;
+        return filling().length - position();
     }
 
     /**
